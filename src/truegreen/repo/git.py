@@ -1,0 +1,177 @@
+"""A small, typed layer over the ``git`` command line.
+
+Every git call goes through :mod:`truegreen.run.executor`. Nothing here writes to the
+user's working tree or index: work happens in disposable worktrees under a temporary
+directory, removed (and pruned) when the context exits, also on Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from truegreen.errors import RepoError, UsageError
+from truegreen.run.executor import Command, Completed, Executor, default_executor
+
+_GIT_ENV_KEEP = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "SYSTEMROOT")
+
+
+def _git_env() -> dict[str, str]:
+    env = {k: os.environ[k] for k in _GIT_ENV_KEEP if k in os.environ}
+    env.setdefault("PATH", "/usr/local/bin:/usr/bin:/bin")
+    env["GIT_TERMINAL_PROMPT"] = "0"
+    env["GIT_CONFIG_NOSYSTEM"] = "1"
+    env["LC_ALL"] = "C"
+    # Deterministic identity for commits truegreen makes in its own worktrees.
+    env["GIT_AUTHOR_NAME"] = env["GIT_COMMITTER_NAME"] = "truegreen"
+    env["GIT_AUTHOR_EMAIL"] = env["GIT_COMMITTER_EMAIL"] = "truegreen@localhost"
+    env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = "2000-01-01T00:00:00+0000"
+    return env
+
+
+@dataclass(frozen=True)
+class ChangedFile:
+    """One entry of ``git diff --name-status`` between two revisions."""
+
+    status: str  # A, M, D, R (renamed), C, T
+    path: str  # the path on the head side (for D: the deleted path)
+    old_path: str | None = None  # for R and C: the path on the base side
+
+
+class GitRepo:
+    """A git repository at ``root`` (its top level)."""
+
+    def __init__(self, root: Path, executor: Executor | None = None) -> None:
+        self.root = root
+        self._executor = executor or default_executor()
+
+    # -- construction -----------------------------------------------------------------
+    @classmethod
+    def discover(cls, path: Path | str, executor: Executor | None = None) -> GitRepo:
+        """The repository that contains ``path``; a clear :class:`UsageError` otherwise."""
+        p = Path(path).expanduser()
+        if not p.exists():
+            raise UsageError(
+                f"--repo {str(path)!r} does not exist", hint="pass the path of a git repository"
+            )
+        if not p.is_dir():
+            raise UsageError(f"--repo {str(path)!r} is not a directory", hint="pass the path of a git repository")
+        ex = executor or default_executor()
+        done = ex.run(Command(("git", "rev-parse", "--show-toplevel"), cwd=p.resolve(), env=_git_env(), timeout=60))
+        if done.returncode != 0:
+            raise UsageError(
+                f"{str(path)!r} is not a git repository",
+                hint="run truegreen inside a git checkout, or pass --repo PATH",
+            )
+        return cls(Path(done.stdout.strip()).resolve(), ex)
+
+    # -- plumbing ---------------------------------------------------------------------
+    def git(self, *args: str, cwd: Path | None = None, stdin: bytes | None = None, check: bool = True,
+            timeout: float = 300) -> Completed:
+        done = self._executor.run(
+            Command(("git", *args), cwd=cwd or self.root, env=_git_env(), timeout=timeout, stdin=stdin,
+                    capture_limit=256 * 1024 * 1024)
+        )
+        if check and done.returncode != 0:
+            raise RepoError(f"git {' '.join(args[:3])} failed: {done.stderr.strip() or done.stdout.strip()}")
+        return done
+
+    def resolve(self, rev: str) -> str:
+        """The full commit sha of ``rev``; a :class:`UsageError` naming it when it does not exist."""
+        if not rev or rev.startswith("-"):
+            raise UsageError(f"invalid revision {rev!r}", hint="pass a commit, branch or tag")
+        done = self.git("rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}", check=False)
+        if done.returncode != 0:
+            raise UsageError(
+                f"revision {rev!r} does not exist in {self.root}",
+                hint="check the name with `git log --oneline`, or fetch it first",
+            )
+        return done.stdout.strip()
+
+    def head(self) -> str:
+        return self.resolve("HEAD")
+
+    def show(self, rev: str, path: str) -> bytes | None:
+        """The content of ``path`` at ``rev``, or None when it does not exist there."""
+        done = self._executor.run(
+            Command(("git", "show", f"{rev}:{path}"), cwd=self.root, env=_git_env(), timeout=60,
+                    capture_limit=256 * 1024 * 1024)
+        )
+        if done.returncode != 0:
+            return None
+        return done.stdout.encode("utf-8", errors="surrogateescape")
+
+    def show_text(self, rev: str, path: str) -> str | None:
+        done = self.git("show", f"{rev}:{path}", check=False)
+        return done.stdout if done.returncode == 0 else None
+
+    def files(self, rev: str) -> list[str]:
+        """Every file path tracked at ``rev``."""
+        done = self.git("ls-tree", "-r", "-z", "--name-only", rev)
+        return sorted(p for p in done.stdout.split("\0") if p)
+
+    def changed(self, base: str, head: str) -> list[ChangedFile]:
+        """Files that differ between two revisions (renames detected)."""
+        done = self.git("diff", "--name-status", "-z", "-M", base, head)
+        parts = [p for p in done.stdout.split("\0")]
+        out: list[ChangedFile] = []
+        i = 0
+        while i < len(parts) and parts[i]:
+            status = parts[i]
+            code = status[0]
+            if code in "RC":
+                out.append(ChangedFile(code, parts[i + 2], parts[i + 1]))
+                i += 3
+            else:
+                out.append(ChangedFile(code, parts[i + 1]))
+                i += 2
+        return out
+
+    def diff(self, base: str, head: str, *paths: str, context: int = 3) -> str:
+        return self.git("diff", f"-U{context}", base, head, "--", *paths).stdout
+
+    # -- worktrees --------------------------------------------------------------------
+    @contextlib.contextmanager
+    def worktree(self, rev: str, *, prefix: str = "truegreen-") -> Iterator[Worktree]:
+        """A detached worktree of ``rev`` in a temporary directory, removed on exit."""
+        sha = self.resolve(rev)
+        parent = Path(tempfile.mkdtemp(prefix=prefix))
+        path = parent / "wt"
+        try:
+            self.git("worktree", "add", "--detach", "--force", str(path), sha)
+            yield Worktree(self, path, sha)
+        finally:
+            with contextlib.suppress(Exception):
+                self.git("worktree", "remove", "--force", str(path), check=False)
+            shutil.rmtree(parent, ignore_errors=True)
+            with contextlib.suppress(Exception):
+                self.git("worktree", "prune", check=False)
+
+
+@dataclass(frozen=True)
+class Worktree:
+    """A disposable checkout of one revision."""
+
+    repo: GitRepo
+    path: Path
+    rev: str
+
+    def apply_patch(self, patch: bytes) -> None:
+        """Apply a unified diff; a :class:`UsageError` when it does not apply."""
+        done = self.repo.git("apply", "--index", "--whitespace=nowarn", "-", cwd=self.path, stdin=patch, check=False)
+        if done.returncode != 0:
+            raise UsageError(
+                f"the patch does not apply to {self.rev[:12]}: {done.stderr.strip().splitlines()[0] if done.stderr.strip() else 'git apply failed'}",
+                hint="make the patch against the base revision (git diff BASE), or pass --base",
+            )
+
+    def commit_all(self, message: str) -> str:
+        """Commit everything in the worktree (used for patches and exam placement); returns the sha."""
+        self.repo.git("add", "-A", cwd=self.path)
+        self.repo.git("commit", "-q", "--no-verify", "--allow-empty", "-m", message, cwd=self.path)
+        return self.repo.git("rev-parse", "HEAD", cwd=self.path).stdout.strip()
