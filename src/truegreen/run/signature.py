@@ -1,0 +1,89 @@
+"""Failure signatures: the same failure gives the same signature across runs and machines,
+a different failure gives a different one.
+
+A signature is ``<exception type>@<frame>#<message digest>``, for example
+``ZeroDivisionError@src/calc/ops.py:divide#5c1f0e9a2b7d``:
+
+* the exception type, fully qualified where known (``builtins.`` dropped);
+* the deepest frame in project code: not a library (site-packages, the standard library)
+  and, where there is one, not test code; else the deepest test frame. A frame is
+  ``path:function`` (no line number, so an unrelated edit above it does not change it);
+* a digest of the message with volatile parts normalized: memory addresses, numbers,
+  temporary paths, timestamps, UUIDs and the worktree's own absolute path.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+_VOLATILE: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(r"0x[0-9a-fA-F]{4,}"), "<addr>"),
+    (re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.I), "<uuid>"),
+    (re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?"), "<time>"),
+    (re.compile(r"(/private)?(/tmp|/var/tmp|/var/folders|/dev/shm|[A-Za-z]:\\[^\s]*\\Temp)[^\s'\",:)\]]*"), "<tmp>"),
+    (re.compile(r"pytest-of-[^\s/]+/pytest-\d+[^\s'\",:)\]]*"), "<tmp>"),
+    (re.compile(r"\b[0-9a-f]{32,64}\b"), "<hex>"),
+    (re.compile(r"(?<![A-Za-z_])[-+]?\d+(\.\d+)?([eE][-+]?\d+)?"), "<n>"),
+]
+
+_LIB_MARKERS = ("site-packages", "dist-packages", "/lib/python", "\\lib\\python", "<frozen", "<string>")
+
+
+def normalize_message(message: str, root: str | None = None) -> str:
+    """The message with volatile parts replaced by placeholders, whitespace collapsed."""
+    text = message
+    if root:
+        text = text.replace(root.rstrip("/") + "/", "").replace(root, "<root>")
+    for pattern, repl in _VOLATILE:
+        text = pattern.sub(repl, text)
+    return " ".join(text.split())[:2000]
+
+
+def is_test_path(path: str) -> bool:
+    name = path.replace("\\", "/").rsplit("/", 1)[-1]
+    parts = path.replace("\\", "/").split("/")
+    return (
+        name.startswith("test_")
+        or name.endswith("_test.py")
+        or name == "conftest.py"
+        or any(p in ("tests", "test", "testing") for p in parts[:-1])
+    )
+
+
+def is_library_path(path: str) -> bool:
+    p = path.replace("\\", "/")
+    return any(m in p for m in _LIB_MARKERS) or not p.endswith(".py")
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One traceback entry. ``path`` is relative to the repository root where it is inside it."""
+
+    path: str
+    line: int
+    function: str
+
+
+def pick_frame(frames: Sequence[Frame]) -> Frame | None:
+    """The deepest project (non-test, non-library) frame; else the deepest test frame;
+    else the deepest frame at all."""
+    project = [f for f in frames if not is_library_path(f.path) and not is_test_path(f.path)]
+    if project:
+        return project[-1]
+    tests = [f for f in frames if not is_library_path(f.path)]
+    if tests:
+        return tests[-1]
+    return frames[-1] if frames else None
+
+
+def make_signature(exc_type: str, message: str, frames: Sequence[Frame], root: str | None = None) -> str:
+    """The signature of one failure (see the module docstring)."""
+    etype = exc_type.removeprefix("builtins.") or "Unknown"
+    frame = pick_frame(frames)
+    where = f"{frame.path}:{frame.function}" if frame else "?"
+    norm = normalize_message(message, root)
+    digest = hashlib.sha256(f"{etype}\n{where}\n{norm}".encode()).hexdigest()[:12]
+    return f"{etype}@{where}#{digest}"
