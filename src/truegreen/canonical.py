@@ -13,7 +13,9 @@ from typing import Any
 
 def dumps(value: Any) -> str:
     """Serialize ``value`` canonically: sorted keys, no insignificant whitespace, UTF-8 text."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    return json.dumps(
+        value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+    )
 
 
 def pretty(value: Any) -> str:

@@ -19,13 +19,48 @@ SANDBOXES = ("none", "bwrap", "docker")
 #: pytest arguments a project may not put in ``pytest-args``: they change what is
 #: collected or how outcomes are judged, which truegreen controls when it grades.
 REFUSED_PYTEST_ARGS = (
-    "-k", "-m", "--deselect", "--ignore", "--ignore-glob", "-p", "-o", "--override-ini",
-    "-c", "--config-file", "--rootdir", "--confcutdir", "--noconftest", "--lf", "--last-failed",
-    "--ff", "--failed-first", "--nf", "--new-first", "--sw", "--stepwise", "--sw-skip",
-    "--stepwise-skip", "-x", "--exitfirst", "--maxfail", "--runxfail", "--co", "--collect-only",
-    "--continue-on-collection-errors", "--pyargs", "--import-mode", "--pdb", "--trace",
-    "--reruns", "--only-rerun", "-W", "--pythonwarnings", "--strict-markers", "--strict",
-    "--cache-clear", "--basetemp",
+    "-k",
+    "-m",
+    "--deselect",
+    "--ignore",
+    "--ignore-glob",
+    "-p",
+    "-o",
+    "--override-ini",
+    "-c",
+    "--config-file",
+    "--rootdir",
+    "--confcutdir",
+    "--noconftest",
+    "--lf",
+    "--last-failed",
+    "--ff",
+    "--failed-first",
+    "--nf",
+    "--new-first",
+    "--sw",
+    "--stepwise",
+    "--sw-skip",
+    "--stepwise-skip",
+    "-x",
+    "--exitfirst",
+    "--maxfail",
+    "--runxfail",
+    "--co",
+    "--collect-only",
+    "--continue-on-collection-errors",
+    "--pyargs",
+    "--import-mode",
+    "--pdb",
+    "--trace",
+    "--reruns",
+    "--only-rerun",
+    "-W",
+    "--pythonwarnings",
+    "--strict-markers",
+    "--strict",
+    "--cache-clear",
+    "--basetemp",
 )
 
 
@@ -58,7 +93,9 @@ _SUBTABLES = ("policy", "gates", "fix", "strength", "regression")
 
 def _str_list(key: str, value: Any, origin: str) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise ConfigError(f"{origin}: {key} must be a list of strings", hint=f'for example {key} = ["tests"]')
+        raise ConfigError(
+            f"{origin}: {key} must be a list of strings", hint=f'for example {key} = ["tests"]'
+        )
     return tuple(value)
 
 
@@ -66,7 +103,9 @@ def check_pytest_args(args: tuple[str, ...], origin: str) -> None:
     for arg in args:
         name = arg.split("=", 1)[0]
         for refused in REFUSED_PYTEST_ARGS:
-            short_glued = len(refused) == 2 and name.startswith(refused) and not name.startswith("--")
+            short_glued = (
+                len(refused) == 2 and name.startswith(refused) and not name.startswith("--")
+            )
             if name == refused or short_glued:
                 raise ConfigError(
                     f"{origin}: pytest-args may not contain {arg!r}: it changes what is collected or how "
@@ -75,7 +114,9 @@ def check_pytest_args(args: tuple[str, ...], origin: str) -> None:
                 )
 
 
-def _apply(raw: dict[str, Any], origin: str, values: dict[str, Any], sources: dict[str, str]) -> dict[str, Any]:
+def _apply(
+    raw: dict[str, Any], origin: str, values: dict[str, Any], sources: dict[str, str]
+) -> dict[str, Any]:
     extra: dict[str, Any] = {}
     for key, value in raw.items():
         if key in _SUBTABLES and isinstance(value, dict):
@@ -93,7 +134,9 @@ def _apply(raw: dict[str, Any], origin: str, values: dict[str, Any], sources: di
             values[attr] = float(value)
         elif key == "sandbox":
             if value not in SANDBOXES:
-                raise ConfigError(f"{origin}: sandbox must be one of {', '.join(SANDBOXES)}, not {value!r}")
+                raise ConfigError(
+                    f"{origin}: sandbox must be one of {', '.join(SANDBOXES)}, not {value!r}"
+                )
             values[attr] = value
         sources[key] = origin
     if "pytest_args" in values:
@@ -105,12 +148,16 @@ def _read_toml(path: Path) -> dict[str, Any]:
     try:
         return tomllib.loads(path.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path.name} is not valid TOML: {exc}", hint="fix the file and run again") from exc
+        raise ConfigError(
+            f"{path.name} is not valid TOML: {exc}", hint="fix the file and run again"
+        ) from exc
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"cannot read {path}: {exc}") from exc
 
 
-def raw_tables(pyproject: str | None, truegreen_toml: str | None) -> list[tuple[str, dict[str, Any]]]:
+def raw_tables(
+    pyproject: str | None, truegreen_toml: str | None
+) -> list[tuple[str, dict[str, Any]]]:
     """The raw truegreen tables from the two files' texts, lowest layer first."""
     layers: list[tuple[str, dict[str, Any]]] = []
     if pyproject is not None:
@@ -144,6 +191,7 @@ def parse(pyproject: str | None, truegreen_toml: str | None) -> tuple[Settings, 
 
 def load(root: Path) -> Settings:
     """Settings of the working tree at ``root``."""
+
     def text(name: str) -> str | None:
         p = root / name
         return p.read_text(encoding="utf-8") if p.is_file() else None

@@ -60,9 +60,15 @@ class GitRepo:
                 f"--repo {str(path)!r} does not exist", hint="pass the path of a git repository"
             )
         if not p.is_dir():
-            raise UsageError(f"--repo {str(path)!r} is not a directory", hint="pass the path of a git repository")
+            raise UsageError(
+                f"--repo {str(path)!r} is not a directory", hint="pass the path of a git repository"
+            )
         ex = executor or default_executor()
-        done = ex.run(Command(("git", "rev-parse", "--show-toplevel"), cwd=p.resolve(), env=_git_env(), timeout=60))
+        done = ex.run(
+            Command(
+                ("git", "rev-parse", "--show-toplevel"), cwd=p.resolve(), env=_git_env(), timeout=60
+            )
+        )
         if done.returncode != 0:
             raise UsageError(
                 f"{str(path)!r} is not a git repository",
@@ -71,14 +77,28 @@ class GitRepo:
         return cls(Path(done.stdout.strip()).resolve(), ex)
 
     # -- plumbing ---------------------------------------------------------------------
-    def git(self, *args: str, cwd: Path | None = None, stdin: bytes | None = None, check: bool = True,
-            timeout: float = 300) -> Completed:
+    def git(
+        self,
+        *args: str,
+        cwd: Path | None = None,
+        stdin: bytes | None = None,
+        check: bool = True,
+        timeout: float = 300,
+    ) -> Completed:
         done = self._executor.run(
-            Command(("git", *args), cwd=cwd or self.root, env=_git_env(), timeout=timeout, stdin=stdin,
-                    capture_limit=256 * 1024 * 1024)
+            Command(
+                ("git", *args),
+                cwd=cwd or self.root,
+                env=_git_env(),
+                timeout=timeout,
+                stdin=stdin,
+                capture_limit=256 * 1024 * 1024,
+            )
         )
         if check and done.returncode != 0:
-            raise RepoError(f"git {' '.join(args[:3])} failed: {done.stderr.strip() or done.stdout.strip()}")
+            raise RepoError(
+                f"git {' '.join(args[:3])} failed: {done.stderr.strip() or done.stdout.strip()}"
+            )
         return done
 
     def resolve(self, rev: str) -> str:
@@ -99,8 +119,13 @@ class GitRepo:
     def show(self, rev: str, path: str) -> bytes | None:
         """The content of ``path`` at ``rev``, or None when it does not exist there."""
         done = self._executor.run(
-            Command(("git", "show", f"{rev}:{path}"), cwd=self.root, env=_git_env(), timeout=60,
-                    capture_limit=256 * 1024 * 1024)
+            Command(
+                ("git", "show", f"{rev}:{path}"),
+                cwd=self.root,
+                env=_git_env(),
+                timeout=60,
+                capture_limit=256 * 1024 * 1024,
+            )
         )
         if done.returncode != 0:
             return None
@@ -163,7 +188,9 @@ class Worktree:
 
     def apply_patch(self, patch: bytes) -> None:
         """Apply a unified diff; a :class:`UsageError` when it does not apply."""
-        done = self.repo.git("apply", "--index", "--whitespace=nowarn", "-", cwd=self.path, stdin=patch, check=False)
+        done = self.repo.git(
+            "apply", "--index", "--whitespace=nowarn", "-", cwd=self.path, stdin=patch, check=False
+        )
         if done.returncode != 0:
             raise UsageError(
                 f"the patch does not apply to {self.rev[:12]}: {done.stderr.strip().splitlines()[0] if done.stderr.strip() else 'git apply failed'}",

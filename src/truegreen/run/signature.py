@@ -21,15 +21,33 @@ from dataclasses import dataclass
 
 _VOLATILE: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"0x[0-9a-fA-F]{4,}"), "<addr>"),
-    (re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.I), "<uuid>"),
-    (re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?"), "<time>"),
-    (re.compile(r"(/private)?(/tmp|/var/tmp|/var/folders|/dev/shm|[A-Za-z]:\\[^\s]*\\Temp)[^\s'\",:)\]]*"), "<tmp>"),
+    (
+        re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.I),
+        "<uuid>",
+    ),
+    (
+        re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?"),
+        "<time>",
+    ),
+    (
+        re.compile(
+            r"(/private)?(/tmp|/var/tmp|/var/folders|/dev/shm|[A-Za-z]:\\[^\s]*\\Temp)[^\s'\",:)\]]*"
+        ),
+        "<tmp>",
+    ),
     (re.compile(r"pytest-of-[^\s/]+/pytest-\d+[^\s'\",:)\]]*"), "<tmp>"),
     (re.compile(r"\b[0-9a-f]{32,64}\b"), "<hex>"),
     (re.compile(r"(?<![A-Za-z_])[-+]?\d+(\.\d+)?([eE][-+]?\d+)?"), "<n>"),
 ]
 
-_LIB_MARKERS = ("site-packages", "dist-packages", "/lib/python", "\\lib\\python", "<frozen", "<string>")
+_LIB_MARKERS = (
+    "site-packages",
+    "dist-packages",
+    "/lib/python",
+    "\\lib\\python",
+    "<frozen",
+    "<string>",
+)
 
 
 def normalize_message(message: str, root: str | None = None) -> str:
@@ -79,7 +97,9 @@ def pick_frame(frames: Sequence[Frame]) -> Frame | None:
     return frames[-1] if frames else None
 
 
-def make_signature(exc_type: str, message: str, frames: Sequence[Frame], root: str | None = None) -> str:
+def make_signature(
+    exc_type: str, message: str, frames: Sequence[Frame], root: str | None = None
+) -> str:
     """The signature of one failure (see the module docstring)."""
     etype = exc_type.removeprefix("builtins.") or "Unknown"
     frame = pick_frame(frames)

@@ -1,0 +1,53 @@
+"""``truegreen run TEST_ID...``: the clean reproduction a person or an agent needs."""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from truegreen.cli._app import JsonOpt, PythonOpt, RepoOpt, SandboxOpt, app, emit_json, err, out
+
+
+@app.command("run")
+def run(
+    test_ids: Annotated[
+        list[str], typer.Argument(help="pytest node ids, relative to the repository root.")
+    ],
+    repo: RepoOpt = Path("."),
+    python: PythonOpt = None,
+    sandbox: SandboxOpt = None,
+    repeat: Annotated[int, typer.Option("--repeat", min=1, help="Run the selection N times.")] = 1,
+    timeout: Annotated[float | None, typer.Option("--timeout", help="Seconds for one run.")] = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Reproduce tests in the project's own interpreter: outcome, signature, excerpt, rerun command."""
+    from truegreen.project import open_project
+    from truegreen.reproduce import reproduce
+
+    project = open_project(repo, python, sandbox, notify=lambda m: err.print(m, markup=False))
+    doc = reproduce(project, test_ids, repeat=repeat, timeout=timeout)
+    if json_out:
+        emit_json(doc)
+        return
+    colors = {"passed": "green", "failed": "red", "error": "red", "no_report": "magenta"}
+    for t in doc["tests"]:
+        color = colors.get(t["outcome"], "yellow")
+        runs = "" if doc["runs"] == 1 else f"  ({', '.join(t['outcomes'])})"
+        out.print(f"[{color}]{t['outcome'].upper():9}[/] ", end="")
+        out.print(f"{t['id']}{runs}", markup=False)
+        if t.get("signature"):
+            out.print(f"          signature: {t['signature']}", markup=False)
+        if t.get("reason"):
+            out.print(f"          reason: {t['reason']}", markup=False)
+        if t["outcome"] in ("failed", "error") and t.get("excerpt"):
+            for line in t["excerpt"].splitlines()[-12:]:
+                out.print(f"          {line}", markup=False)
+    for c in doc["collection_errors"]:
+        out.print(f"[red]collection error[/] in {c['nodeid'] or 'the session'}:", markup=True)
+        out.print(c["excerpt"], markup=False)
+    out.print(f"pytest: {doc['meaning']}", markup=False)
+    out.print("rerun by hand (from the repository root):", markup=False)
+    out.print("  " + shlex.join(doc["command"]), markup=False)

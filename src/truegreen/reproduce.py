@@ -1,0 +1,77 @@
+"""``truegreen run``: a clean reproduction of one or more tests, repeated N times."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from truegreen.errors import UsageError
+from truegreen.project import Project
+from truegreen.run.executor import Executor
+from truegreen.run.pytest_run import PytestRequest, run_pytest
+from truegreen.run.results import PytestRun, exit_meaning
+
+
+def reproduce(
+    project: Project,
+    test_ids: Sequence[str],
+    repeat: int = 1,
+    timeout: float | None = None,
+    executor: Executor | None = None,
+) -> dict[str, Any]:
+    """Run ``test_ids`` ``repeat`` times; the ``truegreen.run/1`` document."""
+    if not test_ids:
+        raise UsageError(
+            "no test id given",
+            hint="pass one or more pytest node ids, e.g. tests/test_x.py::test_y",
+        )
+    if repeat < 1:
+        raise UsageError(f"--repeat must be at least 1, not {repeat}")
+    request = PytestRequest(
+        repo=project.root,
+        interpreter=project.interpreter,
+        test_ids=tuple(test_ids),
+        args=project.settings.pytest_args,
+        timeout=timeout or project.settings.suite_timeout,
+        sandbox=project.sandbox,
+    )
+    runs: list[PytestRun] = [run_pytest(request, executor) for _ in range(repeat)]
+    return run_document(project, runs)
+
+
+def run_document(project: Project, runs: Sequence[PytestRun]) -> dict[str, Any]:
+    first = runs[0]
+    ids: list[str] = []
+    for run in runs:
+        for t in run.tests:
+            if t.id not in ids:
+                ids.append(t.id)
+    tests: list[dict[str, Any]] = []
+    for tid in ids:
+        results = [r.outcome_of(tid) for r in runs]
+        present = [r for r in results if r is not None]
+        doc = present[0].to_json()
+        outcomes = [r.outcome if r is not None else "no_report" for r in results]
+        signatures = sorted({r.signature for r in present if r.signature})
+        doc["outcomes"] = outcomes
+        doc["stable"] = len(set(outcomes)) == 1 and len(signatures) <= 1
+        if len(signatures) > 1:
+            doc["signatures"] = signatures
+        tests.append(doc)
+    return {
+        "schema": "truegreen.run/1",
+        "repo": str(project.root),
+        "python": str(project.interpreter.path),
+        "python_version": project.interpreter.python,
+        "pytest_version": project.interpreter.pytest,
+        "sandbox": project.sandbox,
+        "command": list(first.command),
+        "runs": len(runs),
+        "exit_codes": [r.exit_code for r in runs],
+        "meaning": first.meaning
+        if first.complete or first.timed_out
+        else exit_meaning(first.exit_code, first.timed_out),
+        "complete": all(r.complete for r in runs),
+        "collection_errors": [c.to_json() for c in first.collection_errors],
+        "tests": tests,
+    }

@@ -1,0 +1,159 @@
+"""The target project's interpreter: which one, and what it has.
+
+``--python`` defaults to the project's own virtualenv (``.venv/bin/python`` at the
+repository root when present), else the interpreter running truegreen.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from truegreen.errors import ExecutionError, UsageError
+from truegreen.run.executor import Command, Executor, default_executor
+
+_PROBE_SCRIPT = r"""
+import json, sys, hashlib
+info = {"python": ".".join(map(str, sys.version_info[:3])), "executable": sys.executable,
+        "prefix": sys.prefix, "base_prefix": getattr(sys, "base_prefix", sys.prefix)}
+try:
+    import pytest
+    info["pytest"] = pytest.__version__
+except Exception as exc:
+    info["pytest"] = None
+    info["pytest_error"] = "%s: %s" % (type(exc).__name__, exc)
+try:
+    from importlib import metadata
+    dists = sorted({"%s==%s" % ((d.metadata["Name"] or "?").lower(), d.version) for d in metadata.distributions()})
+except Exception:
+    dists = []
+info["distributions"] = len(dists)
+info["distributions_sha256"] = hashlib.sha256("\n".join(dists).encode()).hexdigest()
+try:
+    import coverage
+    info["coverage"] = coverage.__version__
+except Exception:
+    info["coverage"] = None
+print(json.dumps(info))
+"""
+
+
+@dataclass(frozen=True)
+class Interpreter:
+    """A Python interpreter that can run pytest."""
+
+    path: Path
+    python: str
+    pytest: str
+    prefix: str
+    base_prefix: str
+    distributions_sha256: str
+    coverage: str | None = None
+
+    @property
+    def pytest_version(self) -> tuple[int, ...]:
+        parts: list[int] = []
+        for piece in self.pytest.split(".")[:3]:
+            digits = "".join(ch for ch in piece if ch.isdigit())
+            parts.append(int(digits) if digits else 0)
+        return tuple(parts)
+
+    def fingerprint(self) -> dict[str, str]:
+        """What an exam records about the environment it was sealed in."""
+        return {
+            "python": self.python,
+            "pytest": self.pytest,
+            "distributions_sha256": self.distributions_sha256,
+        }
+
+
+def default_python(repo: Path) -> Path:
+    for candidate in (repo / ".venv" / "bin" / "python", repo / ".venv" / "Scripts" / "python.exe"):
+        if candidate.exists():
+            return candidate
+    return Path(sys.executable)
+
+
+_cache: dict[str, Interpreter] = {}
+
+
+def resolve(
+    python: str | os.PathLike[str] | None, repo: Path, executor: Executor | None = None
+) -> Interpreter:
+    """Check that ``python`` (or the default for ``repo``) is a Python with pytest."""
+    path = Path(python) if python is not None else default_python(repo)
+    if python is not None and os.sep not in str(python) and not path.exists():
+        # A bare name such as "python3.12": look it up on PATH.
+        import shutil
+
+        found = shutil.which(str(python))
+        if found:
+            path = Path(found)
+    if not path.exists():
+        raise UsageError(
+            f"--python {str(path)!r} does not exist",
+            hint="pass the path of the project's interpreter",
+        )
+    if path.is_dir():
+        raise UsageError(
+            f"--python {str(path)!r} is a directory",
+            hint="pass the interpreter itself, e.g. .venv/bin/python",
+        )
+    if not os.access(path, os.X_OK):
+        raise UsageError(
+            f"--python {str(path)!r} is not executable",
+            hint="pass the path of a Python interpreter",
+        )
+    # Keep the venv's own path (do not resolve symlinks): a venv's python is a symlink to
+    # its base interpreter, and resolving it would lose the venv's site-packages.
+    path = path.absolute()
+    key = str(path)
+    if key in _cache:
+        return _cache[key]
+    ex = executor or default_executor()
+    env = {
+        k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "LC_ALL", "SYSTEMROOT")
+    }
+    try:
+        done = ex.run(
+            Command((str(path), "-I", "-c", _PROBE_SCRIPT), cwd=repo, env=env, timeout=120)
+        )
+    except ExecutionError as exc:
+        raise UsageError(
+            f"--python {str(path)!r} cannot be run: {exc.message}",
+            hint="pass the path of a Python interpreter",
+        ) from exc
+    info: dict[str, object] | None = None
+    if done.returncode == 0:
+        for line in reversed(done.stdout.strip().splitlines()):
+            try:
+                parsed = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(parsed, dict):
+                info = parsed
+                break
+    if info is None:
+        raise UsageError(
+            f"--python {str(path)!r} is not a working Python interpreter",
+            hint="pass the path of the project's interpreter, e.g. .venv/bin/python",
+        )
+    if not info.get("pytest"):
+        raise UsageError(
+            f"{path} has no pytest ({info.get('pytest_error', 'not importable')})",
+            hint=f"install it there ({path} -m pip install pytest) or pass --python",
+        )
+    interp = Interpreter(
+        path=path,
+        python=str(info["python"]),
+        pytest=str(info["pytest"]),
+        prefix=str(info["prefix"]),
+        base_prefix=str(info["base_prefix"]),
+        distributions_sha256=str(info["distributions_sha256"]),
+        coverage=str(info["coverage"]) if info.get("coverage") else None,
+    )
+    _cache[key] = interp
+    return interp

@@ -1,0 +1,453 @@
+"""Supervised pytest runs in the target project's own interpreter.
+
+``run_pytest(request)`` runs ``python -m pytest`` from the repository root, with the
+probe plugin loaded, under a deadline, in a clean environment, and returns a
+:class:`~truegreen.run.results.PytestRun` read from the probe's JSON lines.
+
+Grading choices (``controlled=True``, the default), made explicit so that the same
+inputs give the same outcomes:
+
+* ``-o addopts=`` and no ``PYTEST_ADDOPTS``: the project's addopts can neither deselect
+  tests nor demand a plugin that is not installed; extra arguments come only from
+  ``[tool.truegreen] pytest-args``, checked by :mod:`truegreen.config`;
+* ``-p no:cacheprovider``: no ``--lf``/``--ff`` state, and nothing written to
+  ``.pytest_cache`` (the sandbox's worktree may be the only writable place);
+* ``-p no:randomly -p no:random_order -p no:rerunfailures -p no:flaky -p no:xdist``:
+  no random order, no reruns that turn a failure into a pass, one process;
+* ``PYTHONHASHSEED=0`` and ``TZ=UTC``, ``--tb=short``, ``--color=no``.
+
+Node ids are passed as separate arguments, never through a shell; many ids go
+through an argfile (``@file``, pytest >= 8.2).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import tempfile
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from truegreen.errors import UsageError
+from truegreen.run.executor import Command, Executor, default_executor
+from truegreen.run.interpreter import Interpreter
+from truegreen.run.results import CollectionError, Outcome, PytestRun, TestResult
+from truegreen.run.signature import Frame, make_signature
+
+PROBE_DIR = Path(__file__).resolve().parent / "_probe"
+PROBE_PLUGIN = "truegreen_probe"
+PROBE_OUT_VAR = "TRUEGREEN_PROBE_OUT"
+
+#: Plugins blocked when grading: they change the order or the outcomes of tests.
+BLOCKED_PLUGINS = (
+    "cacheprovider",
+    "randomly",
+    "random_order",
+    "rerunfailures",
+    "flaky",
+    "xdist",
+    "sugar",
+)
+
+#: Environment variables passed through from the caller (nothing else is: no tokens).
+ENV_ALLOW = ("PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TERM", "TMPDIR", "USER", "LOGNAME")
+
+#: Names the user may add with TRUEGREEN_PASS_ENV="NAME1,NAME2" (e.g. DJANGO_SETTINGS_MODULE).
+PASS_ENV_VAR = "TRUEGREEN_PASS_ENV"
+
+ARGFILE_THRESHOLD = 200
+EXCERPT_LINES = 25
+EXCERPT_CHARS = 3000
+
+
+class UnknownTestError(UsageError):
+    slug = "unknown-test"
+
+
+@dataclass(frozen=True)
+class PytestRequest:
+    """One pytest process to run."""
+
+    repo: Path
+    interpreter: Interpreter
+    test_ids: Sequence[str] = ()
+    #: arguments placed before the ids (paths, --ignore=..., the project's pytest-args)
+    args: Sequence[str] = ()
+    timeout: float | None = 900.0
+    controlled: bool = True
+    #: extra plugin modules (``-p NAME``), importable from ``pythonpath``
+    plugins: Sequence[str] = ()
+    pythonpath: Sequence[Path] = ()
+    env: Mapping[str, str] = field(default_factory=dict)
+    #: extra writable / readable paths the sandbox must allow
+    writable: Sequence[Path] = ()
+    readonly: Sequence[Path] = ()
+    sandbox: str | None = "none"
+    #: report ids relative to this root (default: ``repo``); used when the repository
+    #: path differs from where node ids should be reported
+    capture_limit: int = 4 * 1024 * 1024
+
+
+def child_env(
+    interpreter: Interpreter, extra: Mapping[str, str], pythonpath: Sequence[Path]
+) -> dict[str, str]:
+    """The child's whole environment, built from an allow-list."""
+    env = {k: os.environ[k] for k in ENV_ALLOW if k in os.environ}
+    for name in os.environ.get(PASS_ENV_VAR, "").split(","):
+        name = name.strip()
+        if name and name in os.environ:
+            env[name] = os.environ[name]
+    bindir = str(interpreter.path.parent)
+    env["PATH"] = bindir + os.pathsep + env.get("PATH", "/usr/local/bin:/usr/bin:/bin")
+    if interpreter.prefix != interpreter.base_prefix:
+        env["VIRTUAL_ENV"] = interpreter.prefix
+    env.setdefault("LANG", "C.UTF-8")
+    env["PYTHONPATH"] = os.pathsep.join([str(PROBE_DIR), *(str(p) for p in pythonpath)])
+    env["PYTHONHASHSEED"] = "0"
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    env["PYTHONIOENCODING"] = "utf-8"
+    env["PYTHONUNBUFFERED"] = "1"
+    env["TZ"] = "UTC"
+    env["NO_COLOR"] = "1"
+    env["COLUMNS"] = "120"
+    env.update(extra)
+    return env
+
+
+def build_argv(request: PytestRequest, argfile: Path | None, *, probe: bool = True) -> list[str]:
+    argv = [str(request.interpreter.path), "-m", "pytest"]
+    if probe:
+        argv += ["-p", PROBE_PLUGIN]
+        for plugin in request.plugins:
+            argv += ["-p", plugin]
+    if request.controlled:
+        argv += ["-o", "addopts="]
+        for name in BLOCKED_PLUGINS:
+            argv += ["-p", f"no:{name}"]
+        argv += ["-o", "console_output_style=classic"]
+    argv += ["--tb=short", "--color=no", "-q", "-rfEs"]
+    argv += list(request.args)
+    if argfile is not None:
+        argv.append(f"@{argfile}")
+    else:
+        argv += list(request.test_ids)
+    return argv
+
+
+def rerun_command(request: PytestRequest) -> list[str]:
+    """The command a person can paste to rerun the same selection by hand (no probe)."""
+    return build_argv(request, None, probe=False)
+
+
+def run_pytest(
+    request: PytestRequest,
+    executor: Executor | None = None,
+    notify: Callable[[str], None] | None = None,
+) -> PytestRun:
+    """Run pytest once and read what the probe reported."""
+    from truegreen.sandbox import SandboxSpec, get_backend
+
+    ex = executor or default_executor()
+    tmp = Path(tempfile.mkdtemp(prefix="truegreen-probe-"))
+    try:
+        out = tmp / "probe.jsonl"
+        out.touch()
+        argfile: Path | None = None
+        if len(request.test_ids) > ARGFILE_THRESHOLD and request.interpreter.pytest_version >= (
+            8,
+            2,
+        ):
+            argfile = tmp / "ids.txt"
+            argfile.write_text("\n".join(request.test_ids) + "\n", encoding="utf-8")
+        argv = build_argv(request, argfile)
+        env = child_env(
+            request.interpreter, {**request.env, PROBE_OUT_VAR: str(out)}, request.pythonpath
+        )
+        command = Command(
+            argv,
+            cwd=request.repo,
+            env=env,
+            timeout=request.timeout,
+            capture_limit=request.capture_limit,
+        )
+        backend = (
+            get_backend(request.sandbox)
+            if notify is None
+            else _backend_with_notify(request.sandbox, notify)
+        )
+        prefixes = {Path(request.interpreter.prefix), Path(request.interpreter.base_prefix)}
+        spec = SandboxSpec(
+            workdir=request.repo,
+            python=request.interpreter.path,
+            writable=(tmp, *request.writable),
+            readonly=(PROBE_DIR, *sorted(prefixes), *request.pythonpath, *request.readonly),
+        )
+        done = ex.run(backend.wrap(command, spec))
+        records = list(_read_records(out))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    run = parse_records(
+        records,
+        command=tuple(rerun_command(request)),
+        cwd=str(request.repo),
+        exit_code=done.returncode,
+        timed_out=done.timed_out,
+        duration=done.duration,
+        stdout=done.stdout,
+        stderr=done.stderr,
+        requested=request.test_ids,
+    )
+    _raise_for_unknown_ids(run, request)
+    return run
+
+
+def _backend_with_notify(name: str | None, notify: Callable[[str], None]) -> Any:
+    from truegreen.sandbox import get_backend
+
+    try:
+        return get_backend(name, notify=notify)  # type: ignore[call-arg]
+    except TypeError:
+        return get_backend(name)
+
+
+def _read_records(path: Path) -> Iterable[dict[str, Any]]:
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+        except ValueError:
+            continue  # a line cut short by a crash
+        if isinstance(rec, dict):
+            yield rec
+
+
+_NOT_FOUND = re.compile(r"ERROR: (?:not found|file or directory not found): (.+)")
+
+
+def _raise_for_unknown_ids(run: PytestRun, request: PytestRequest) -> None:
+    if run.exit_code != 4 or not request.test_ids:
+        return
+    text = run.stdout_tail + "\n" + run.stderr_tail
+    m = _NOT_FOUND.search(text)
+    if m:
+        what = m.group(1).strip()
+        root = str(request.repo).rstrip("/") + "/"
+        what = what.replace(root, "")
+        raise UnknownTestError(
+            f"test id {what!r} does not exist in {request.repo}",
+            hint="list the test ids with `python -m pytest --collect-only -q` (ids are relative to the repository root)",
+        )
+
+
+def _tail(text: str, lines: int = 40, chars: int = 6000) -> str:
+    kept = "\n".join(text.rstrip().splitlines()[-lines:])
+    return kept[-chars:]
+
+
+def excerpt_of(longrepr: str) -> str:
+    lines = longrepr.rstrip().splitlines()
+    if len(lines) > EXCERPT_LINES:
+        lines = ["...", *lines[-EXCERPT_LINES:]]
+    text = "\n".join(lines)
+    return text[-EXCERPT_CHARS:]
+
+
+_E_LINE = re.compile(
+    r"^E\s+(?P<type>[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning|Failed|Skipped))(?::\s*(?P<msg>.*))?$"
+)
+
+
+def _signature_from_text(text: str, root: str) -> tuple[str | None, str | None, str | None]:
+    """(signature, exc_type, message) from a collection error's text."""
+    etype = msg = None
+    for line in text.splitlines():
+        m = _E_LINE.match(line.strip())
+        if m:
+            etype, msg = m.group("type"), m.group("msg") or ""
+    if etype is None:
+        return None, None, None
+    frames = [
+        Frame(path=p, line=int(n), function="<module>")
+        for p, n in re.findall(r"^([\w./-]+\.py):(\d+)", text, re.M)
+    ]
+    return make_signature(etype, msg or "", frames, root), etype, msg
+
+
+def parse_records(
+    records: Sequence[dict[str, Any]],
+    *,
+    command: tuple[str, ...],
+    cwd: str,
+    exit_code: int,
+    timed_out: bool,
+    duration: float,
+    stdout: str = "",
+    stderr: str = "",
+    requested: Sequence[str] = (),
+) -> PytestRun:
+    """Turn the probe's records into per-test outcomes (pure; unit-tested on its own)."""
+    start = next((r for r in records if r.get("event") == "start"), {})
+    root = str(start.get("rootdir") or cwd)
+    complete = any(r.get("event") == "finish" for r in records)
+    collected: list[str] = []
+    for r in records:
+        if r.get("event") == "collected":
+            collected = [str(i) for i in r.get("ids", [])]
+    cerrors = tuple(
+        CollectionError(str(r.get("nodeid", "")), excerpt_of(str(r.get("longrepr", ""))))
+        for r in records
+        if r.get("event") == "collect_error"
+    )
+    phases: dict[str, dict[str, dict[str, Any]]] = {}
+    order: list[str] = []
+    for r in records:
+        if r.get("event") != "report":
+            continue
+        nid = str(r.get("nodeid"))
+        if nid not in phases:
+            phases[nid] = {}
+            order.append(nid)
+        phases[nid][str(r.get("when"))] = r
+    tests: list[TestResult] = []
+    for nid in order:
+        result = _outcome(nid, phases[nid], root)
+        if not complete:
+            result = TestResult(
+                id=nid,
+                outcome="no_report",
+                duration=result.duration,
+                excerpt=result.excerpt,
+                observed=result.outcome,
+                signature=None,
+                reason="the test process ended without reporting the end of the session",
+            )
+        tests.append(result)
+    seen = set(order)
+    # Requested or collected tests that never reported anything.
+    pending = [i for i in collected if i not in seen]
+    pending += [i for i in requested if i not in seen and i not in collected and "::" in i]
+    for nid in pending:
+        if nid in seen:
+            continue
+        seen.add(nid)
+        cerr = next(
+            (c for c in cerrors if c.nodeid and nid.startswith(c.nodeid.split("::")[0])), None
+        )
+        if cerr is not None:
+            sig, etype, _msg = _signature_from_text(cerr.excerpt, root)
+            tests.append(
+                TestResult(
+                    id=nid,
+                    outcome="error",
+                    phase="collect",
+                    excerpt=cerr.excerpt,
+                    signature=sig,
+                    exc_type=etype,
+                    reason="the test's module could not be collected",
+                )
+            )
+        else:
+            why = (
+                "the run passed its deadline"
+                if timed_out
+                else "the test process ended before this test reported"
+            )
+            tests.append(TestResult(id=nid, outcome="no_report", reason=why))
+    return PytestRun(
+        command=command,
+        cwd=cwd,
+        exit_code=exit_code,
+        timed_out=timed_out,
+        complete=complete and not timed_out,
+        tests=tuple(tests),
+        collected=tuple(collected),
+        collection_errors=cerrors,
+        duration=duration,
+        stdout_tail=_tail(stdout),
+        stderr_tail=_tail(stderr),
+        pytest_version=start.get("pytest"),
+        python_version=start.get("python"),
+    )
+
+
+def _outcome(nid: str, ph: dict[str, dict[str, Any]], root: str) -> TestResult:
+    setup, call, teardown = ph.get("setup"), ph.get("call"), ph.get("teardown")
+    duration = sum(float(p.get("duration", 0.0)) for p in ph.values())
+    outcome: Outcome
+    deciding: dict[str, Any] | None
+    if setup is not None and setup.get("outcome") == "failed":
+        outcome, deciding = "error", setup
+    elif setup is not None and setup.get("outcome") == "skipped":
+        outcome, deciding = ("xfailed" if "wasxfail" in setup else "skipped"), setup
+    elif call is None:
+        outcome, deciding = "no_report", None
+    elif call.get("outcome") == "failed":
+        outcome, deciding = "failed", call
+    elif call.get("outcome") == "skipped":
+        outcome, deciding = ("xfailed" if "wasxfail" in call else "skipped"), call
+    elif "wasxfail" in call:
+        outcome, deciding = "xpassed", call
+    else:
+        outcome, deciding = "passed", call
+    if teardown is None and outcome in ("passed", "xpassed"):
+        # The call passed but the test never finished (the process died in teardown).
+        outcome, deciding = "no_report", call
+    elif (
+        teardown is not None
+        and teardown.get("outcome") == "failed"
+        and outcome in ("passed", "xpassed", "skipped")
+    ):
+        outcome, deciding = "error", teardown
+    if deciding is None:
+        return TestResult(
+            id=nid, outcome=outcome, duration=duration, reason="no call phase was reported"
+        )
+    phase = str(deciding.get("when"))
+    exc = deciding.get("exc") if isinstance(deciding.get("exc"), dict) else None
+    longrepr = str(deciding.get("longrepr", ""))
+    excerpt = excerpt_of(longrepr) if longrepr else ""
+    signature = etype = message = None
+    if outcome in ("failed", "error"):
+        if exc:
+            etype, message = str(exc.get("type")), str(exc.get("message", ""))
+            frames = [
+                Frame(str(f.get("path")), int(f.get("line", 0)), str(f.get("function")))
+                for f in exc.get("frames", [])
+                if isinstance(f, dict)
+            ]
+            signature = make_signature(etype, message, frames, root)
+        elif "[XPASS(strict)]" in longrepr:
+            etype, message = "XPASS(strict)", longrepr.strip()
+            signature = make_signature(
+                etype, message, [Frame(nid.split("::")[0], 0, nid.split("::")[-1])], root
+            )
+        else:
+            signature, etype, message = _signature_from_text(longrepr, root)
+    reason = None
+    if outcome == "skipped":
+        skip = deciding.get("skip")
+        reason = str(skip.get("reason")) if isinstance(skip, dict) else None
+    elif outcome in ("xfailed", "xpassed"):
+        reason = str(deciding.get("wasxfail") or "") or None
+    crash = deciding.get("crash") if isinstance(deciding.get("crash"), dict) else None
+    return TestResult(
+        id=nid,
+        outcome=outcome,
+        signature=signature,
+        duration=duration,
+        excerpt=excerpt,
+        phase=phase,
+        exc_type=etype,
+        message=message,
+        crash=crash,
+        reason=reason,
+    )
