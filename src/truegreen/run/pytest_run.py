@@ -435,7 +435,7 @@ def _outcome(nid: str, ph: dict[str, dict[str, Any]], root: str) -> TestResult:
     reason = None
     if outcome == "skipped":
         skip = deciding.get("skip")
-        reason = str(skip.get("reason")) if isinstance(skip, dict) else None
+        reason = str(skip.get("reason")).removeprefix("Skipped: ") if isinstance(skip, dict) else None
     elif outcome in ("xfailed", "xpassed"):
         reason = str(deciding.get("wasxfail") or "") or None
     crash = deciding.get("crash") if isinstance(deciding.get("crash"), dict) else None

@@ -1,0 +1,98 @@
+"""`truegreen run` and `doctor` from the command line, bad inputs included."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import pytest
+
+from truegreen.cli import main
+
+
+def cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    with pytest.raises(SystemExit) as exc:
+        main(list(args))
+    captured = capsys.readouterr()
+    code = exc.value.code if isinstance(exc.value.code, int) else 0
+    return code, captured.out, captured.err
+
+
+def test_run_json_is_one_document_with_the_rerun_command(make_project, capsys):
+    root = make_project({"tests/test_a.py": "def test_a():\n    assert 1 + 1 == 3\n"})
+    code, out, _ = cli(
+        capsys,
+        "run",
+        "tests/test_a.py::test_a",
+        "--repo",
+        str(root),
+        "--python",
+        sys.executable,
+        "--repeat",
+        "2",
+        "--json",
+    )
+    assert code == 0
+    doc = json.loads(out)
+    assert doc["schema"] == "truegreen.run/1"
+    assert doc["command"][1:3] == ["-m", "pytest"]
+    assert doc["command"][-1] == "tests/test_a.py::test_a"
+    (test,) = doc["tests"]
+    assert test["outcome"] == "failed"
+    assert test["outcomes"] == ["failed", "failed"]
+    assert test["stable"] is True
+    assert test["signature"].startswith("AssertionError@tests/test_a.py:test_a#")
+    assert "assert" in test["excerpt"]
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["run", "t::x", "--repo", "/no/such/dir"], "does not exist"),
+        (["run", "t::x", "--python", "/no/such/python"], "does not exist"),
+        (["run", "tests/test_a.py::test_nope"], "does not exist"),
+        (["run", "tests/test_a.py::test_a", "--repeat", "0"], ""),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(make_project, capsys, monkeypatch, args, message):
+    root = make_project({"tests/test_a.py": "def test_a():\n    pass\n"})
+    monkeypatch.chdir(root)
+    code, out, err = cli(capsys, *args)
+    assert code == 2
+    assert out == ""
+    assert message in err
+    assert "Traceback" not in err
+
+
+def test_python_without_pytest_is_refused(make_project, capsys, tmp_path):
+    import venv
+
+    env_dir = tmp_path / "bare"
+    venv.EnvBuilder(with_pip=False).create(env_dir)
+    root = make_project({"tests/test_a.py": "def test_a():\n    pass\n"})
+    code, _, err = cli(
+        capsys,
+        "run",
+        "tests/test_a.py::test_a",
+        "--repo",
+        str(root),
+        "--python",
+        str(env_dir / "bin" / "python"),
+    )
+    assert code == 2
+    assert "has no pytest" in err and "pip install pytest" in err
+
+
+def test_doctor_reports_what_is_missing(make_project, capsys):
+    root = make_project({"tests/test_a.py": "def test_a():\n    pass\n"})
+    code, out, _ = cli(capsys, "doctor", "--repo", str(root), "--json")
+    assert code == 0
+    doc = json.loads(out)
+    names = {c["name"]: c for c in doc["checks"]}
+    assert names["git"]["status"] == "ok"
+    assert names["project interpreter"]["status"] == "ok"
+
+
+def test_version(capsys):
+    code, out, _ = cli(capsys, "--version")
+    assert code == 0 and out.startswith("truegreen ")

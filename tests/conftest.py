@@ -1,0 +1,64 @@
+"""Shared fixtures: fixture projects built in temporary directories."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+#: The interpreter the fixture projects run in: it has pytest (the dev extras).
+TARGET_PYTHON = Path(sys.executable)
+
+
+def write_files(root: Path, files: dict[str, str]) -> None:
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
+
+
+def git(root: Path, *args: str) -> str:
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.invalid",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.invalid",
+        "GIT_AUTHOR_DATE": "2020-01-01T00:00:00+0000",
+        "GIT_COMMITTER_DATE": "2020-01-01T00:00:00+0000",
+    }
+    done = subprocess.run(
+        ["git", *args], cwd=root, env=env, capture_output=True, text=True, check=True
+    )
+    return done.stdout.strip()
+
+
+@pytest.fixture
+def make_project(tmp_path: Path) -> Callable[..., Path]:
+    """``make_project({"tests/test_x.py": "..."}, git=True)`` -> the project's root."""
+
+    def make(files: dict[str, str], *, use_git: bool = True, name: str = "proj") -> Path:
+        root = tmp_path / name
+        root.mkdir()
+        write_files(root, files)
+        if use_git:
+            git(root, "init", "-q", "-b", "main")
+            git(root, "add", "-A")
+            git(root, "commit", "-q", "-m", "base")
+        return root
+
+    return make
+
+
+@pytest.fixture(autouse=True)
+def _isolated_home(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No test reads or writes the developer's real truegreen data directory."""
+    monkeypatch.setenv("TRUEGREEN_HOME", str(tmp_path_factory.mktemp("tghome")))
+    monkeypatch.delenv("TRUEGREEN_DB", raising=False)
