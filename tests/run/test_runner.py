@@ -316,7 +316,7 @@ def test_an_unknown_test_id_is_a_usage_error(make_project):
     root = make_project({"tests/test_a.py": "def test_a():\n    pass\n"})
     with pytest.raises(UnknownTestError, match="test_nope"):
         run(root, "tests/test_a.py::test_nope")
-    with pytest.raises(UnknownTestError, match="missing.py"):
+    with pytest.raises(UnknownTestError, match=r"missing\.py"):
         run(root, "tests/missing.py::test_a")
 
 
