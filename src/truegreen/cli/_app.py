@@ -36,7 +36,8 @@ out = Console(highlight=False, soft_wrap=True)
 
 # Shared option types, so every command spells them the same way.
 RepoOpt = Annotated[
-    Path, typer.Option("--repo", help="The project's git repository (default: the current directory).")
+    Path,
+    typer.Option("--repo", help="The project's git repository (default: the current directory)."),
 ]
 PythonOpt = Annotated[
     str | None,
@@ -47,12 +48,18 @@ PythonOpt = Annotated[
 ]
 SandboxOpt = Annotated[
     str | None,
-    typer.Option("--sandbox", help="none | bwrap | docker (default: bwrap where it works, else none)."),
+    typer.Option(
+        "--sandbox", help="none | bwrap | docker (default: bwrap where it works, else none)."
+    ),
 ]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout, nothing else.")]
+JsonOpt = Annotated[
+    bool, typer.Option("--json", help="Print one JSON document on stdout, nothing else.")
+]
 DbOpt = Annotated[
     str | None,
-    typer.Option("--db", help="Database URL (default: $TRUEGREEN_DB, else SQLite in the data directory)."),
+    typer.Option(
+        "--db", help="Database URL (default: $TRUEGREEN_DB, else SQLite in the data directory)."
+    ),
 ]
 
 
