@@ -116,6 +116,25 @@ class GitRepo:
     def head(self) -> str:
         return self.resolve("HEAD")
 
+    def identity(self) -> str:
+        """A name for the repository that is the same in every clone: its first commit."""
+        done = self.git("rev-list", "--max-parents=0", "HEAD", check=False)
+        roots = sorted(done.stdout.split())
+        if not roots:
+            raise UsageError(f"{self.root} has no commits yet", hint="commit the project first")
+        return roots[0]
+
+    def display_name(self) -> str:
+        """The origin URL without credentials, else the directory name."""
+        done = self.git("config", "--get", "remote.origin.url", check=False)
+        url = done.stdout.strip()
+        if url:
+            if "@" in url and "://" in url:
+                scheme, rest = url.split("://", 1)
+                url = f"{scheme}://{rest.split('@', 1)[1]}"
+            return url.removesuffix(".git")
+        return self.root.name
+
     def show(self, rev: str, path: str) -> bytes | None:
         """The content of ``path`` at ``rev``, or None when it does not exist there."""
         done = self._executor.run(

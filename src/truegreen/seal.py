@@ -1,0 +1,276 @@
+"""Sealing an exam: a failing test for a bug, stored before anyone writes the fix.
+
+The test runs N times at a revision, in a disposable worktree (the user's working tree
+is never touched). It must fail on every run with one stable signature; anything else
+is refused with the reason and its evidence. The exam records the test's file (and the
+conftest.py files on its path and the test-local helpers it imports) with their hashes,
+the signature, the revision, the interpreter and a fingerprint of the environment, the
+exact command and every run's result. Its id is derived from its content.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from truegreen.canonical import sha256_text
+from truegreen.errors import UsageError
+from truegreen.project import Project
+from truegreen.run.pytest_run import PytestRequest, rerun_command, run_pytest
+from truegreen.run.results import PytestRun, TestResult
+from truegreen.run.signature import is_test_path
+
+
+class SealRefused(UsageError):
+    """The test cannot be an exam: it passes, is flaky, or errors instead of failing."""
+
+    slug = "seal-refused"
+
+    def __init__(
+        self, message: str, *, hint: str | None = None, evidence: Sequence[str] = ()
+    ) -> None:
+        super().__init__(message, hint=hint)
+        self.evidence = tuple(evidence)
+
+
+def split_test_id(test_id: str) -> tuple[str, str]:
+    """``tests/test_x.py::test_y[p]`` -> (``tests/test_x.py``, ``test_y[p]``)."""
+    path, sep, name = test_id.partition("::")
+    if not sep or not name or not path.endswith(".py"):
+        raise UsageError(
+            f"{test_id!r} is not a pytest node id",
+            hint="pass one like tests/test_x.py::test_name (relative to the repository root)",
+        )
+    p = PurePosixPath(path)
+    if p.is_absolute() or ".." in p.parts:
+        raise UsageError(
+            f"{test_id!r}: the path must be relative to the repository root, inside it"
+        )
+    return path, name
+
+
+def conftest_paths(test_path: str) -> list[str]:
+    """conftest.py files pytest would load for ``test_path``, outermost first."""
+    parts = PurePosixPath(test_path).parts[:-1]
+    return [str(PurePosixPath(*parts[:i], "conftest.py")) for i in range(len(parts) + 1)]
+
+
+def helper_modules(test_path: str, source: str, exists: Any) -> list[str]:
+    """Test-local modules the test file imports (files under a test directory, not the
+    library under test). ``exists(path) -> bool`` says whether a repo path is a file."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []
+    test_dir = PurePosixPath(test_path).parent
+    found: list[str] = []
+    for node in ast.walk(tree):
+        names: list[tuple[int, str]] = []
+        if isinstance(node, ast.Import):
+            names = [(0, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            names = [(node.level, base)]
+            names += [(node.level, f"{base}.{a.name}" if base else a.name) for a in node.names]
+        for level, dotted in names:
+            if not dotted:
+                continue
+            rel = PurePosixPath(*dotted.split("."))
+            bases = []
+            if level:
+                anchor = test_dir
+                for _ in range(level - 1):
+                    anchor = anchor.parent
+                bases.append(anchor)
+            else:
+                bases += [PurePosixPath("."), test_dir]
+            for base_dir in bases:
+                for candidate in (base_dir / f"{rel}.py", base_dir / rel / "__init__.py"):
+                    c = str(candidate).removeprefix("./")
+                    if c != test_path and is_test_path(c) and exists(c) and c not in found:
+                        found.append(c)
+    return sorted(found)
+
+
+@dataclass(frozen=True)
+class ExamFile:
+    path: str
+    content: str
+
+    @property
+    def sha256(self) -> str:
+        return sha256_text(self.content)
+
+
+def overlay(root: Path, files: Sequence[ExamFile]) -> None:
+    """Write ``files`` into a worktree, over whatever is at their paths."""
+    for f in files:
+        target = root / f.path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(f.content, encoding="utf-8")
+
+
+def run_repeated(
+    project: Project,
+    worktree: Path,
+    test_ids: Sequence[str],
+    runs: int,
+    timeout: float | None = None,
+) -> tuple[list[PytestRun], PytestRequest]:
+    request = PytestRequest(
+        repo=worktree,
+        interpreter=project.interpreter,
+        test_ids=tuple(test_ids),
+        args=project.settings.pytest_args,
+        timeout=timeout or project.settings.suite_timeout,
+        sandbox=project.sandbox,
+    )
+    return [run_pytest(request) for _ in range(runs)], request
+
+
+def judge_seal_runs(test_id: str, results: Sequence[TestResult | None], rev: str) -> str:
+    """The stable signature of a test that failed on every run; :class:`SealRefused` otherwise."""
+    short = rev[:12]
+    outcomes = [r.outcome if r is not None else "no_report" for r in results]
+    n = len(outcomes)
+    evidence: list[str] = []
+    for i, r in enumerate(results, 1):
+        line = f"run {i}: {outcomes[i - 1]}"
+        if r is not None and r.signature:
+            line += f"  {r.signature}"
+        evidence.append(line)
+    first_bad = next(
+        (r for r in results if r is not None and r.outcome != "failed" and r.excerpt), None
+    )
+    if first_bad is not None:
+        evidence += first_bad.excerpt.splitlines()[-15:]
+    failed = outcomes.count("failed")
+    if outcomes.count("passed") == n:
+        raise SealRefused(
+            f"{test_id} passes at {short} ({n} of {n} runs): an exam must fail before the fix",
+            hint="check that the test reproduces the bug at this revision (--rev), or write one that does",
+            evidence=evidence,
+        )
+    if "error" in outcomes:
+        r = next(r for r in results if r is not None and r.outcome == "error")
+        where = {"collect": "collection", "setup": "setup", "teardown": "teardown"}.get(
+            r.phase or "", "setup"
+        )
+        raise SealRefused(
+            f"{test_id} errors in {where} at {short} rather than failing ({r.exc_type or 'error'}): "
+            "an exam must fail in the test itself",
+            hint="fix the import, fixture or collection problem so that the test runs and fails on the bug",
+            evidence=evidence,
+        )
+    if "no_report" in outcomes:
+        raise SealRefused(
+            f"{test_id} ended without a report at {short} ({outcomes.count('no_report')} of {n} runs): "
+            "the process died or timed out",
+            hint="an exam must fail with an exception, not exit, crash or hang",
+            evidence=evidence,
+        )
+    if any(o in ("skipped", "xfailed", "xpassed") for o in outcomes):
+        kind = next(o for o in outcomes if o in ("skipped", "xfailed", "xpassed"))
+        raise SealRefused(
+            f"{test_id} is {kind} at {short}: an exam must run and fail",
+            hint="remove the skip/xfail marker from the exam",
+            evidence=evidence,
+        )
+    if failed != n:
+        raise SealRefused(
+            f"{test_id} fails only sometimes at {short} ({failed} of {n} runs failed): a flaky test cannot be an exam",
+            hint="make the test deterministic (seed, time, order), then seal it",
+            evidence=evidence,
+        )
+    signatures = sorted({r.signature or "" for r in results if r is not None})
+    if len(signatures) != 1 or not signatures[0]:
+        raise SealRefused(
+            f"{test_id} fails at {short} but not the same way every time ({len(signatures)} signatures)",
+            hint="make the failure deterministic, then seal it",
+            evidence=evidence + [f"signature: {s}" for s in signatures],
+        )
+    return signatures[0]
+
+
+def seal(
+    project: Project,
+    test_id: str,
+    *,
+    rev: str = "HEAD",
+    test_file: Path | None = None,
+    runs: int = 3,
+    hidden: bool = False,
+    issue: str | None = None,
+) -> dict[str, Any]:
+    """Run the test ``runs`` times at ``rev`` and return the exam's fields (not yet stored)."""
+    git = project.need_git()
+    if runs < 1:
+        raise UsageError(f"--runs must be at least 1, not {runs}")
+    path, _name = split_test_id(test_id)
+    sha = git.resolve(rev)
+    content: str
+    if test_file is not None:
+        if not test_file.is_file():
+            raise UsageError(
+                f"--test-file {str(test_file)!r} does not exist or is not a file",
+                hint="pass the path of the test file to seal",
+            )
+        try:
+            content = test_file.read_text(encoding="utf-8")
+        except UnicodeDecodeError as exc:
+            raise UsageError(f"--test-file {str(test_file)!r} is not UTF-8 text") from exc
+        try:
+            ast.parse(content)
+        except SyntaxError as exc:
+            raise UsageError(
+                f"--test-file {str(test_file)!r} is not valid Python: {exc.msg} (line {exc.lineno})"
+            ) from exc
+    else:
+        at_rev = git.show_text(sha, path)
+        if at_rev is None:
+            raise UsageError(
+                f"{path} does not exist at {sha[:12]}",
+                hint="pass --test-file FILE to seal a test written outside the repository",
+            )
+        content = at_rev
+    tracked = set(git.files(sha))
+    with git.worktree(sha) as wt:
+        overlay(wt.path, [ExamFile(path, content)])
+
+        def exists(p: str) -> bool:
+            return (wt.path / p).is_file()
+
+        results_runs, request = run_repeated(project, wt.path, [test_id], runs)
+        results = [r.outcome_of(test_id) for r in results_runs]
+        signature = judge_seal_runs(test_id, results, sha)
+        files = [ExamFile(path, content)]
+        for extra in [*conftest_paths(path), *helper_modules(path, content, exists)]:
+            if extra != path and extra in tracked and exists(extra):
+                files.append(
+                    ExamFile(extra, (wt.path / extra).read_text(encoding="utf-8", errors="replace"))
+                )
+    command = rerun_command(request)
+    command[0] = "python"  # the exam is portable; the interpreter is recorded apart
+    return {
+        "test": test_id,
+        "path": path,
+        "sha256": sha256_text(content),
+        "files": [{"path": f.path, "sha256": f.sha256, "content": f.content} for f in files],
+        "rev": sha,
+        "repo": git.identity(),
+        "signature": signature,
+        "hidden": hidden,
+        "runs": [
+            {"outcome": r.outcome if r else "no_report", "signature": r.signature if r else None}
+            for r in results
+        ],
+        "command": command,
+        "environment": {
+            **project.interpreter.fingerprint(),
+            "interpreter": str(project.interpreter.path),
+        },
+        "issue": issue,
+    }

@@ -1,0 +1,336 @@
+"""The one function that turns collected evidence into a verdict.
+
+``decide(evidence) -> Verdict`` is pure: no I/O, no clock, no randomness. It is tested
+as a table, one labelled row per rule (tests/verify/test_verdict.py).
+
+Rules, in order:
+
+1. Every finding has a severity: ``refute``, ``inconclusive`` or ``info``
+   (:data:`SEVERITY`; tamper codes refute unless listed, as DESIGN.md says).
+2. Evidence that was not collected never counts as a pass: no exam evidence, a
+   missing tamper analysis, or an incomplete regression run make the result
+   inconclusive (``policy.missing_evidence``, ``regression.incomplete``).
+3. Any refuting finding -> ``refuted``. A cheat is a cheat, even when another layer
+   could not conclude.
+4. Else any inconclusive finding -> ``inconclusive``.
+5. Else ``verified``: the sealed exam failed on the base with its sealed signature and
+   passed on the head in every run, no tampering was found, no test that passed on the
+   base fails on the head. "Verified" never means "correct".
+
+The default decision maps verified -> approve, refuted -> reject, inconclusive ->
+escalate; the policy layer may replace it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Severity = Literal["refute", "inconclusive", "info"]
+VerdictName = Literal["verified", "refuted", "inconclusive"]
+Decision = Literal["approve", "reject", "escalate"]
+LayerStatus = Literal["pass", "fail", "error", "skipped"]
+
+#: Severity of every code that is not a plain "tamper.*" (which refutes).
+SEVERITY: dict[str, Severity] = {
+    "exam.not_failing_at_base": "inconclusive",
+    "exam.signature_mismatch": "inconclusive",
+    "exam.still_failing": "refute",
+    "exam.error_at_head": "refute",
+    "exam.flaky": "inconclusive",
+    "exam.no_report": "inconclusive",
+    "tamper.test_data_changed": "inconclusive",
+    "tamper.exam_literal_special_case": "inconclusive",
+    "regression.new_failure": "refute",
+    "regression.collection_error": "refute",
+    "regression.flaky": "info",
+    "regression.incomplete": "inconclusive",
+    "gate.lint_worse": "inconclusive",
+    "gate.type_worse": "inconclusive",
+    "gate.coverage_worse": "inconclusive",
+    "strength.weak": "info",
+    "policy.missing_evidence": "inconclusive",
+}
+
+
+def severity_of(code: str) -> Severity:
+    if code in SEVERITY:
+        return SEVERITY[code]
+    if code.startswith("tamper."):
+        return "refute"
+    if code.startswith("sandbox."):
+        return "inconclusive"
+    return "inconclusive"
+
+
+@dataclass(frozen=True, order=True)
+class Finding:
+    """One reason in a verification, as it appears in ``reasons``."""
+
+    code: str
+    file: str | None = None
+    line: int | None = None
+    detail: str = ""
+
+    @property
+    def severity(self) -> Severity:
+        return severity_of(self.code)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"code": self.code, "file": self.file, "line": self.line, "detail": self.detail}
+
+
+@dataclass(frozen=True)
+class Observation:
+    """One run of one exam on one side."""
+
+    outcome: str
+    signature: str | None = None
+
+
+@dataclass(frozen=True)
+class ExamEvidence:
+    exam_id: str
+    test: str
+    path: str
+    sealed_signature: str
+    base: tuple[Observation, ...]
+    head: tuple[Observation, ...]
+    #: findings raised by the sandbox for this exam's runs (sandbox.blocked_network, ...)
+    sandbox: tuple[Finding, ...] = ()
+
+
+@dataclass(frozen=True)
+class RegressionEvidence:
+    complete: bool
+    new_failures: tuple[str, ...] = ()
+    flaky: tuple[str, ...] = ()
+    collection_errors: tuple[str, ...] = ()
+    #: tests failing on both sides: reported, not counted
+    failing_on_both: tuple[str, ...] = ()
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class Evidence:
+    exams: tuple[ExamEvidence, ...]
+    #: None when the tamper analysis did not run
+    tamper: tuple[Finding, ...] | None
+    #: None when the regression layer did not run
+    regression: RegressionEvidence | None
+    #: None when no gate is configured
+    gates: tuple[Finding, ...] | None = None
+    extra: tuple[Finding, ...] = ()
+
+
+@dataclass(frozen=True)
+class Verdict:
+    verdict: VerdictName
+    decision: Decision
+    layers: dict[str, LayerStatus]
+    reasons: tuple[Finding, ...] = field(default_factory=tuple)
+
+
+def _distinct(obs: Sequence[Observation]) -> set[str]:
+    return {o.outcome for o in obs}
+
+
+def exam_findings(ev: ExamEvidence) -> list[Finding]:
+    """What one exam's runs say (pure)."""
+    found: list[Finding] = list(ev.sandbox)
+    base, head = ev.base, ev.head
+    if not base or not head:
+        found.append(
+            Finding(
+                "policy.missing_evidence",
+                ev.path,
+                None,
+                f"{ev.test}: the exam did not run on both sides",
+            )
+        )
+        return found
+    b = _distinct(base)
+    if "no_report" in b:
+        found.append(
+            Finding(
+                "exam.no_report",
+                detail=f"{ev.test} on the base: the test process ended without reporting",
+                file=ev.path,
+            )
+        )
+    elif len(b) > 1:
+        found.append(
+            Finding(
+                "exam.flaky",
+                detail=f"{ev.test} on the base: outcomes {', '.join(o.outcome for o in base)}",
+                file=ev.path,
+            )
+        )
+    elif b <= {"passed", "skipped", "xfailed", "xpassed"}:
+        found.append(
+            Finding(
+                "exam.not_failing_at_base",
+                detail=f"{ev.test} is {base[0].outcome} on the base: the exam is invalid there",
+                file=ev.path,
+            )
+        )
+    else:
+        sigs = {o.signature for o in base}
+        if sigs != {ev.sealed_signature}:
+            got = ", ".join(sorted(s or "none" for s in sigs))
+            found.append(
+                Finding(
+                    "exam.signature_mismatch",
+                    detail=f"{ev.test} fails on the base as {got}, sealed as {ev.sealed_signature}",
+                    file=ev.path,
+                )
+            )
+    h = _distinct(head)
+    if ev.sandbox and h != {"passed"}:
+        # The head failed only because the sandbox blocked something: say so, and do
+        # not refute (the sandbox never weakens the verdict).
+        return found
+    outcomes = ", ".join(o.outcome for o in head)
+    if h == {"passed"}:
+        pass
+    elif "no_report" in h:
+        found.append(
+            Finding(
+                "exam.no_report",
+                detail=f"{ev.test} on the head: the test process ended without reporting ({outcomes})",
+                file=ev.path,
+            )
+        )
+    elif "passed" in h:
+        found.append(
+            Finding(
+                "exam.flaky", detail=f"{ev.test} on the head: outcomes {outcomes}", file=ev.path
+            )
+        )
+    elif h == {"error"}:
+        found.append(
+            Finding(
+                "exam.error_at_head",
+                detail=f"{ev.test} cannot be collected or set up on the head",
+                file=ev.path,
+            )
+        )
+    else:
+        kinds = sorted(h)
+        note = "" if kinds == ["failed"] else f" ({'/'.join(kinds)} is not a pass)"
+        found.append(
+            Finding(
+                "exam.still_failing",
+                detail=f"{ev.test} does not pass on the head{note}",
+                file=ev.path,
+            )
+        )
+    return found
+
+
+def regression_findings(reg: RegressionEvidence) -> list[Finding]:
+    found = [
+        Finding(
+            "regression.new_failure",
+            t.split("::")[0],
+            None,
+            f"{t} passed on the base and fails on the head",
+        )
+        for t in reg.new_failures
+    ]
+    found += [
+        Finding(
+            "regression.flaky",
+            t.split("::")[0],
+            None,
+            f"{t} failed once on the head and passed when rerun",
+        )
+        for t in reg.flaky
+    ]
+    found += [
+        Finding(
+            "regression.collection_error",
+            n.split("::")[0] or None,
+            None,
+            f"{n or 'the session'} cannot be collected on the head",
+        )
+        for n in reg.collection_errors
+    ]
+    if not reg.complete:
+        found.append(
+            Finding(
+                "regression.incomplete",
+                None,
+                None,
+                reg.detail or "the regression run did not finish",
+            )
+        )
+    return found
+
+
+def _layer(findings: Sequence[Finding], ran: bool) -> LayerStatus:
+    if not ran:
+        return "skipped"
+    if any(f.severity == "refute" for f in findings):
+        return "fail"
+    return "pass"
+
+
+DEFAULT_DECISION: dict[VerdictName, Decision] = {
+    "verified": "approve",
+    "refuted": "reject",
+    "inconclusive": "escalate",
+}
+
+
+def decide(evidence: Evidence) -> Verdict:
+    """Evidence -> verdict (see the module docstring for the rules)."""
+    exam_f = [f for ev in evidence.exams for f in exam_findings(ev)]
+    if not evidence.exams:
+        exam_f.append(Finding("policy.missing_evidence", detail="no exam was run"))
+    tamper_f = list(evidence.tamper or ())
+    if evidence.tamper is None:
+        tamper_f.append(
+            Finding("policy.missing_evidence", detail="the tamper analysis did not run")
+        )
+    reg_f = (
+        regression_findings(evidence.regression)
+        if evidence.regression
+        else [Finding("policy.missing_evidence", detail="the regression layer did not run")]
+    )
+    gate_f = list(evidence.gates or ())
+    everything = sorted({*exam_f, *tamper_f, *reg_f, *gate_f, *evidence.extra})
+
+    exam_status: LayerStatus
+    if any(f.severity == "refute" for f in exam_f):
+        exam_status = "fail"
+    elif any(f.severity == "inconclusive" for f in exam_f):
+        exam_status = "error"
+    else:
+        exam_status = "pass"
+    reg_status: LayerStatus
+    if evidence.regression is None or not evidence.regression.complete:
+        reg_status = "fail" if any(f.severity == "refute" for f in reg_f) else "skipped"
+    else:
+        reg_status = _layer(reg_f, True)
+    layers: dict[str, LayerStatus] = {
+        "exam": exam_status,
+        "tamper": "fail"
+        if any(f.severity != "info" for f in tamper_f if f.code.startswith("tamper."))
+        else ("pass" if evidence.tamper is not None else "skipped"),
+        "regression": reg_status,
+        "gates": "skipped" if evidence.gates is None else ("fail" if gate_f else "pass"),
+    }
+    if any(f.severity == "refute" for f in everything):
+        verdict: VerdictName = "refuted"
+    elif any(f.severity == "inconclusive" for f in everything):
+        verdict = "inconclusive"
+    else:
+        verdict = "verified"
+    return Verdict(
+        verdict=verdict,
+        decision=DEFAULT_DECISION[verdict],
+        layers=layers,
+        reasons=tuple(everything),
+    )
