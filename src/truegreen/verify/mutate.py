@@ -16,17 +16,36 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 _CMP_SWAP: dict[type[ast.cmpop], type[ast.cmpop]] = {
-    ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt,
-    ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.In: ast.NotIn, ast.NotIn: ast.In,
-    ast.Is: ast.IsNot, ast.IsNot: ast.Is,
+    ast.Lt: ast.LtE,
+    ast.LtE: ast.Lt,
+    ast.Gt: ast.GtE,
+    ast.GtE: ast.Gt,
+    ast.Eq: ast.NotEq,
+    ast.NotEq: ast.Eq,
+    ast.In: ast.NotIn,
+    ast.NotIn: ast.In,
+    ast.Is: ast.IsNot,
+    ast.IsNot: ast.Is,
 }
 _OPS: dict[type[ast.cmpop], str] = {
-    ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!=",
-    ast.In: "in", ast.NotIn: "not in", ast.Is: "is", ast.IsNot: "is not",
+    ast.Lt: "<",
+    ast.LtE: "<=",
+    ast.Gt: ">",
+    ast.GtE: ">=",
+    ast.Eq: "==",
+    ast.NotEq: "!=",
+    ast.In: "in",
+    ast.NotIn: "not in",
+    ast.Is: "is",
+    ast.IsNot: "is not",
 }
 _BIN_SWAP: dict[type[ast.operator], type[ast.operator]] = {
-    ast.Add: ast.Sub, ast.Sub: ast.Add, ast.Mult: ast.FloorDiv, ast.Div: ast.Mult,
-    ast.FloorDiv: ast.Mult, ast.Mod: ast.FloorDiv,
+    ast.Add: ast.Sub,
+    ast.Sub: ast.Add,
+    ast.Mult: ast.FloorDiv,
+    ast.Div: ast.Mult,
+    ast.FloorDiv: ast.Mult,
+    ast.Mod: ast.FloorDiv,
 }
 
 
@@ -59,15 +78,23 @@ def _variants(node: ast.expr) -> Iterator[tuple[str, ast.expr]]:
             if swap is not None:
                 ops = list(node.ops)
                 ops[i] = swap()
-                yield (f"{_OPS[type(op)]} -> {_OPS[swap]}",
-                       ast.Compare(left=node.left, ops=ops, comparators=node.comparators))
+                yield (
+                    f"{_OPS[type(op)]} -> {_OPS[swap]}",
+                    ast.Compare(left=node.left, ops=ops, comparators=node.comparators),
+                )
     elif isinstance(node, ast.BinOp):
         bswap = _BIN_SWAP.get(type(node.op))
         if bswap is not None:
-            yield (f"{type(node.op).__name__} -> {bswap.__name__}", ast.BinOp(left=node.left, op=bswap(), right=node.right))
+            yield (
+                f"{type(node.op).__name__} -> {bswap.__name__}",
+                ast.BinOp(left=node.left, op=bswap(), right=node.right),
+            )
     elif isinstance(node, ast.BoolOp):
         other: ast.boolop = ast.Or() if isinstance(node.op, ast.And) else ast.And()
-        yield (f"{type(node.op).__name__} -> {type(other).__name__}", ast.BoolOp(op=other, values=node.values))
+        yield (
+            f"{type(node.op).__name__} -> {type(other).__name__}",
+            ast.BoolOp(op=other, values=node.values),
+        )
     elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
         yield ("drop not", node.operand)
     elif isinstance(node, ast.Constant) and type(node.value) is int:
@@ -94,13 +121,20 @@ def mutants_for(path: str, text: str, lines: Iterable[int], per_line: int = 3) -
     conditions = _conditions(tree)
     by_line: dict[int, list[Mutant]] = {}
     nodes = sorted(
-        (n for n in ast.walk(tree) if isinstance(n, ast.expr) and n.lineno in wanted and n.end_lineno == n.lineno),
+        (
+            n
+            for n in ast.walk(tree)
+            if isinstance(n, ast.expr) and n.lineno in wanted and n.end_lineno == n.lineno
+        ),
         key=lambda n: (n.lineno, n.col_offset, -(n.end_col_offset or 0)),
     )
     # Docstrings and annotations are not behaviour.
     skip: set[int] = set()
     for n in ast.walk(tree):
-        if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Module) and n.body:
+        if (
+            isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Module)
+            and n.body
+        ):
             first = n.body[0]
             if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
                 skip.add(id(first.value))
@@ -121,7 +155,13 @@ def mutants_for(path: str, text: str, lines: Iterable[int], per_line: int = 3) -
             new = ast.unparse(replacement)
             if isinstance(replacement, ast.UnaryOp) and replacement.operand is node:
                 new = f"not ({ast.get_source_segment(text, node) or ast.unparse(node)})"
-            mutated = _replace(text, node, new if not isinstance(replacement, ast.BoolOp | ast.BinOp | ast.Compare) else f"({new})")
+            mutated = _replace(
+                text,
+                node,
+                new
+                if not isinstance(replacement, ast.BoolOp | ast.BinOp | ast.Compare)
+                else f"({new})",
+            )
             if mutated is None or mutated == text:
                 continue
             try:
