@@ -1,0 +1,422 @@
+"""``verify``: grade a claimed fix (base -> head, or a patch) against sealed exams.
+
+Layers, each collected as evidence and judged only by :func:`truegreen.verify.verdict.decide`:
+
+1. exam        the sealed copy of each exam runs N times on the base (it must fail with
+               its sealed signature) and N times on the head (it must pass every time);
+2. tamper      static and collection-based analysis of the change (:mod:`truegreen.verify.tamper`);
+3. regression  the suite runs on both sides; a test that passed on the base and does not
+               on the head is rerun there to tell a regression from a flaky test;
++ strength     mutants of the changed lines, and how many the exam kills.
+
+Everything happens in disposable worktrees; the user's working tree is never touched.
+The configuration graded is the base's.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from truegreen import __version__, canonical, config
+from truegreen.errors import UsageError
+from truegreen.project import Project
+from truegreen.repo.git import GitRepo, Worktree
+from truegreen.run.pytest_run import PytestRequest, run_pytest
+from truegreen.run.results import PytestRun
+from truegreen.run.signature import is_test_path
+from truegreen.seal import ExamFile, overlay
+from truegreen.verify.mutate import changed_lines, mutants_for
+from truegreen.verify.verdict import (
+    Evidence,
+    ExamEvidence,
+    Finding,
+    Observation,
+    RegressionEvidence,
+    Verdict,
+    decide,
+)
+
+VERIFIED_MEANS = (
+    "verified means: passes the sealed exam, no tampering found, no new failures; never 'correct'"
+)
+
+#: pytest configuration files; the base's copy is what the head is graded under.
+PYTEST_CONFIG_FILES = ("pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml")
+
+MAX_MUTANTS = 12
+FLAKY_RERUNS = 2
+
+
+@dataclass(frozen=True)
+class SealedExam:
+    """What verify needs of a stored exam (already integrity-checked by the store)."""
+
+    id: str
+    test: str
+    path: str
+    sha256: str
+    signature: str
+    files: tuple[ExamFile, ...]
+
+
+@dataclass(frozen=True)
+class VerifyOptions:
+    base: str
+    head: str | None = None
+    patch: bytes | None = None
+    runs: int = 3
+    strength: bool = True
+    regression: bool = True
+
+
+Notify = Callable[[str], None]
+
+
+def _quiet(_: str) -> None:
+    return None
+
+
+@contextlib.contextmanager
+def _head_worktree(git: GitRepo, base: str, opts: VerifyOptions) -> Iterator[Worktree]:
+    if opts.patch is not None:
+        with git.worktree(base, prefix="truegreen-head-") as wt:
+            wt.apply_patch(opts.patch)
+            sha = wt.commit_all("truegreen: the patch under verification")
+            yield Worktree(git, wt.path, sha)
+        return
+    assert opts.head is not None
+    with git.worktree(opts.head, prefix="truegreen-head-") as wt:
+        yield wt
+
+
+def graded_settings(git: GitRepo, base: str) -> config.Settings:
+    return config.parse(
+        git.show_text(base, "pyproject.toml"), git.show_text(base, "truegreen.toml")
+    )[0]
+
+
+def grade_under_base_config(git: GitRepo, base: str, head_tree: Path) -> list[str]:
+    """Put the base's pytest configuration files into the head's worktree (the head's
+    own changes to them are judged by the tamper layer, not obeyed)."""
+    replaced = []
+    for name in PYTEST_CONFIG_FILES:
+        text = git.show_text(base, name)
+        target = head_tree / name
+        current = target.read_text(encoding="utf-8", errors="replace") if target.is_file() else None
+        if text is None:
+            if current is not None and name in ("pytest.ini", ".pytest.ini"):
+                target.unlink()
+                replaced.append(name)
+            continue
+        if current != text:
+            target.write_text(text, encoding="utf-8")
+            replaced.append(name)
+    return replaced
+
+
+def _suite_args(settings: config.Settings) -> tuple[str, ...]:
+    args = [f"--ignore={p}" for p in settings.ignore]
+    return (*settings.pytest_args, *args, *settings.tests)
+
+
+class _Runner:
+    def __init__(self, project: Project, settings: config.Settings) -> None:
+        self.project = project
+        self.settings = settings
+
+    def run(
+        self,
+        tree: Path,
+        ids: Sequence[str] = (),
+        *,
+        suite: bool = False,
+        timeout: float | None = None,
+    ) -> PytestRun:
+        request = PytestRequest(
+            repo=tree,
+            interpreter=self.project.interpreter,
+            test_ids=tuple(ids),
+            args=_suite_args(self.settings) if suite else self.settings.pytest_args,
+            timeout=timeout or self.settings.suite_timeout,
+            sandbox=self.project.sandbox,
+        )
+        return run_pytest(request)
+
+
+def _passed(run: PytestRun, test: str) -> bool:
+    result = run.outcome_of(test)
+    return result is not None and result.outcome == "passed"
+
+
+def _observations(runs: Sequence[PytestRun], test: str) -> tuple[Observation, ...]:
+    obs = []
+    for run in runs:
+        r = run.outcome_of(test)
+        obs.append(
+            Observation(r.outcome, r.signature) if r is not None else Observation("no_report")
+        )
+    return tuple(obs)
+
+
+def _sandbox_findings(runs: Sequence[PytestRun], test: str) -> tuple[Finding, ...]:
+    try:
+        from truegreen.sandbox import blocked  # type: ignore[attr-defined]
+    except ImportError:
+        return ()
+    found: set[Finding] = set()
+    for run in runs:
+        r = run.outcome_of(test)
+        if r is not None and r.outcome in ("failed", "error") and r.exc_type:
+            code = blocked.classify(r.exc_type, r.message or "")
+            if code:
+                found.add(
+                    Finding(
+                        code,
+                        test.split("::")[0],
+                        None,
+                        f"{test}: {r.exc_type}: {(r.message or '')[:200]}",
+                    )
+                )
+    return tuple(sorted(found))
+
+
+def _summary(obs: Sequence[Observation]) -> dict[str, Any]:
+    outcomes = [o.outcome for o in obs]
+    distinct = sorted(set(outcomes))
+    doc: dict[str, Any] = {
+        "outcome": distinct[0] if len(distinct) == 1 else "flaky",
+        "runs": len(outcomes),
+    }
+    if len(distinct) > 1:
+        doc["outcomes"] = outcomes
+    sigs = sorted({o.signature for o in obs if o.signature})
+    if sigs:
+        doc["signature"] = sigs[0] if len(sigs) == 1 else sigs
+    return doc
+
+
+def regression_layer(
+    runner: _Runner, base_tree: Path, head_tree: Path, exam_tests: set[str], notify: Notify
+) -> tuple[RegressionEvidence, PytestRun, PytestRun]:
+    notify("regression: running the suite on the base")
+    base = runner.run(base_tree, suite=True)
+    notify("regression: running the suite on the head")
+    head = runner.run(head_tree, suite=True)
+    if not base.complete or not head.complete:
+        side = "base" if not base.complete else "head"
+        run = base if side == "base" else head
+        why = "passed the suite-timeout" if run.timed_out else run.meaning
+        return RegressionEvidence(False, detail=f"the suite run on the {side} {why}"), base, head
+    before, after = base.by_id(), head.by_id()
+    candidates, both = [], []
+    for tid, result in sorted(before.items()):
+        if tid in exam_tests:
+            continue
+        now = after.get(tid)
+        if now is None:
+            continue  # gone on the head: the tamper layer's business (test_deleted / renamed)
+        if result.outcome == "passed" and now.outcome != "passed" and now.outcome != "skipped":
+            candidates.append(tid)
+        elif result.outcome in ("failed", "error") and now.outcome in ("failed", "error"):
+            both.append(tid)
+    new_failures, flaky = [], []
+    if candidates:
+        notify(f"regression: rerunning {len(candidates)} new failure(s) on the head")
+        reruns = [runner.run(head_tree, candidates) for _ in range(FLAKY_RERUNS)]
+        for tid in candidates:
+            if any(_passed(r, tid) for r in reruns):
+                flaky.append(tid)
+            else:
+                new_failures.append(tid)
+    base_errors = {c.nodeid for c in base.collection_errors}
+    new_errors = sorted({c.nodeid for c in head.collection_errors} - base_errors)
+    return (
+        RegressionEvidence(True, tuple(new_failures), tuple(flaky), tuple(new_errors), tuple(both)),
+        base,
+        head,
+    )
+
+
+def strength_layer(
+    runner: _Runner,
+    git: GitRepo,
+    base: str,
+    head: str,
+    head_tree: Path,
+    exam_tests: Sequence[str],
+    notify: Notify,
+) -> dict[str, Any] | None:
+    """Mutate the changed lines of non-test code; count mutants the exams kill."""
+    diff = git.diff(base, head, context=0)
+    lines = changed_lines(diff)
+    mutants = []
+    for path in sorted(lines):
+        if not path.endswith(".py") or is_test_path(path):
+            continue
+        target = head_tree / path
+        if not target.is_file():
+            continue
+        mutants += mutants_for(path, target.read_text(encoding="utf-8"), sorted(lines[path]))
+    if not mutants:
+        return None
+    mutants = mutants[:MAX_MUTANTS]
+    killed = 0
+    details = []
+    notify(f"strength: running the exam against {len(mutants)} mutant(s) of the changed lines")
+    for m in mutants:
+        target = head_tree / m.path
+        original = target.read_text(encoding="utf-8")
+        try:
+            target.write_text(m.source, encoding="utf-8")
+            run = runner.run(head_tree, exam_tests, timeout=min(runner.settings.suite_timeout, 300))
+        finally:
+            target.write_text(original, encoding="utf-8")
+        survived = all(_passed(run, t) for t in exam_tests)
+        killed += 0 if survived else 1
+        details.append(
+            {"file": m.path, "line": m.line, "mutation": m.description, "killed": not survived}
+        )
+    ratio = killed / len(mutants)
+    label = "strong" if ratio >= 0.8 else "medium" if ratio >= 0.5 else "weak"
+    return {
+        "killed": killed,
+        "mutants": len(mutants),
+        "label": label,
+        "survivors": [d for d in details if not d["killed"]],
+    }
+
+
+def verify(
+    project: Project,
+    exams: Sequence[SealedExam],
+    opts: VerifyOptions,
+    *,
+    notify: Notify = _quiet,
+    tamper: Callable[..., list[Finding]] | None = None,
+) -> dict[str, Any]:
+    """Collect the evidence, decide, and return the ``truegreen.verification/1`` document
+    (without its receipt, which the caller adds)."""
+    git = project.need_git()
+    if opts.runs < 1:
+        raise UsageError(f"--runs must be at least 1, not {opts.runs}")
+    if not exams:
+        raise UsageError(
+            "no exam to verify against",
+            hint="seal one first (truegreen seal TEST_ID), or pass --exam ID",
+        )
+    base = git.resolve(opts.base)
+    if opts.patch is None:
+        if opts.head is None:
+            raise UsageError("pass --head REV or --patch FILE")
+        head_sha = git.resolve(opts.head)
+        if head_sha == base:
+            raise UsageError(
+                f"--base and --head are the same commit ({base[:12]})",
+                hint="pass the commit of the fix as --head, or use --patch FILE",
+            )
+    settings = graded_settings(git, base)
+    runner = _Runner(project, settings)
+    exam_tests = [e.test for e in exams]
+    files = [f for e in exams for f in e.files]
+    with git.worktree(base, prefix="truegreen-base-") as wb, _head_worktree(git, base, opts) as wh:
+        head = wh.rev
+        if head == base:
+            raise UsageError("the patch changes nothing", hint="pass a patch with the fix")
+        overlay(wb.path, files)
+        overlay(wh.path, files)
+        grade_under_base_config(git, base, wh.path)
+        notify(f"exam: running {len(exams)} sealed exam(s) {opts.runs}x on the base and the head")
+        base_runs = [runner.run(wb.path, exam_tests) for _ in range(opts.runs)]
+        head_runs = [runner.run(wh.path, exam_tests) for _ in range(opts.runs)]
+        exam_ev = tuple(
+            ExamEvidence(
+                exam_id=e.id,
+                test=e.test,
+                path=e.path,
+                sealed_signature=e.signature,
+                base=_observations(base_runs, e.test),
+                head=_observations(head_runs, e.test),
+                sandbox=_sandbox_findings(head_runs, e.test),
+            )
+            for e in exams
+        )
+        regression: RegressionEvidence | None = None
+        base_collected: set[str] | None = None
+        head_collected: set[str] | None = None
+        if opts.regression:
+            regression, base_suite, head_suite = regression_layer(
+                runner, wb.path, wh.path, set(exam_tests), notify
+            )
+            base_collected, head_collected = set(base_suite.collected), set(head_suite.collected)
+        notify("tamper: analysing the change")
+        tamper_findings: tuple[Finding, ...] | None = None
+        if tamper is not None:
+            tamper_findings = tuple(tamper(git, base, head, exams, base_collected, head_collected))
+        strength = None
+        if opts.strength and all(o.outcome == "passed" for ev in exam_ev for o in ev.head):
+            strength = strength_layer(runner, git, base, head, wh.path, exam_tests, notify)
+    extra: tuple[Finding, ...] = ()
+    if strength is not None and strength["label"] == "weak":
+        extra = (
+            Finding(
+                "strength.weak",
+                None,
+                None,
+                f"the exam killed {strength['killed']} of {strength['mutants']} mutants of the changed lines",
+            ),
+        )
+    verdict = decide(
+        Evidence(exams=exam_ev, tamper=tamper_findings, regression=regression, extra=extra)
+    )
+    return document(git, base, head, exams, exam_ev, verdict, regression, strength, opts)
+
+
+def document(
+    git: GitRepo,
+    base: str,
+    head: str,
+    exams: Sequence[SealedExam],
+    exam_ev: Sequence[ExamEvidence],
+    verdict: Verdict,
+    regression: RegressionEvidence | None,
+    strength: dict[str, Any] | None,
+    opts: VerifyOptions,
+) -> dict[str, Any]:
+    return {
+        "schema": "truegreen.verification/1",
+        "repo": git.display_name(),
+        "base": base,
+        "head": head,
+        "patch_sha256": canonical.sha256_bytes(opts.patch) if opts.patch is not None else None,
+        "exams": [
+            {
+                "id": e.id,
+                "test": e.test,
+                "sha256": e.sha256,
+                "sealed_signature": e.signature,
+                "base": _summary(ev.base),
+                "head": _summary(ev.head),
+            }
+            for e, ev in zip(exams, exam_ev, strict=True)
+        ],
+        "layers": dict(verdict.layers),
+        "regression": None
+        if regression is None
+        else {
+            "complete": regression.complete,
+            "new_failures": list(regression.new_failures),
+            "flaky": list(regression.flaky),
+            "failing_on_both": list(regression.failing_on_both),
+            "collection_errors": list(regression.collection_errors),
+        },
+        "strength": strength,
+        "verdict": verdict.verdict,
+        "decision": verdict.decision,
+        "reasons": [f.to_json() for f in verdict.reasons],
+        "meaning": VERIFIED_MEANS,
+        "truegreen": __version__,
+    }
