@@ -28,7 +28,7 @@ from truegreen.repo.git import GitRepo, Worktree
 from truegreen.run.pytest_run import PytestRequest, run_pytest
 from truegreen.run.results import PytestRun
 from truegreen.run.signature import is_test_path
-from truegreen.seal import ExamFile, overlay
+from truegreen.seal import ExamFile, conftest_paths, overlay
 from truegreen.verify.mutate import changed_lines, mutants_for
 from truegreen.verify.verdict import (
     Evidence,
@@ -91,6 +91,32 @@ def _head_worktree(git: GitRepo, base: str, opts: VerifyOptions) -> Iterator[Wor
     assert opts.head is not None
     with git.worktree(opts.head, prefix="truegreen-head-") as wt:
         yield wt
+
+
+@contextlib.contextmanager
+def sealed_conftests(tree: Path, exams: Sequence[SealedExam]) -> Iterator[None]:
+    """While the exams run, the conftest.py files on their paths are exactly the sealed
+    ones: a conftest the head added or changed there cannot reach the exam (the tamper
+    layer reports it; the regression run sees the head's own files again)."""
+    sealed = {f.path: f.content for e in exams for f in e.files if f.path.endswith("conftest.py")}
+    paths = sorted({p for e in exams for p in conftest_paths(e.path)})
+    saved: dict[str, bytes | None] = {}
+    try:
+        for p in paths:
+            target = tree / p
+            saved[p] = target.read_bytes() if target.is_file() else None
+            if p in sealed:
+                target.write_text(sealed[p], encoding="utf-8")
+            elif target.is_file():
+                target.unlink()
+        yield
+    finally:
+        for p, data in saved.items():
+            target = tree / p
+            if data is None:
+                target.unlink(missing_ok=True)
+            else:
+                target.write_bytes(data)
 
 
 def graded_settings(git: GitRepo, base: str) -> config.Settings:
@@ -330,8 +356,10 @@ def verify(
         overlay(wh.path, files)
         grade_under_base_config(git, base, wh.path)
         notify(f"exam: running {len(exams)} sealed exam(s) {opts.runs}x on the base and the head")
-        base_runs = [runner.run(wb.path, exam_tests) for _ in range(opts.runs)]
-        head_runs = [runner.run(wh.path, exam_tests) for _ in range(opts.runs)]
+        with sealed_conftests(wb.path, exams):
+            base_runs = [runner.run(wb.path, exam_tests) for _ in range(opts.runs)]
+        with sealed_conftests(wh.path, exams):
+            head_runs = [runner.run(wh.path, exam_tests) for _ in range(opts.runs)]
         exam_ev = tuple(
             ExamEvidence(
                 exam_id=e.id,
@@ -358,7 +386,8 @@ def verify(
             tamper_findings = tuple(tamper(git, base, head, exams, base_collected, head_collected))
         strength = None
         if opts.strength and all(o.outcome == "passed" for ev in exam_ev for o in ev.head):
-            strength = strength_layer(runner, git, base, head, wh.path, exam_tests, notify)
+            with sealed_conftests(wh.path, exams):
+                strength = strength_layer(runner, git, base, head, wh.path, exam_tests, notify)
     extra: tuple[Finding, ...] = ()
     if strength is not None and strength["label"] == "weak":
         extra = (
