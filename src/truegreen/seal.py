@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, Protocol
 
-from truegreen.canonical import sha256_text
 from truegreen.errors import UsageError
+from truegreen.model.exam import ExamFile
 from truegreen.project import Project
 from truegreen.run.pytest_run import PytestRequest, rerun_command, run_pytest
 from truegreen.run.results import PytestRun, TestResult
@@ -95,17 +94,14 @@ def helper_modules(test_path: str, source: str, exists: Any) -> list[str]:
     return sorted(found)
 
 
-@dataclass(frozen=True)
-class ExamFile:
-    path: str
-    content: str
-
+class FileLike(Protocol):
     @property
-    def sha256(self) -> str:
-        return sha256_text(self.content)
+    def path(self) -> str: ...
+    @property
+    def content(self) -> str: ...
 
 
-def overlay(root: Path, files: Sequence[ExamFile]) -> None:
+def overlay(root: Path, files: Sequence[FileLike]) -> None:
     """Write ``files`` into a worktree, over whatever is at their paths."""
     for f in files:
         target = root / f.path
@@ -219,7 +215,8 @@ def seal(
                 hint="pass the path of the test file to seal",
             )
         try:
-            content = test_file.read_text(encoding="utf-8")
+            # bytes, not read_text: CRLF must stay CRLF or the hash is not the file's
+            content = test_file.read_bytes().decode("utf-8")
         except UnicodeDecodeError as exc:
             raise UsageError(f"--test-file {str(test_file)!r} is not UTF-8 text") from exc
         try:
@@ -238,7 +235,7 @@ def seal(
         content = at_rev
     tracked = set(git.files(sha))
     with git.worktree(sha) as wt:
-        overlay(wt.path, [ExamFile(path, content)])
+        overlay(wt.path, [ExamFile.of(path, content)])
 
         def exists(p: str) -> bool:
             return (wt.path / p).is_file()
@@ -246,19 +243,15 @@ def seal(
         results_runs, request = run_repeated(project, wt.path, [test_id], runs)
         results = [r.outcome_of(test_id) for r in results_runs]
         signature = judge_seal_runs(test_id, results, sha)
-        files = [ExamFile(path, content)]
+        files = [ExamFile.of(path, content)]
         for extra in [*conftest_paths(path), *helper_modules(path, content, exists)]:
             if extra != path and extra in tracked and exists(extra):
-                files.append(
-                    ExamFile(extra, (wt.path / extra).read_text(encoding="utf-8", errors="replace"))
-                )
+                files.append(ExamFile.of(extra, (wt.path / extra).read_bytes()))
     command = rerun_command(request)
     command[0] = "python"  # the exam is portable; the interpreter is recorded apart
     return {
         "test": test_id,
-        "path": path,
-        "sha256": sha256_text(content),
-        "files": [{"path": f.path, "sha256": f.sha256, "content": f.content} for f in files],
+        "files": {f.path: f.content for f in files},
         "rev": sha,
         "repo": git.identity(),
         "signature": signature,
@@ -272,5 +265,5 @@ def seal(
             **project.interpreter.fingerprint(),
             "interpreter": str(project.interpreter.path),
         },
-        "issue": issue,
+        "issue": int(issue) if issue is not None and issue.isdigit() else issue,
     }

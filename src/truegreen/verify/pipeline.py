@@ -23,12 +23,13 @@ from typing import Any
 
 from truegreen import __version__, canonical, config
 from truegreen.errors import UsageError
+from truegreen.model.exam import Exam as SealedExam
 from truegreen.project import Project
 from truegreen.repo.git import GitRepo, Worktree
 from truegreen.run.pytest_run import PytestRequest, run_pytest
 from truegreen.run.results import PytestRun
 from truegreen.run.signature import is_test_path
-from truegreen.seal import ExamFile, conftest_paths, overlay
+from truegreen.seal import conftest_paths, overlay
 from truegreen.verify.mutate import changed_lines, mutants_for
 from truegreen.verify.verdict import (
     Evidence,
@@ -49,18 +50,6 @@ PYTEST_CONFIG_FILES = ("pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg", "pyp
 
 MAX_MUTANTS = 12
 FLAKY_RERUNS = 2
-
-
-@dataclass(frozen=True)
-class SealedExam:
-    """What verify needs of a stored exam (already integrity-checked by the store)."""
-
-    id: str
-    test: str
-    path: str
-    sha256: str
-    signature: str
-    files: tuple[ExamFile, ...]
 
 
 @dataclass(frozen=True)
@@ -365,7 +354,7 @@ def verify(
                 exam_id=e.id,
                 test=e.test,
                 path=e.path,
-                sealed_signature=e.signature,
+                sealed_signature=e.signature or "",
                 base=_observations(base_runs, e.test),
                 head=_observations(head_runs, e.test),
                 sandbox=_sandbox_findings(head_runs, e.test),
