@@ -3,15 +3,41 @@
 A backend turns a :class:`~truegreen.run.executor.Command` into the command that runs
 it confined: ``backend.wrap(command, spec) -> Command``. The executor then supervises
 the wrapped command as any other (deadline, process-group kill, bounded capture).
+
+    get_backend(name, notify=...)   "none" | "bwrap" | "docker" | None (the default:
+                                    bwrap where it works here, else none, and says so)
+    available_backends()            [(name, works_here, why)] for ``truegreen doctor``
+
+What a confined run sees and may do is described in ``docs/sandbox.md``.
 """
 
 from __future__ import annotations
 
+import fnmatch
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
 from truegreen.run.executor import Command
+
+BACKENDS = ("none", "bwrap", "docker")
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Per-process resource limits of a confined run (``setrlimit``; ``None``: not set).
+
+    ``cpu_seconds`` defaults to the command's deadline plus a margin. ``processes`` is
+    enforced by the kernel only for a non-root uid (the bwrap backend runs the tests as
+    uid 65534 when truegreen runs as root for that reason).
+    """
+
+    memory_bytes: int | None = 4 * 1024**3
+    cpu_seconds: int | None = None
+    file_size_bytes: int | None = 1024**3
+    open_files: int | None = 1024
+    processes: int | None = 512
 
 
 @dataclass(frozen=True)
@@ -21,6 +47,8 @@ class SandboxSpec:
     ``workdir`` is the worktree (writable); ``writable`` are extra writable paths (the
     probe's report directory); ``readonly`` are paths the run must read (the interpreter's
     prefix, the probe plugin). Everything else of the host is hidden or read-only.
+    Paths keep their host names inside the sandbox. ``network`` is for the install phase
+    only; the run phase has none.
     """
 
     workdir: Path
@@ -29,6 +57,7 @@ class SandboxSpec:
     readonly: tuple[Path, ...] = ()
     network: bool = False
     extra: dict[str, str] = field(default_factory=dict)
+    limits: Limits = field(default_factory=Limits)
 
 
 class Backend(Protocol):
@@ -47,16 +76,119 @@ class NoSandbox:
     name = "none"
 
     def available(self) -> tuple[bool, str]:
-        return True, "always available (no isolation)"
+        return True, "always available (no isolation: for trusted code only)"
 
     def wrap(self, command: Command, spec: SandboxSpec) -> Command:
         return command
 
 
-def get_backend(name: str | None) -> Backend:
-    """The backend called ``name``; ``None`` picks the default (see the sandbox issue)."""
-    if name in (None, "none"):
-        return NoSandbox()
+#: Environment variable names that never enter a sandbox, whatever the allow-list says.
+SECRET_PATTERNS = (
+    "*TOKEN*",
+    "*SECRET*",
+    "*PASSWORD*",
+    "*PASSWD*",
+    "*KEY*",
+    "*CREDENTIAL*",
+    "*AUTH*",
+    "*COOKIE*",
+    "*SESSION*",
+    "AWS_*",
+    "AZURE_*",
+    "GCP_*",
+    "GOOGLE_*",
+    "GITHUB_*",
+    "GH_*",
+    "GITLAB_*",
+    "CI_JOB_*",
+    "ACTIONS_*",
+    "NPM_*",
+    "PYPI_*",
+    "TWINE_*",
+    "DOCKER_*",
+    "SSH_*",
+    "GPG_*",
+    "KUBECONFIG",
+    "VAULT_*",
+    "OPENAI_*",
+    "ANTHROPIC_*",
+    "DATABASE_URL",
+    "TRUEGREEN_DB",
+    "TRUEGREEN_WEBHOOK_SECRET",
+)
+
+
+def is_secret_name(name: str) -> bool:
+    upper = name.upper()
+    return any(fnmatch.fnmatchcase(upper, pattern) for pattern in SECRET_PATTERNS)
+
+
+def scrub_env(env: Mapping[str, str]) -> dict[str, str]:
+    """``env`` without anything that looks like a secret by its name."""
+    return {k: v for k, v in env.items() if not is_secret_name(k)}
+
+
+def _backends() -> dict[str, Backend]:
+    from truegreen.sandbox.bwrap import BwrapBackend
+    from truegreen.sandbox.docker import DockerBackend
+
+    return {"none": NoSandbox(), "bwrap": BwrapBackend(), "docker": DockerBackend()}
+
+
+def available_backends() -> list[tuple[str, bool, str]]:
+    """``[(name, works_here, why)]`` for every backend, for ``truegreen doctor``."""
+    return [(name, *backend.available()) for name, backend in _backends().items()]
+
+
+def get_backend(name: str | None, *, notify: Callable[[str], None] | None = None) -> Backend:
+    """The backend called ``name``.
+
+    ``None`` picks the default: ``bwrap`` when it works here, else ``none``; ``notify``
+    (the CLI's stderr) is told which and why. A backend named explicitly that does not
+    work here is a :class:`~truegreen.errors.UsageError` that says why and what to do.
+    """
     from truegreen.errors import UsageError
 
-    raise UsageError(f"sandbox backend {name!r} is not available", hint="use --sandbox none")
+    if name == "none":
+        return NoSandbox()
+    backends = _backends()
+    if name is None:
+        bwrap = backends["bwrap"]
+        ok, why = bwrap.available()
+        if ok:
+            if notify is not None:
+                notify(f"truegreen: sandbox: bwrap ({why})")
+            return bwrap
+        if notify is not None:
+            notify(
+                f"truegreen: sandbox: none - tests run WITHOUT isolation ({why}); "
+                "install bubblewrap or pass --sandbox none to silence this"
+            )
+        return NoSandbox()
+    backend = backends.get(name)
+    if backend is None:
+        raise UsageError(
+            f"--sandbox {name!r} is not a sandbox", hint=f"use one of {', '.join(BACKENDS)}"
+        )
+    ok, why = backend.available()
+    if not ok:
+        other = "bwrap" if name == "docker" else "docker"
+        raise UsageError(
+            f"sandbox backend {name!r} does not work here: {why}",
+            hint=f"fix that (see `truegreen doctor`), or use --sandbox {other} or "
+            "--sandbox none (no isolation: trusted code only)",
+        )
+    return backend
+
+
+__all__ = [
+    "BACKENDS",
+    "Backend",
+    "Limits",
+    "NoSandbox",
+    "SandboxSpec",
+    "available_backends",
+    "get_backend",
+    "is_secret_name",
+    "scrub_env",
+]

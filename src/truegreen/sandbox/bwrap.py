@@ -1,0 +1,301 @@
+"""The ``bwrap`` backend: bubblewrap namespaces plus rlimits, as an unprivileged uid.
+
+The wrapped argv is ``prlimit <limits> -- bwrap <namespaces, mounts> -- [setpriv ...] CMD``.
+
+Two identities, chosen by who runs truegreen:
+
+* **root** ("nobody" mode). bwrap runs privileged without a user namespace, builds the
+  mounts, and the first program inside is ``setpriv`` which becomes the real uid/gid
+  65534 with no supplementary groups, an empty bounding set, no inheritable or ambient
+  capabilities and no_new_privs. A *real* non-root uid is what makes the kernel enforce
+  RLIMIT_NPROC (uid 0 is exempt, also inside a user namespace that maps to it), so a fork
+  bomb stops at the limit. Consequence: the tests can write only where uid 65534 may;
+  extra writable paths that truegreen created under the temp dir (the probe's report
+  dir) are handed to 65534 by :meth:`BwrapBackend.wrap`; a worktree owned by root is
+  bound read-write but the kernel refuses uid 65534's writes there (see docs/sandbox.md).
+* **not root** ("userns" mode). bwrap makes a user namespace in which the caller's uid
+  appears as 65534, drops every capability and disables further user namespaces.
+
+Both: new pid, net, ipc, uts and cgroup namespaces (no network: only a down ``lo``...
+brought up by bwrap, with nothing listening), ``--die-with-parent``, ``--new-session``,
+read-only ``/usr`` (and the usr-merge symlinks), a few harmless files of ``/etc``, a
+private ``/tmp`` (tmpfs, mounted *before* the binds because worktrees live under /tmp),
+read-only binds of the interpreter's prefixes and ``spec.readonly``, read-write binds of
+``spec.workdir`` and ``spec.writable`` at the same paths, a new ``/proc`` and ``/dev``.
+
+The environment inside is the command's (already built from an allow-list by the
+runner), with anything that looks like a secret by its name removed, ``HOME`` and
+``TMPDIR`` pointed at the private /tmp. It is passed through bwrap rather than rebuilt
+with ``--clearenv`` so that the executor's run marker reaches every process inside:
+the executor's marker scan is a second way, besides ``--die-with-parent`` and the pid
+namespace, to find and kill what a run leaves behind.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import os
+import shutil
+import stat
+import tempfile
+from dataclasses import replace
+from pathlib import Path
+
+from truegreen.run.executor import Command, default_executor
+from truegreen.sandbox import SandboxSpec, scrub_env
+
+SANDBOX_UID = 65534
+SANDBOX_GID = 65534
+SANDBOX_HOME = "/tmp"
+
+#: Read-only system trees (bound when present).
+SYSTEM_DIRS = ("/usr", "/etc/alternatives")
+#: Top-level names that are symlinks into /usr on a usr-merged system, dirs otherwise.
+USR_MERGE = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+#: Files of /etc without secrets that programs commonly read.
+ETC_FILES = (
+    "/etc/ld.so.cache",
+    "/etc/ld.so.conf",
+    "/etc/localtime",
+    "/etc/passwd",
+    "/etc/group",
+    "/etc/nsswitch.conf",
+    "/etc/hosts",
+    "/etc/host.conf",
+    "/etc/mime.types",
+)
+#: Only for the install phase (network): name resolution and public certificates.
+NET_ETC = ("/etc/resolv.conf", "/etc/ssl/certs", "/etc/ca-certificates", "/etc/pki/tls/certs")
+
+_availability: dict[str, tuple[bool, str]] = {}
+
+
+def _is_root() -> bool:
+    return os.geteuid() == 0
+
+
+def _prefixes_of(python: Path) -> list[Path]:
+    """Directories the interpreter needs: its venv (if any) and the base installation."""
+    found: list[Path] = []
+    p = Path(os.path.abspath(python))
+    for candidate in (p, p.resolve()):
+        parent = candidate.parent
+        if parent.name in ("bin", "Scripts"):
+            found.append(parent.parent)
+        else:
+            found.append(parent)
+    venv_cfg = found[0] / "pyvenv.cfg"
+    if venv_cfg.is_file():
+        try:
+            for line in venv_cfg.read_text(encoding="utf-8", errors="replace").splitlines():
+                key, _, value = line.partition("=")
+                if key.strip() == "home" and value.strip():
+                    home = Path(value.strip())
+                    found.append(home.parent if home.name == "bin" else home)
+        except OSError:
+            pass
+    return found
+
+
+def _under(path: Path, roots: list[Path]) -> bool:
+    return any(path == r or r in path.parents for r in roots)
+
+
+def _grant(path: Path) -> None:
+    """Hand a truegreen-made temp path (and its direct entries) to the sandbox uid."""
+    try:
+        st = path.lstat()
+    except OSError:
+        return
+    tmp = Path(tempfile.gettempdir()).resolve()
+    if st.st_uid != os.geteuid() or tmp not in path.resolve().parents:
+        return  # not ours to change: leave it, writes there will be refused
+    targets = [path]
+    if stat.S_ISDIR(st.st_mode):
+        with contextlib.suppress(OSError):
+            targets += list(path.iterdir())
+    for target in targets:
+        with contextlib.suppress(OSError):
+            os.chown(target, SANDBOX_UID, SANDBOX_GID, follow_symlinks=False)
+
+
+def limits_argv(prlimit: str, spec: SandboxSpec, timeout: float | None) -> list[str]:
+    lim = spec.limits
+    cpu = lim.cpu_seconds
+    if cpu is None:
+        cpu = math.ceil(timeout) + 30 if timeout else 3600
+    argv = [prlimit]
+    if lim.memory_bytes is not None:
+        argv.append(f"--as={lim.memory_bytes}")
+    argv.append(f"--cpu={cpu}")
+    if lim.file_size_bytes is not None:
+        argv.append(f"--fsize={lim.file_size_bytes}")
+    if lim.open_files is not None:
+        argv.append(f"--nofile={lim.open_files}")
+    if lim.processes is not None:
+        argv.append(f"--nproc={lim.processes}")
+    argv += ["--core=0", "--"]
+    return argv
+
+
+class BwrapBackend:
+    """Bubblewrap. See the module docstring for what it confines and how."""
+
+    name = "bwrap"
+
+    def __init__(self, *, as_root: bool | None = None) -> None:
+        #: None: decide from the effective uid (tests force a mode to check the argv)
+        self._as_root = as_root
+
+    @property
+    def root_mode(self) -> bool:
+        return _is_root() if self._as_root is None else self._as_root
+
+    def identity(self) -> str:
+        if self.root_mode:
+            return (
+                f"tests run as uid {SANDBOX_UID} (setpriv after a privileged bwrap), "
+                "no capabilities, no network"
+            )
+        return f"tests run as uid {SANDBOX_UID} in a user namespace, no capabilities, no network"
+
+    def _tools(self) -> tuple[str | None, str | None, str | None]:
+        return shutil.which("bwrap"), shutil.which("prlimit"), shutil.which("setpriv")
+
+    def available(self) -> tuple[bool, str]:
+        key = "root" if self.root_mode else "user"
+        if key not in _availability:
+            _availability[key] = self._probe()
+        return _availability[key]
+
+    def _probe(self) -> tuple[bool, str]:
+        bwrap, prlimit, setpriv = self._tools()
+        if bwrap is None:
+            return False, "bubblewrap is not installed (apt-get install bubblewrap)"
+        if prlimit is None:
+            return False, "prlimit is not installed (it is part of util-linux)"
+        if self.root_mode and setpriv is None:
+            return False, "setpriv is not installed (it is part of util-linux)"
+        argv = [bwrap, *self._namespace_args(network=False), "--ro-bind", "/", "/"]
+        argv += ["--proc", "/proc", "--dev", "/dev"]
+        if self.root_mode:
+            argv += [str(setpriv), *self._setpriv_args()]
+        argv += ["/bin/sh", "-c", "exit 0"]
+        try:
+            done = default_executor().run(
+                Command(argv, cwd=Path("/"), env={"PATH": "/usr/bin:/bin"}, timeout=20)
+            )
+        except Exception as exc:  # ExecutionError and friends: report, never raise
+            return False, f"bwrap cannot be started: {exc}"
+        if not done.ok:
+            detail = (done.stderr.strip().splitlines() or [f"exit {done.returncode}"])[-1]
+            return False, (
+                f"bwrap cannot create namespaces here: {detail} "
+                "(user namespaces disabled? kernel.unprivileged_userns_clone=0?)"
+            )
+        return True, self.identity()
+
+    def _namespace_args(self, *, network: bool) -> list[str]:
+        if self.root_mode:
+            # Privileged bwrap: no user namespace, so setpriv inside can become a real uid.
+            args = ["--unshare-ipc", "--unshare-pid", "--unshare-uts", "--unshare-cgroup-try"]
+            if not network:
+                args.append("--unshare-net")
+        else:
+            args = ["--unshare-all", "--unshare-user"]
+            if network:
+                args.append("--share-net")
+            args += ["--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_GID)]
+            args += ["--disable-userns", "--cap-drop", "ALL"]
+        args += ["--die-with-parent", "--new-session"]
+        return args
+
+    @staticmethod
+    def _setpriv_args() -> list[str]:
+        return [
+            f"--reuid={SANDBOX_UID}",
+            f"--regid={SANDBOX_GID}",
+            "--clear-groups",
+            "--inh-caps=-all",
+            "--ambient-caps=-all",
+            "--bounding-set=-all",
+            "--no-new-privs",
+            "--",
+        ]
+
+    def mounts(self, spec: SandboxSpec) -> list[str]:
+        """The filesystem arguments (system, /tmp, interpreter, readonly, writable)."""
+        args: list[str] = []
+        mounted: list[Path] = []
+        created: set[Path] = set()
+
+        def bind(flag: str, p: Path) -> None:
+            for anc in reversed(p.parents):
+                if anc == Path("/") or anc in created or _under(anc, mounted):
+                    continue
+                # bwrap would create it 0700 as root: the sandbox uid could not pass.
+                args.extend(["--perms", "0755", "--dir", str(anc)])
+                created.add(anc)
+            args.extend([flag, str(p), str(p)])
+            mounted.append(p)
+
+        for name in SYSTEM_DIRS:
+            if Path(name).is_dir():
+                bind("--ro-bind", Path(name))
+        for name in USR_MERGE:
+            p = Path(name)
+            if p.is_symlink():
+                args += ["--symlink", os.readlink(p), name]
+            elif p.is_dir():
+                bind("--ro-bind", p)
+        for name in ETC_FILES + (NET_ETC if spec.network else ()):
+            if Path(name).exists():
+                bind("--ro-bind", Path(name))
+        # /tmp first: worktrees and probe dirs live under it and are bound on top.
+        args += ["--perms", "1777", "--tmpfs", "/tmp"]
+        mounted.append(Path("/tmp"))
+        args += ["--proc", "/proc", "--dev", "/dev"]
+        mounted += [Path("/proc"), Path("/dev")]
+
+        binds: dict[Path, str] = {}
+        readonly = [*_prefixes_of(spec.python), *spec.readonly]
+        for path in readonly:
+            p = Path(os.path.abspath(path))
+            if p.exists() and not _under(p, mounted) and p != Path("/"):
+                binds.setdefault(p, "--ro-bind")
+        for path in (spec.workdir, *spec.writable):
+            p = Path(os.path.abspath(path))
+            if p.exists() and p != Path("/"):
+                binds[p] = "--bind"  # writable wins over read-only for the same path
+        # Parents before children, so a read-only venv inside the worktree stays read-only.
+        for p in sorted(binds, key=lambda q: (len(q.parts), str(q))):
+            bind(binds[p], p)
+        return args
+
+    def environment(self, command: Command) -> dict[str, str]:
+        env = scrub_env(command.env)
+        env["HOME"] = SANDBOX_HOME
+        env["TMPDIR"] = "/tmp"
+        env["USER"] = env["LOGNAME"] = "nobody"
+        return env
+
+    def wrap(self, command: Command, spec: SandboxSpec) -> Command:
+        bwrap, prlimit, setpriv = self._tools()
+        argv = limits_argv(prlimit or "prlimit", spec, command.timeout)
+        argv += [bwrap or "bwrap", *self._namespace_args(network=spec.network)]
+        argv += self.mounts(spec)
+        argv += ["--hostname", "sandbox", "--chdir", str(command.cwd)]
+        if self.root_mode:
+            for path in spec.writable:
+                _grant(Path(path))
+            argv += ["--", setpriv or "setpriv", *self._setpriv_args()]
+        else:
+            argv += ["--"]
+        argv += [str(a) for a in command.argv]
+        return replace(command, argv=tuple(argv), env=self.environment(command))
+
+
+def reset_cache() -> None:
+    """Forget probed availability (tests)."""
+    _availability.clear()
