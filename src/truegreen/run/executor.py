@@ -159,6 +159,19 @@ def kill_tree(pgid: int, marker: str | None) -> None:
         time.sleep(0.02)
 
 
+_active_lock = threading.Lock()
+_active: dict[int, str] = {}
+
+
+def kill_all_active() -> None:
+    """Kill every process tree this process is supervising (used on Ctrl-C when runs
+    happen in worker threads: their children are in other sessions and never see SIGINT)."""
+    with _active_lock:
+        running = list(_active.items())
+    for pgid, marker in running:
+        kill_tree(pgid, marker)
+
+
 class SubprocessExecutor:
     """The real executor. See the module docstring for what it guarantees."""
 
@@ -193,6 +206,8 @@ class SubprocessExecutor:
             raise ExecutionError(f"cannot run {argv[0]!r}: permission denied") from exc
         except OSError as exc:
             raise ExecutionError(f"cannot run {argv[0]!r}: {exc.strerror or exc}") from exc
+        with _active_lock:
+            _active[proc.pid] = marker
         if self._on_start is not None:
             self._on_start(proc.pid)
         out = _BoundedReader(proc.stdout, command.capture_limit)
@@ -219,6 +234,8 @@ class SubprocessExecutor:
             # The child is gone (or timed out); kill whatever it left behind, which also
             # closes the pipes that orphans were holding open.
             kill_tree(proc.pid, marker)
+            with _active_lock:
+                _active.pop(proc.pid, None)
         proc.wait()
         out.join(timeout=5)
         err.join(timeout=5)

@@ -17,15 +17,17 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from truegreen import __version__, canonical, config
 from truegreen.errors import UsageError
 from truegreen.model.exam import Exam as SealedExam
 from truegreen.project import Project
 from truegreen.repo.git import GitRepo, Worktree
+from truegreen.run.executor import kill_all_active
 from truegreen.run.pytest_run import PytestRequest, run_pytest
 from truegreen.run.results import PytestRun
 from truegreen.run.signature import is_test_path
@@ -162,6 +164,24 @@ class _Runner:
         return run_pytest(request)
 
 
+T = TypeVar("T")
+
+
+def both_sides(first: Callable[[], T], second: Callable[[], T]) -> tuple[T, T]:
+    """Run the base side and the head side at once (they are independent processes in
+    separate worktrees). On Ctrl-C every supervised process tree is killed."""
+    pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="truegreen-side")
+    try:
+        a = pool.submit(first)
+        b = pool.submit(second)
+        return a.result(), b.result()
+    except BaseException:
+        kill_all_active()
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
 def _passed(run: PytestRun, test: str) -> bool:
     result = run.outcome_of(test)
     return result is not None and result.outcome == "passed"
@@ -217,10 +237,10 @@ def _summary(obs: Sequence[Observation]) -> dict[str, Any]:
 def regression_layer(
     runner: _Runner, base_tree: Path, head_tree: Path, exam_tests: set[str], notify: Notify
 ) -> tuple[RegressionEvidence, PytestRun, PytestRun]:
-    notify("regression: running the suite on the base")
-    base = runner.run(base_tree, suite=True)
-    notify("regression: running the suite on the head")
-    head = runner.run(head_tree, suite=True)
+    notify("regression: running the suite on the base and the head")
+    base, head = both_sides(
+        lambda: runner.run(base_tree, suite=True), lambda: runner.run(head_tree, suite=True)
+    )
     if not base.complete or not head.complete:
         side = "base" if not base.complete else "head"
         run = base if side == "base" else head
@@ -345,10 +365,11 @@ def verify(
         overlay(wh.path, files)
         grade_under_base_config(git, base, wh.path)
         notify(f"exam: running {len(exams)} sealed exam(s) {opts.runs}x on the base and the head")
-        with sealed_conftests(wb.path, exams):
-            base_runs = [runner.run(wb.path, exam_tests) for _ in range(opts.runs)]
-        with sealed_conftests(wh.path, exams):
-            head_runs = [runner.run(wh.path, exam_tests) for _ in range(opts.runs)]
+        with sealed_conftests(wb.path, exams), sealed_conftests(wh.path, exams):
+            base_runs, head_runs = both_sides(
+                lambda: [runner.run(wb.path, exam_tests) for _ in range(opts.runs)],
+                lambda: [runner.run(wh.path, exam_tests) for _ in range(opts.runs)],
+            )
         exam_ev = tuple(
             ExamEvidence(
                 exam_id=e.id,
