@@ -6,6 +6,7 @@ import sys
 
 # Each command lives in its own module and registers itself on ``app`` when imported.
 from truegreen.cli import info as _info  # noqa: F401  (version, doctor)
+from truegreen.cli import localize as _localize  # noqa: F401
 from truegreen.cli import run as _run  # noqa: F401
 from truegreen.cli._app import app, err
 from truegreen.errors import TruegreenError

@@ -1,0 +1,707 @@
+"""truegreen's tracer: a stdlib-only pytest plugin that records, per test and per phase,
+which lines of the project's own source ran, and (on request) bounded, safely serialized
+local values on them.
+
+Loaded into the target's interpreter with ``-p truegreen_trace`` (this directory on
+``PYTHONPATH``); truegreen is not installed there, so this module imports nothing but the
+standard library and pytest, and works with pytest 7, 8 and 9.
+
+Environment:
+
+* ``TRUEGREEN_TRACE_OUT``   the JSON file to write at the end of the session;
+* ``TRUEGREEN_TRACE_ROOT``  the repository root: only files below it are traced, and not
+  virtualenvs, site-packages or test files (tests are the measuring instrument, not the
+  thing measured);
+* ``TRUEGREEN_TRACE_VALUES`` (optional) a JSON file ``{"tests": [node ids]}``: for those
+  tests, record local values at every traced line (bounded), assignments and returns.
+
+Engines: ``sys.monitoring`` on Python >= 3.12 (a LINE callback that disables itself per
+location once seen, re-enabled at each phase switch), ``sys.settrace`` before that (a
+per-code-object line set; a call whose code object already ran all its lines in this
+phase is not traced at all). Value capture always uses ``sys.settrace`` (two tests only).
+
+Import-time code (module bodies, class bodies, decorator arguments, default values) runs
+once per process, outside any test: its lines are recorded per module file
+(``import_lines``) and the module graph (``imports``: which module's globals name which
+project module) lets truegreen attribute them to the tests that depend on them.
+
+Values are serialized without calling any user code: no ``__repr__``, ``__str__``,
+properties or ``__getattr__``; only exact builtin types are rendered, other objects as
+their class name plus their instance ``__dict__`` read with ``object.__getattribute__``.
+Names and strings that look like secrets are redacted; only a salted-free sha256 of a
+redacted string leaves the process, so that truegreen can scrub it from other output.
+
+Output (one JSON document):
+
+    {"engine": "settrace|monitoring", "python": "3.11.7",
+     "phases": {"<nodeid>": {"setup": {"<file>": [lines]}, "call": {...}, "teardown": {...}}},
+     "import_lines": {"<file>": [lines]}, "session_lines": {"<file>": [lines]},
+     "imports": {"<file>": [files its globals reference]},
+     "values": {"<nodeid>": {"states": [...], "assigns": [...], "returns": [...]}},
+     "secrets": [{"len": 12, "sha256": "..."}], "settings": {...}}
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import re
+import sys
+import threading
+import types
+
+import pytest
+
+_OUT_VAR = "TRUEGREEN_TRACE_OUT"
+_ROOT_VAR = "TRUEGREEN_TRACE_ROOT"
+_VALUES_VAR = "TRUEGREEN_TRACE_VALUES"
+
+_SKIP_PARTS = frozenset(
+    {
+        ".venv",
+        "venv",
+        ".tox",
+        ".nox",
+        "site-packages",
+        "dist-packages",
+        "node_modules",
+        ".git",
+        "__pypackages__",
+        ".eggs",
+    }
+)
+_CO_NEWLOCALS = 0x2
+
+# kinds of code objects
+_SKIP, _FUNC, _IMPORT = 0, 1, 2
+
+_root = ""
+_rel_cache: dict = {}
+_kind: dict = {}
+_nlines: dict = {}
+_file_of: dict = {}
+
+# the current context: ("T", nodeid, phase) or None (import / session)
+_ctx = None
+_cur: dict = {}  # code -> set of lines, for the current context (settrace engine)
+_phases: dict = {}  # nodeid -> phase -> file -> set
+_import_lines: dict = {}  # file -> set
+_session_lines: dict = {}  # file -> set
+_engine = "off"
+_lock = threading.Lock()
+
+
+def _is_test_rel(rel: str) -> bool:
+    parts = rel.split("/")
+    name = parts[-1]
+    return (
+        name.startswith("test_")
+        or name.endswith("_test.py")
+        or name == "conftest.py"
+        or any(p in ("tests", "test", "testing") for p in parts[:-1])
+    )
+
+
+def _rel(filename: str):
+    """The file's path relative to the root if it is project source, else None."""
+    try:
+        return _rel_cache[filename]
+    except KeyError:
+        pass
+    rel = None
+    if filename and not filename.startswith("<") and filename.endswith(".py"):
+        path = os.path.abspath(filename)
+        if path.startswith(_root + os.sep):
+            r = path[len(_root) + 1 :].replace(os.sep, "/")
+            parts = r.split("/")
+            if not any(p in _SKIP_PARTS for p in parts):
+                rel = r
+    _rel_cache[filename] = rel
+    return rel
+
+
+def _classify(code) -> int:
+    rel = _rel(code.co_filename)
+    if rel is None or _is_test_rel(rel):
+        kind = _SKIP
+    elif code.co_flags & _CO_NEWLOCALS:
+        kind = _FUNC
+        lines = {ln for _s, _e, ln in code.co_lines() if ln is not None}
+        lines.discard(code.co_firstlineno)
+        _nlines[code] = len(lines) or 1
+    else:
+        kind = _IMPORT
+    _file_of[code] = rel
+    _kind[code] = kind
+    return kind
+
+
+# ---------------------------------------------------------------- context switching
+
+
+def _flush_cur() -> None:
+    """Move the current context's per-code line sets into per-file sets."""
+    global _cur
+    cur, _cur = _cur, {}
+    if not cur:
+        return
+    if _ctx is None:
+        target = _session_lines
+    else:
+        target = _phases.setdefault(_ctx[1], {}).setdefault(_ctx[2], {})
+    for code, lines in cur.items():
+        target.setdefault(_file_of[code], set()).update(lines)
+
+
+def _switch(ctx) -> None:
+    global _ctx
+    with _lock:
+        _flush_cur()
+        if _engine == "monitoring":
+            _mon_flush()
+        _ctx = ctx
+        if _engine == "monitoring":
+            sys.monitoring.restart_events()
+
+
+# ---------------------------------------------------------------- settrace engine
+
+
+def _global(frame, event, arg):
+    code = frame.f_code
+    kind = _kind.get(code)
+    if kind is None:
+        kind = _classify(code)
+    if kind == _SKIP:
+        return None
+    if _values_on:
+        return _value_call(frame, code, kind)
+    seen = _cur.get(code)
+    if seen is None:
+        seen = _cur[code] = set()
+    elif kind == _FUNC and len(seen) >= _nlines[code]:
+        return None  # every line of it already ran in this phase
+    if kind == _IMPORT:
+        imp = _import_lines.setdefault(_file_of[code], set())
+        add_imp = imp.add
+        add = seen.add
+
+        def _local_import(frame, event, arg):
+            if event == "line":
+                ln = frame.f_lineno
+                add(ln)
+                add_imp(ln)
+            return _local_import
+
+        return _local_import
+    add = seen.add
+
+    def _local(frame, event, arg):
+        if event == "line":
+            add(frame.f_lineno)
+        return _local
+
+    return _local
+
+
+# ---------------------------------------------------------------- sys.monitoring engine
+
+_TOOL = 4  # sys.monitoring tool id (0-5); 4 is unassigned by convention
+_mon_lines: dict = {}  # file -> set, for the current context
+
+
+def _mon_flush() -> None:
+    global _mon_lines
+    cur, _mon_lines = _mon_lines, {}
+    if not cur:
+        return
+    if _ctx is None:
+        target = _session_lines
+    else:
+        target = _phases.setdefault(_ctx[1], {}).setdefault(_ctx[2], {})
+    for rel, lines in cur.items():
+        target.setdefault(rel, set()).update(lines)
+
+
+def _mon_start(code, offset):
+    kind = _kind.get(code)
+    if kind is None:
+        kind = _classify(code)
+    if kind == _SKIP:
+        return sys.monitoring.DISABLE
+    return None
+
+
+def _mon_line(code, line):
+    kind = _kind.get(code)
+    if kind is None:
+        kind = _classify(code)
+    if kind == _SKIP:
+        return sys.monitoring.DISABLE
+    rel = _file_of[code]
+    s = _mon_lines.get(rel)
+    if s is None:
+        s = _mon_lines[rel] = set()
+    s.add(line)
+    if kind == _IMPORT:
+        _import_lines.setdefault(rel, set()).add(line)
+    return sys.monitoring.DISABLE
+
+
+def _start_monitoring() -> bool:
+    mon = getattr(sys, "monitoring", None)
+    if mon is None:
+        return False
+    try:
+        mon.use_tool_id(_TOOL, "truegreen")
+    except ValueError:
+        return False  # another tool holds the id (a debugger, coverage.py's sysmon core)
+    mon.register_callback(_TOOL, mon.events.PY_START, _mon_start)
+    mon.register_callback(_TOOL, mon.events.LINE, _mon_line)
+    mon.set_events(_TOOL, mon.events.PY_START | mon.events.LINE)
+    return True
+
+
+def _stop_monitoring() -> None:
+    mon = sys.monitoring
+    mon.set_events(_TOOL, 0)
+    mon.register_callback(_TOOL, mon.events.PY_START, None)
+    mon.register_callback(_TOOL, mon.events.LINE, None)
+    mon.free_tool_id(_TOOL)
+
+
+# ---------------------------------------------------------------- value capture
+
+_values_cfg: dict = {}
+_values_on = False
+_values: dict = {}  # nodeid -> {"states": [], "assigns": [], "returns": []}
+_secrets: dict = {}  # sha256 -> len
+_seq = [0]
+_last_return = [None]  # (seq, file, line, value)
+
+_MAX_STR = 120
+_MAX_ITEMS = 6
+_MAX_DEPTH = 3
+_PER_LINE = 6
+_MAX_STATES = 4000
+_MAX_ASSIGNS = 4000
+_MAX_RETURNS = 2000
+
+_SECRET_NAME = re.compile(
+    r"(pass(wd|word|phrase)?|secret|token|api[_-]?key|apikey|private[_-]?key|credential|"
+    r"auth|cookie|session[_-]?id|signature|bearer|access[_-]?key|client[_-]?secret)",
+    re.I,
+)
+_SECRET_SHAPE = re.compile(
+    r"(gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|sk-[A-Za-z0-9_-]{16,}|"
+    r"xox[abposr]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}|"
+    r"-----BEGIN [A-Z ]*PRIVATE KEY-----|AIza[0-9A-Za-z_-]{30,})"
+)
+_TOKENISH = re.compile(r"^[A-Za-z0-9_\-+/=.]{24,}$")
+
+
+def _looks_secret(s: str) -> bool:
+    if _SECRET_SHAPE.search(s):
+        return True
+    if _TOKENISH.match(s):
+        classes = (
+            any(c.islower() for c in s) + any(c.isupper() for c in s) + any(c.isdigit() for c in s)
+        )
+        return classes >= 3 and len(set(s)) >= 12
+    return False
+
+
+def _note_secret(value) -> None:
+    if isinstance(value, str) and len(value) >= 4:
+        _secrets[hashlib.sha256(value.encode("utf-8", "replace")).hexdigest()] = len(value)
+    elif isinstance(value, bytes) and len(value) >= 4:
+        with contextlib.suppress(UnicodeDecodeError):
+            _note_secret(value.decode("utf-8"))
+
+
+def _redact_all(value, depth=0) -> None:
+    """Remember every string inside a secret-named value, so it can be scrubbed."""
+    t = type(value)
+    if t is str or t is bytes:
+        _note_secret(value)
+    elif depth < _MAX_DEPTH and t in (list, tuple, set, frozenset):
+        for v in list(value)[:50]:
+            _redact_all(v, depth + 1)
+    elif depth < _MAX_DEPTH and t is dict:
+        for v in list(value.values())[:50]:
+            _redact_all(v, depth + 1)
+
+
+_REDACTED = "<redacted>"
+
+
+def _type_name(value) -> str:
+    try:
+        t = type(value)
+        name = type.__getattribute__(t, "__qualname__")
+        return name if isinstance(name, str) else "object"
+    except Exception:
+        return "object"
+
+
+def _safe(value, depth=0):
+    """A JSON-able rendering of ``value`` that runs no user code."""
+    t = type(value)
+    if value is None or t is bool:
+        return value
+    if t is int:
+        if -(10**15) < value < 10**15:
+            return value
+        return {"type": "int", "digits": len(str(abs(value)))}
+    if t is float:
+        if value != value or value in (float("inf"), float("-inf")):
+            return {"type": "float", "repr": repr(value)}
+        return value
+    if t is str:
+        if _looks_secret(value):
+            _note_secret(value)
+            return _REDACTED
+        if len(value) > _MAX_STR:
+            return {"type": "str", "len": len(value), "head": value[: _MAX_STR // 2]}
+        return value
+    if t is bytes:
+        return {"type": "bytes", "len": len(value)}
+    if t is complex:
+        return {"type": "complex", "repr": repr(value)}
+    if t in (list, tuple, set, frozenset):
+        n = len(value)
+        if depth >= _MAX_DEPTH:
+            return {"type": t.__name__, "len": n}
+        items = list(value)[:_MAX_ITEMS] if t not in (set, frozenset) else _sorted_head(value)
+        doc = {"type": t.__name__, "len": n, "items": [_safe(v, depth + 1) for v in items]}
+        return doc
+    if t is dict:
+        n = len(value)
+        if depth >= _MAX_DEPTH:
+            return {"type": "dict", "len": n}
+        items = {}
+        for k, v in list(value.items())[:_MAX_ITEMS]:
+            key = k if type(k) is str else _key(k)
+            if type(k) is str and _SECRET_NAME.search(k):
+                _redact_all(v)
+                items[key] = _REDACTED
+            else:
+                items[key] = _safe(v, depth + 1)
+        return {"type": "dict", "len": n, "items": items}
+    mod = getattr(t, "__module__", "")
+    if mod in ("decimal", "fractions", "datetime") and t.__name__ in (
+        "Decimal",
+        "Fraction",
+        "date",
+        "datetime",
+        "time",
+        "timedelta",
+    ):
+        return {"type": t.__name__, "str": str(value)}
+    if isinstance(value, (types.FunctionType, types.BuiltinFunctionType, types.MethodType)):
+        return {"type": "function"}
+    if isinstance(value, type):
+        return {"type": "class"}
+    if isinstance(value, types.ModuleType):
+        return {"type": "module"}
+    doc = {"type": _type_name(value)}
+    if depth < _MAX_DEPTH - 1:
+        try:
+            d = object.__getattribute__(value, "__dict__")
+        except Exception:
+            d = None
+        if type(d) is dict:
+            fields = {}
+            for k, v in list(d.items())[:_MAX_ITEMS]:
+                if type(k) is not str:
+                    continue
+                if _SECRET_NAME.search(k):
+                    _redact_all(v)
+                    fields[k] = _REDACTED
+                else:
+                    fields[k] = _safe(v, depth + 1)
+            doc["fields"] = fields
+    return doc
+
+
+def _key(k) -> str:
+    r = _safe(k, _MAX_DEPTH)
+    return r if isinstance(r, str) else json.dumps(r, sort_keys=True, default=str)
+
+
+def _sorted_head(value):
+    items = list(value)
+    try:
+        if all(type(v) in (int, float, str) for v in items[:200]):
+            items = sorted(items[:200], key=lambda v: (type(v).__name__, v))
+    except Exception:
+        pass
+    return items[:_MAX_ITEMS]
+
+
+def _snapshot(frame) -> dict:
+    out = {}
+    try:
+        loc = frame.f_locals
+    except Exception:
+        return out
+    for name, value in list(loc.items())[:40]:
+        if type(name) is not str:
+            continue
+        if _SECRET_NAME.search(name):
+            _redact_all(value)
+            out[name] = _REDACTED
+        else:
+            try:
+                out[name] = _safe(value)
+            except Exception:
+                out[name] = {"type": "unserializable"}
+    return out
+
+
+def _value_call(frame, code, kind):
+    if _ctx is None or _ctx[1] not in _watch or kind != _FUNC:
+        return None
+    rec = _values.setdefault(_ctx[1], {"states": [], "assigns": [], "returns": [], "per": {}})
+    rel = _file_of[code]
+    func = code.co_name
+    state = {"line": None, "snap": None, "seq": 0}
+
+    def _local(frame, event, arg):
+        if event == "line" or event == "return":
+            _seq[0] += 1
+            seq = _seq[0]
+            snap = _snapshot(frame)
+            prev_line, prev = state["line"], state["snap"]
+            if prev_line is not None and len(rec["assigns"]) < _MAX_ASSIGNS:
+                for name, val in snap.items():
+                    if name not in prev or prev[name] != val:
+                        a = {
+                            "file": rel,
+                            "line": prev_line,
+                            "func": func,
+                            "var": name,
+                            "value": val,
+                        }
+                        lr = _last_return[0]
+                        if lr is not None and lr[0] > state["seq"] and lr[3] == val:
+                            a["from"] = {"file": lr[1], "line": lr[2]}
+                        rec["assigns"].append(a)
+            if event == "line":
+                ln = frame.f_lineno
+                key = (rel, ln)
+                n = rec["per"].get(key, 0)
+                rec["per"][key] = n + 1
+                if n < _PER_LINE and len(rec["states"]) < _MAX_STATES:
+                    rec["states"].append(
+                        {"file": rel, "line": ln, "func": func, "locals": snap, "hit": n + 1}
+                    )
+                state["line"], state["snap"], state["seq"] = ln, snap, seq
+            else:
+                if not state.get("raised") and len(rec["returns"]) < _MAX_RETURNS:
+                    try:
+                        val = _safe(arg)
+                    except Exception:
+                        val = {"type": "unserializable"}
+                    line = frame.f_lineno
+                    rec["returns"].append({"file": rel, "line": line, "func": func, "value": val})
+                    _last_return[0] = (seq, rel, line, val)
+        elif event == "exception":
+            state["raised"] = True
+        if event == "line":
+            state["raised"] = False
+        return _local
+
+    return _local
+
+
+_watch: frozenset = frozenset()
+
+
+# ---------------------------------------------------------------- the import graph
+
+
+def _import_graph() -> dict:
+    """For each project (and test) module: the project modules its globals refer to."""
+    graph: dict = {}
+    for mod in list(sys.modules.values()):
+        try:
+            f = mod.__dict__.get("__file__")
+        except Exception:
+            continue
+        if not isinstance(f, str):
+            continue
+        src = _rel(f)
+        if src is None:
+            continue
+        refs = set()
+        for v in list(mod.__dict__.values()):
+            target = None
+            try:
+                if isinstance(v, types.ModuleType):
+                    target = v.__dict__.get("__file__")
+                elif isinstance(v, (type, types.FunctionType)):
+                    m = sys.modules.get(
+                        type.__getattribute__(v, "__module__")
+                        if isinstance(v, type)
+                        else v.__module__
+                    )
+                    target = m.__dict__.get("__file__") if m is not None else None
+            except Exception:
+                target = None
+            if isinstance(target, str):
+                r = _rel(target)
+                if r is not None and r != src:
+                    refs.add(r)
+        graph[src] = sorted(refs)
+    return graph
+
+
+# ---------------------------------------------------------------- pytest hooks
+
+_out = None
+_graph: dict = {}
+
+
+def _start() -> None:
+    global _root, _out, _engine, _values_on, _watch, _values_cfg
+    _out = os.environ.get(_OUT_VAR)
+    root = os.environ.get(_ROOT_VAR)
+    if not _out or not root:
+        return
+    _root = os.path.abspath(root)
+    vpath = os.environ.get(_VALUES_VAR)
+    if vpath:
+        try:
+            with open(vpath, encoding="utf-8") as fh:
+                _values_cfg = json.load(fh)
+        except (OSError, ValueError):
+            _values_cfg = {}
+        _watch = frozenset(_values_cfg.get("tests", []))
+        _values_on = True
+    if not _values_on and _start_monitoring():
+        _engine = "monitoring"
+    else:
+        _engine = "settrace"
+        threading.settrace(_global)
+        sys.settrace(_global)
+
+
+def pytest_configure(config) -> None:
+    if hasattr(config, "workerinput"):
+        return
+    _start()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_finish(session) -> None:
+    global _graph
+    if _engine != "off":
+        _graph = _import_graph()
+
+
+def _phase_wrapper(phase):
+    def wrapper(item):
+        if _engine == "off":
+            yield
+            return
+        _switch(("T", item.nodeid, phase))
+        try:
+            yield
+        finally:
+            _switch(None)
+
+    return wrapper
+
+
+pytest_runtest_setup = pytest.hookimpl(hookwrapper=True, tryfirst=True)(_phase_wrapper("setup"))
+pytest_runtest_call = pytest.hookimpl(hookwrapper=True, tryfirst=True)(_phase_wrapper("call"))
+pytest_runtest_teardown = pytest.hookimpl(hookwrapper=True, tryfirst=True)(
+    _phase_wrapper("teardown")
+)
+
+
+_failures: dict = {}
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    if _engine == "off" or call.excinfo is None or item.nodeid in _failures:
+        return
+    try:
+        report = outcome.get_result()
+        if not report.failed:
+            return
+        frames = []
+        crash_locals = None
+        tb = call.excinfo.tb
+        while tb is not None:
+            code = tb.tb_frame.f_code
+            rel = _rel(code.co_filename)
+            frames.append(
+                {
+                    "file": rel if rel is not None else "<library>",
+                    "line": tb.tb_lineno,
+                    "function": code.co_name,
+                    "project": rel is not None and not _is_test_rel(rel),
+                }
+            )
+            if rel is not None and not _is_test_rel(rel):
+                crash_locals = (len(frames) - 1, tb.tb_frame)
+            tb = tb.tb_next
+        rec = {"phase": call.when, "type": _type_name(call.excinfo.value), "frames": frames[-60:]}
+        if crash_locals is not None:
+            rec["crash_frame"] = crash_locals[0] - max(0, len(frames) - 60)
+            rec["locals"] = _snapshot(crash_locals[1])
+        _failures[item.nodeid] = rec
+    except Exception:
+        pass
+
+
+def _sets(d: dict) -> dict:
+    return {k: sorted(v) for k, v in d.items()}
+
+
+def _write() -> None:
+    global _engine
+    if _engine == "off" or not _out:
+        return
+    engine = _engine
+    if engine == "settrace":
+        sys.settrace(None)
+        threading.settrace(None)  # type: ignore[arg-type]
+    _switch(None)
+    _flush_cur()
+    if engine == "monitoring":
+        _mon_flush()
+        _stop_monitoring()
+    _engine = "off"
+    values = {}
+    for nid, rec in _values.items():
+        values[nid] = {k: v for k, v in rec.items() if k != "per"}
+    doc = {
+        "engine": engine,
+        "python": ".".join(str(v) for v in sys.version_info[:3]),
+        "phases": {
+            nid: {ph: _sets(files) for ph, files in p.items()} for nid, p in _phases.items()
+        },
+        "import_lines": _sets(_import_lines),
+        "session_lines": _sets(_session_lines),
+        "imports": _graph or _import_graph(),
+        "values": values,
+        "failures": _failures,
+        "secrets": [{"sha256": h, "len": n} for h, n in sorted(_secrets.items())],
+        "settings": {"recursionlimit": sys.getrecursionlimit()},
+    }
+    tmp = _out + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as fh:
+        json.dump(doc, fh, default=str)
+    os.replace(tmp, _out)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session, exitstatus) -> None:
+    _write()

@@ -1,0 +1,539 @@
+"""``truegreen localize``: where a failure happened, where the bad value came from, and
+the few lines that matter (the ``truegreen.localization/1`` document).
+
+Runs, all through :func:`truegreen.run.pytest_run.run_pytest`:
+
+A. *measured*: the failing tests plus passing tests that share code with them, under
+   truegreen's tracer (per-test, per-phase lines; import-time lines per module);
+B. *bare*: the same selection without the tracer, in parallel with A, so that an outcome
+   the measurement changed is reported instead of trusted;
+C. *values*: the failing tests first (so the first one runs alone: the order-dependence
+   check) and then the passing test most similar to it, with value capture.
+
+Only project source lines (not tests, not libraries) that a failing test executed are
+ranked; scores are exact (see :mod:`truegreen.localize.ranking`).
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import shutil
+import tempfile
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+from truegreen.errors import UsageError
+from truegreen.localize import context as ctx
+from truegreen.localize import values as val
+from truegreen.localize.ranking import FORMULAS, Formula, Ranked, rank
+from truegreen.localize.redact import Scrubber
+from truegreen.localize.spectrum import (
+    Line,
+    Trace,
+    choose_test_files,
+    is_source,
+    similarity,
+    spectra,
+    test_files,
+)
+from truegreen.project import Project
+from truegreen.run.executor import Executor
+from truegreen.run.pytest_run import PytestRequest, rerun_command, run_pytest
+from truegreen.run.results import PytestRun, TestResult
+
+SCHEMA = "truegreen.localization/1"
+TRACER_DIR = Path(__file__).resolve().parent / "_tracer"
+TRACER_PLUGIN = "truegreen_trace"
+OUT_VAR = "TRUEGREEN_TRACE_OUT"
+ROOT_VAR = "TRUEGREEN_TRACE_ROOT"
+VALUES_VAR = "TRUEGREEN_TRACE_VALUES"
+
+FAILED = ("failed", "error")
+
+
+@dataclass(frozen=True)
+class LocalizeOptions:
+    #: None: choose passing tests (same files, files importing the same modules);
+    #: ("suite",): the whole suite; else paths or node ids to take passing tests from
+    scope: Sequence[str] | None = None
+    budget_tokens: int = 1500
+    formula: Formula = "ochiai"
+    #: ranking entries in the document (the rest is counted in ``ranked_lines``)
+    limit: int = 30
+    #: suspects whose values are compared
+    value_lines: int = 15
+    timeout: float | None = None
+    #: run the selection bare too and compare outcomes (the measurement check)
+    check_measurement: bool = True
+    #: run the value capture (C); off in benchmarks that only score the spectrum
+    values: bool = True
+
+
+@dataclass
+class _Runs:
+    measured: PytestRun | None = None
+    trace: Trace | None = None
+    bare: PytestRun | None = None
+    bare_error: BaseException | None = None
+    values: PytestRun | None = None
+    values_trace: Trace | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+def _selection(project: Project, test_ids: Sequence[str], scope: Sequence[str] | None) -> list[str]:
+    root = project.root
+    if scope is not None and list(scope) == ["suite"]:
+        paths = list(project.settings.tests)
+        files: list[str] = []
+        args = paths or []
+        targets = list(test_ids)
+        return [*args, *targets] if args else [*targets, *test_files(root, ["."])]
+    if scope:
+        files = list(scope)
+    else:
+        candidates = test_files(root, list(project.settings.tests) or ["."])
+        ignored = tuple(i.rstrip("/") for i in project.settings.ignore)
+        candidates = [
+            c for c in candidates if not any(c == i or c.startswith(i + "/") for i in ignored)
+        ]
+        files = choose_test_files(root, test_ids, candidates)
+    covered = set(files)
+    extra = [t for t in test_ids if t.split("::", 1)[0] not in covered]
+    return [*extra, *files]
+
+
+def _request(
+    project: Project,
+    ids: Sequence[str],
+    timeout: float | None,
+    *,
+    tracer: Path | None = None,
+    values_cfg: Path | None = None,
+) -> PytestRequest:
+    args = [*project.settings.pytest_args, *(f"--ignore={i}" for i in project.settings.ignore)]
+    if tracer is None:
+        return PytestRequest(
+            repo=project.root,
+            interpreter=project.interpreter,
+            test_ids=tuple(ids),
+            args=tuple(args),
+            timeout=timeout or project.settings.suite_timeout,
+            sandbox=project.sandbox,
+        )
+    env = {OUT_VAR: str(tracer), ROOT_VAR: str(project.root)}
+    readonly: tuple[Path, ...] = ()
+    if values_cfg is not None:
+        env[VALUES_VAR] = str(values_cfg)
+        readonly = (values_cfg,)
+    return PytestRequest(
+        repo=project.root,
+        interpreter=project.interpreter,
+        test_ids=tuple(ids),
+        args=tuple(args),
+        timeout=timeout or project.settings.suite_timeout,
+        plugins=(TRACER_PLUGIN,),
+        pythonpath=(TRACER_DIR,),
+        env=env,
+        writable=(tracer.parent,),
+        readonly=readonly,
+        sandbox=project.sandbox,
+    )
+
+
+def _read_trace(path: Path) -> Trace | None:
+    try:
+        return Trace.from_json(json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, ValueError):
+        return None
+
+
+def localize(
+    project: Project,
+    test_ids: Sequence[str],
+    options: LocalizeOptions | None = None,
+    executor: Executor | None = None,
+    notify: Callable[[str], None] | None = None,
+) -> dict[str, Any]:
+    """Localize the failure of ``test_ids``; the ``truegreen.localization/1`` document."""
+    opts = options or LocalizeOptions()
+    say = notify or (lambda _m: None)
+    if not test_ids:
+        raise UsageError(
+            "no test id given",
+            hint="pass the failing tests' node ids, e.g. tests/test_x.py::test_y",
+        )
+    if opts.formula not in FORMULAS:
+        raise UsageError(
+            f"unknown formula {opts.formula!r}", hint=f"use one of {', '.join(FORMULAS)}"
+        )
+    if opts.budget_tokens < 50:
+        raise UsageError("--budget-tokens must be at least 50")
+    targets = list(dict.fromkeys(test_ids))
+    selection = _selection(project, targets, opts.scope)
+    runs = _Runs()
+    tmp = Path(tempfile.mkdtemp(prefix="truegreen-localize-"))
+    try:
+        say(f"localize: running {len(selection)} selection item(s) under the tracer")
+
+        def bare() -> None:
+            try:
+                runs.bare = run_pytest(_request(project, selection, opts.timeout), executor)
+            except BaseException as exc:  # reported, never raised from the thread
+                runs.bare_error = exc
+
+        thread = threading.Thread(target=bare, daemon=True) if opts.check_measurement else None
+        if thread is not None:
+            thread.start()
+        try:
+            out = tmp / "measured.json"
+            runs.measured = run_pytest(
+                _request(project, selection, opts.timeout, tracer=out), executor
+            )
+            runs.trace = _read_trace(out)
+        finally:
+            if thread is not None:
+                thread.join()
+        measured = runs.measured
+        by_id = measured.by_id()
+        _check_targets(targets, by_id, measured)
+        failing = [t for t in targets if by_id[t].outcome in FAILED]
+        if runs.trace is None:
+            raise UsageError(
+                "the tracer wrote no data (the test process may have crashed)",
+                hint="run `truegreen run` on the test to see what happened",
+            )
+        passing = sorted(
+            t.id for t in measured.tests if t.outcome == "passed" and t.id not in targets
+        )
+        spec = spectra(runs.trace, [*failing, *passing])
+        primary = failing[0]
+        best, best_sim = _most_similar(spec, primary, passing)
+        if opts.values:
+            cfg = tmp / "values.json"
+            cfg.write_text(
+                json.dumps({"tests": [*failing, *([best] if best else [])]}), encoding="utf-8"
+            )
+            vout = tmp / "values-out.json"
+            say("localize: capturing values for the failing test and its closest passing test")
+            runs.values = run_pytest(
+                _request(
+                    project,
+                    [*failing, *([best] if best else [])],
+                    opts.timeout,
+                    tracer=vout,
+                    values_cfg=cfg,
+                ),
+                executor,
+            )
+            runs.values_trace = _read_trace(vout)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return _document(project, targets, failing, passing, primary, best, best_sim, spec, runs, opts)
+
+
+def _check_targets(targets: Sequence[str], by_id: Mapping[str, TestResult], run: PytestRun) -> None:
+    missing = [t for t in targets if t not in by_id]
+    if missing:
+        if run.collection_errors:
+            raise UsageError(
+                f"{missing[0]} could not be collected: {run.collection_errors[0].excerpt.splitlines()[-1:]}",
+                hint="fix the collection error first (`truegreen run` shows it in full)",
+            )
+        raise UsageError(
+            f"{missing[0]} did not run in the selection",
+            hint="pass a pytest node id relative to the repository root, e.g. tests/test_x.py::test_y",
+        )
+    if not any(by_id[t].outcome in FAILED for t in targets):
+        outcomes = ", ".join(f"{t}: {by_id[t].outcome}" for t in targets)
+        raise UsageError(
+            f"the test passes here: nothing to localize ({outcomes})",
+            hint="localize needs a test that fails in this checkout; `truegreen run --repeat 5` shows whether it is flaky",
+        )
+
+
+def _most_similar(
+    spec: Mapping[str, frozenset[Line]], primary: str, passing: Sequence[str]
+) -> tuple[str | None, Fraction]:
+    best: str | None = None
+    best_sim = Fraction(-1)
+    for p in passing:
+        s = similarity(spec[primary], spec[p])
+        if s > best_sim:
+            best, best_sim = p, s
+    return best, max(best_sim, Fraction(0))
+
+
+class _Source:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.cache: dict[str, list[str]] = {}
+
+    def lines(self, rel: str) -> list[str]:
+        if rel not in self.cache:
+            try:
+                self.cache[rel] = (
+                    (self.root / rel).read_text(encoding="utf-8", errors="replace").splitlines()
+                )
+            except OSError:
+                self.cache[rel] = []
+        return self.cache[rel]
+
+    def line(self, rel: str, n: int) -> str:
+        ls = self.lines(rel)
+        return ls[n - 1] if 0 < n <= len(ls) else ""
+
+
+def _frac(f: Fraction) -> str:
+    return f"{f.numerator}/{f.denominator}"
+
+
+def _document(
+    project: Project,
+    targets: Sequence[str],
+    failing: Sequence[str],
+    passing: Sequence[str],
+    primary: str,
+    best: str | None,
+    best_sim: Fraction,
+    spec: Mapping[str, frozenset[Line]],
+    runs: _Runs,
+    opts: LocalizeOptions,
+) -> dict[str, Any]:
+    assert runs.measured is not None and runs.trace is not None
+    src = _Source(project.root)
+    fail_sets = [spec[t] for t in failing]
+    pass_sets = [spec[t] for t in passing]
+    prelim = rank(fail_sets, pass_sets, opts.formula)
+    vt = runs.values_trace
+    trace_failures = dict(runs.trace.failures)
+    if vt is not None:
+        trace_failures.update({k: v for k, v in vt.failures.items() if k in failing})
+    failures = [trace_failures[t] for t in failing if t in trace_failures]
+    fvals: Mapping[str, Any] = vt.values.get(primary, {}) if vt is not None else {}
+    pvals: Mapping[str, Any] | None = vt.values.get(best) if vt is not None and best else None
+    primary_failure = trace_failures.get(primary)
+    crash_src = ""
+    crash_doc: dict[str, Any] | None = None
+    if primary_failure is not None:
+        frames = primary_failure.get("frames") or []
+        idx = primary_failure.get("crash_frame")
+        frame = frames[int(idx)] if isinstance(idx, int) and 0 <= idx < len(frames) else None
+        if frame is None:
+            local = [f for f in frames if f.get("file") != "<library>"]
+            frame = local[-1] if local else None
+        if frame is not None:
+            crash_src = src.line(str(frame["file"]), int(frame["line"]))
+            crash_doc = {
+                "file": frame["file"],
+                "line": frame["line"],
+                "function": frame["function"],
+                "code": crash_src.strip()[:200],
+            }
+    origin_docs = val.origins(primary_failure, fvals, crash_src) if fvals else []
+    kind_lines = val.kind_diff_lines(fvals, pvals) if fvals else set()
+    evidence = val.evidence(failures, origin_docs, {ln for ln in kind_lines if is_source(ln[0])})
+    ranking = rank(fail_sets, pass_sets, opts.formula, evidence=evidence)
+    focus: list[Line] = []
+    if crash_doc is not None:
+        focus.append((str(crash_doc["file"]), int(crash_doc["line"])))
+    focus += [(r.file, r.line) for r in prelim[: opts.value_lines]]
+    focus += [(r.file, r.line) for r in ranking[: opts.value_lines]]
+    focus = list(dict.fromkeys(focus))
+    diffs = val.differences(fvals, pvals, focus) if fvals else []
+    result = runs.measured.by_id()[primary]
+    order = _order_doc(primary, runs)
+    measurement = _measurement_doc(runs)
+    rerun = rerun_command(_request(project, list(targets), opts.timeout))
+    ranking_docs = [_ranked_doc(r, opts.formula, src) for r in ranking[: opts.limit]]
+    doc: dict[str, Any] = {
+        "schema": SCHEMA,
+        "repo": str(project.root),
+        "python": str(project.interpreter.path),
+        "target": list(targets),
+        "failing": list(failing),
+        "formula": opts.formula,
+        "engine": runs.trace.engine,
+        "tests": {
+            "selection": len(runs.measured.tests),
+            "failing": len(failing),
+            "passing": len(passing),
+            "other_failures": sorted(
+                t.id for t in runs.measured.tests if t.outcome in FAILED and t.id not in targets
+            ),
+        },
+        "failure": {
+            "test": primary,
+            "outcome": result.outcome,
+            "phase": result.phase,
+            "exc_type": result.exc_type,
+            "message": (result.message or "")[:2000],
+            "signature": result.signature,
+            "crash": crash_doc,
+        },
+        "excerpt": result.excerpt,
+        "ranked_lines": len(ranking),
+        "ranking": ranking_docs,
+        "values": {
+            "failing": primary,
+            "passing": best,
+            "similarity": _frac(best_sim) if best else None,
+            "differences": diffs,
+            "origins": origin_docs,
+            "crash_locals": (primary_failure or {}).get("locals") or {},
+        },
+        "order_dependence": order,
+        "measurement": measurement,
+        "command": list(rerun),
+    }
+    scrub = Scrubber([*runs.trace.secrets, *(vt.secrets if vt else [])])
+    doc = scrub.document(doc)
+    doc["context"] = _context(doc, project.root, src, opts.budget_tokens, scrub)
+    return dict(doc)
+
+
+def _ranked_doc(r: Ranked, formula: Formula, src: _Source) -> dict[str, Any]:
+    return {
+        "file": r.file,
+        "line": r.line,
+        "score": r.scores[formula].text(),
+        "rank": r.rank,
+        "ties": r.ties,
+        "scores": {f: s.text() for f, s in sorted(r.scores.items())},
+        "counts": {"ef": r.counts.ef, "nf": r.counts.nf, "ep": r.counts.ep, "np": r.counts.np},
+        "evidence": list(r.evidence_notes),
+        "code": src.line(r.file, r.line).strip()[:160],
+    }
+
+
+def _order_doc(primary: str, runs: _Runs) -> dict[str, Any]:
+    assert runs.measured is not None
+    in_sel = runs.measured.by_id()[primary].outcome
+    alone_r = runs.values.outcome_of(primary) if runs.values is not None else None
+    alone = alone_r.outcome if alone_r is not None else None
+    doc: dict[str, Any] = {"in_selection": in_sel, "alone": alone, "order_dependent": False}
+    if alone is None:
+        doc["note"] = "the test was not rerun alone"
+    elif in_sel in FAILED and alone == "passed":
+        doc["order_dependent"] = True
+        doc["note"] = (
+            "the test passes alone but fails after other tests ran: look for state shared "
+            "between tests (module globals, caches, wider-scoped fixtures, environment, files) "
+            "before changing the code under test"
+        )
+    elif in_sel == "passed" and alone in FAILED:
+        doc["order_dependent"] = True
+        doc["note"] = (
+            "the test fails alone but passes after other tests ran: it relies on state they leave behind"
+        )
+    return doc
+
+
+def _measurement_doc(runs: _Runs) -> dict[str, Any]:
+    assert runs.measured is not None and runs.trace is not None
+    doc: dict[str, Any] = {"engine": runs.trace.engine}
+    if runs.bare is None:
+        doc["checked"] = False
+        doc["note"] = (
+            f"the bare run failed: {runs.bare_error}" if runs.bare_error else "not checked"
+        )
+        return doc
+    bare = runs.bare.by_id()
+    mismatches = []
+    for t in runs.measured.tests:
+        b = bare.get(t.id)
+        if b is None or b.outcome != t.outcome:
+            mismatches.append({"id": t.id, "bare": b.outcome if b else None, "measured": t.outcome})
+    doc["checked"] = True
+    doc["compared"] = len(runs.measured.tests)
+    doc["consistent"] = not mismatches
+    doc["mismatches"] = mismatches
+    if mismatches:
+        doc["note"] = (
+            "measuring changed some outcomes (timing, recursion depth, tracing-sensitive code): "
+            "the ranking rests on the measured outcomes; treat it with care"
+        )
+    return doc
+
+
+def _context(
+    doc: Mapping[str, Any], root: Path, src: _Source, budget: int, scrub: Scrubber
+) -> dict[str, Any]:
+    fail = doc["failure"]
+    items: list[ctx.Item] = []
+    head = f"# {fail['test']} {fail['outcome']}"
+    if fail.get("exc_type"):
+        head += f": {fail['exc_type']}: {str(fail.get('message') or '').splitlines()[0:1] and str(fail['message']).splitlines()[0][:200]}"
+    items.append(ctx.Item("header", head, required=True))
+    files: list[str] = []
+    crash = fail.get("crash")
+    if crash:
+        files.append(crash["file"])
+        items.append(
+            ctx.Item(
+                "crash",
+                f"crash site: {crash['file']}:{crash['line']} in {crash['function']}\n"
+                + ctx.excerpt(src.lines(crash["file"]), int(crash["line"])),
+                required=True,
+            )
+        )
+    items.append(ctx.Item("rerun", "rerun: " + shlex.join(doc["command"]), required=True))
+    order = doc["order_dependence"]
+    if order.get("order_dependent"):
+        items.append(ctx.Item("order", "ORDER-DEPENDENT: " + order["note"], required=True))
+    meas = doc["measurement"]
+    if meas.get("checked") and not meas.get("consistent"):
+        items.append(ctx.Item("measurement", "WARNING: " + meas["note"], required=True))
+    for o in doc["values"]["origins"]:
+        parts = [f"{o['var']} is None at {o['used_at']['file']}:{o['used_at']['line']}"]
+        if "assigned_at" in o:
+            parts.append(f"assigned at {o['assigned_at']['file']}:{o['assigned_at']['line']}")
+        if "returned_at" in o:
+            parts.append(f"returned at {o['returned_at']['file']}:{o['returned_at']['line']}")
+        items.append(ctx.Item(f"origin:{o['var']}", "None origin: " + ", ".join(parts)))
+    suspects = doc["ranking"]
+    # differences on lines the passing test also reached say the most: those first
+    diffs = sorted(doc["values"]["differences"], key=lambda d: not d["passing_reached"])
+    passing = doc["values"]["passing"]
+    for i, r in enumerate(suspects):
+        files.append(r["file"])
+        tie = f", tied with {r['ties'] - 1} other(s)" if r["ties"] > 1 else ""
+        ev = f" [{'; '.join(r['evidence'])}]" if r["evidence"] else ""
+        items.append(
+            ctx.Item(
+                f"suspect:{r['file']}:{r['line']}",
+                f"suspect rank {r['rank']}{tie}: {r['file']}:{r['line']} {doc['formula']}={r['score']}{ev}\n"
+                + ctx.excerpt(src.lines(r["file"]), int(r["line"]), 1, 1),
+            )
+        )
+        if i == 2:
+            for d in diffs[:5]:
+                items.append(_diff_item(d, passing))
+    for d in diffs[5:]:
+        items.append(_diff_item(d, passing))
+    text, omitted, _tokens = ctx.pack(items, budget)
+    text = scrub.text(text)
+    return {
+        "text": text,
+        "tokens": ctx.estimate_tokens(text),
+        "budget": budget,
+        "token_estimate": "ceil(characters / 4)",
+        "omitted": omitted,
+        "files": ctx.file_hashes(root, files),
+    }
+
+
+def _diff_item(d: Mapping[str, Any], passing: str | None) -> ctx.Item:
+    f = ", ".join(ctx.show(v) for v in d["failing"])
+    if d["passing"] is None:
+        p = "(not reached by the passing test)" if passing else "(no passing test)"
+    else:
+        p = ", ".join(ctx.show(v) for v in d["passing"])
+    return ctx.Item(
+        f"values:{d['file']}:{d['line']}:{d['var']}",
+        f"value {d['file']}:{d['line']} {d['var']}: failing {f} | passing {p}",
+    )

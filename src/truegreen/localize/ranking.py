@@ -1,0 +1,146 @@
+"""Spectrum-based ranking on exact rationals.
+
+For a line, ``ef``/``nf`` count the failing tests that did / did not execute it, and
+``ep``/``np`` the passing ones. Three formulas, each computed as a
+:class:`fractions.Fraction` so that no float ever decides an order:
+
+* Ochiai    ef / sqrt((ef+nf) * (ef+ep)); the square is exact, and squares order the same
+            as the (non-negative) scores, so the score is kept squared and printed ``sqrt(a/b)``;
+* DStar(2)  ef^2 / (ep+nf); a zero denominator (every failing test and no passing test ran
+            it) is the largest score there is, printed ``inf``;
+* Tarantula (ef/F) / (ef/F + ep/P), with ep/P read as 0 when no test passed.
+
+Ties are ties: lines with the same score (and the same tie-breaking evidence, see
+:func:`rank`) share a group, and every line in it gets the worst-case rank, the position
+of the group's last line. ``ties`` is the group's size.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Literal
+
+Formula = Literal["ochiai", "dstar", "tarantula"]
+FORMULAS: tuple[Formula, ...] = ("ochiai", "dstar", "tarantula")
+
+Line = tuple[str, int]
+
+
+@dataclass(frozen=True)
+class Counts:
+    ef: int
+    nf: int
+    ep: int
+    np: int
+
+
+@dataclass(frozen=True)
+class Score:
+    """An exact score: ``value`` (the square for Ochiai), or infinite."""
+
+    formula: Formula
+    value: Fraction
+    infinite: bool = False
+
+    def key(self) -> tuple[int, Fraction]:
+        return (1, Fraction(0)) if self.infinite else (0, self.value)
+
+    def text(self) -> str:
+        if self.infinite:
+            return "inf"
+        v = self.value
+        frac = f"{v.numerator}/{v.denominator}"
+        return f"sqrt({frac})" if self.formula == "ochiai" else frac
+
+
+def score(formula: Formula, c: Counts) -> Score:
+    if formula == "ochiai":
+        denom = (c.ef + c.nf) * (c.ef + c.ep)
+        return Score(formula, Fraction(c.ef * c.ef, denom) if denom else Fraction(0))
+    if formula == "dstar":
+        denom = c.ep + c.nf
+        if denom == 0:
+            return Score(formula, Fraction(0), infinite=c.ef > 0)
+        return Score(formula, Fraction(c.ef * c.ef, denom))
+    if formula == "tarantula":
+        failed, passed = c.ef + c.nf, c.ep + c.np
+        if c.ef == 0 or failed == 0:
+            return Score(formula, Fraction(0))
+        f = Fraction(c.ef, failed)
+        p = Fraction(c.ep, passed) if passed else Fraction(0)
+        return Score(formula, f / (f + p))
+    raise ValueError(f"unknown formula {formula!r}")
+
+
+def counts(
+    line: Line, failing: Sequence[frozenset[Line]], passing: Sequence[frozenset[Line]]
+) -> Counts:
+    ef = sum(1 for t in failing if line in t)
+    ep = sum(1 for t in passing if line in t)
+    return Counts(ef=ef, nf=len(failing) - ef, ep=ep, np=len(passing) - ep)
+
+
+@dataclass(frozen=True)
+class Ranked:
+    file: str
+    line: int
+    counts: Counts
+    scores: Mapping[Formula, Score]
+    #: tie-breaking evidence level (higher first); 0 = none
+    evidence: int
+    evidence_notes: tuple[str, ...]
+    rank: int
+    ties: int
+
+
+def rank(
+    failing: Sequence[frozenset[Line]],
+    passing: Sequence[frozenset[Line]],
+    formula: Formula = "ochiai",
+    *,
+    candidates: frozenset[Line] | None = None,
+    evidence: Mapping[Line, tuple[int, tuple[str, ...]]] | None = None,
+) -> list[Ranked]:
+    """Rank ``candidates`` (default: every line a failing test executed).
+
+    Order: the formula's score, higher first; then, among equal scores only, the evidence
+    level (the crash frame, where a differing or ``None`` value was produced); lines equal
+    in both form one tie group, listed by file and line, all with the worst-case rank.
+    """
+    lines = candidates if candidates is not None else frozenset().union(*failing)
+    ev = evidence or {}
+    rows: list[tuple[tuple[tuple[int, Fraction], int], Line, Counts, dict[Formula, Score]]] = []
+    for ln in lines:
+        c = counts(ln, failing, passing)
+        if c.ef == 0:
+            continue
+        scores = {f: score(f, c) for f in FORMULAS}
+        level = ev.get(ln, (0, ()))[0]
+        rows.append(((scores[formula].key(), level), ln, c, scores))
+    rows.sort(key=lambda r: (_neg(r[0]), r[1]))
+    out: list[Ranked] = []
+    i = 0
+    while i < len(rows):
+        j = i
+        while j < len(rows) and rows[j][0] == rows[i][0]:
+            j += 1
+        for k in range(i, j):
+            _key, (file, line), c, scores = rows[k]
+            level, notes = ev.get((file, line), (0, ()))
+            out.append(Ranked(file, line, c, scores, level, tuple(notes), rank=j, ties=j - i))
+        i = j
+    return out
+
+
+def _neg(key: tuple[tuple[int, Fraction], int]) -> tuple[int, Fraction, int]:
+    (inf, value), level = key
+    return (-inf, -value, -level)
+
+
+def rank_of(ranking: Sequence[Ranked], file: str, line: int) -> Ranked | None:
+    for r in ranking:
+        if r.file == file and r.line == line:
+            return r
+    return None

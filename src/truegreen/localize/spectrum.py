@@ -1,0 +1,189 @@
+"""Per-test spectra from the tracer's document, and the choice of passing tests to run.
+
+A test's spectrum is the set of project source lines (not tests, not libraries) it ran
+in any phase (setup, call, teardown), plus the import-time lines of every project module
+it depends on: module and class bodies, decorator arguments and default values run once
+per process, outside any test, so a spectrum tool that only looks inside tests can never
+rank a fault there. A test depends on a module when it ran a line of it, or when its test
+module (or a module it depends on) refers to it in its globals.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+from truegreen.run.signature import is_test_path
+
+Line = tuple[str, int]
+
+_SKIP_DIRS = frozenset(
+    {".venv", "venv", ".tox", ".nox", "site-packages", ".git", "node_modules", "build", "dist"}
+)
+
+
+def is_source(rel: str) -> bool:
+    """A project source file that may be ranked: Python, not a test, not a library."""
+    return rel.endswith(".py") and not is_test_path(rel)
+
+
+@dataclass(frozen=True)
+class Trace:
+    """The tracer's document, typed."""
+
+    engine: str
+    phases: Mapping[str, Mapping[str, Mapping[str, Sequence[int]]]]
+    import_lines: Mapping[str, Sequence[int]]
+    session_lines: Mapping[str, Sequence[int]]
+    imports: Mapping[str, Sequence[str]]
+    values: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    failures: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    secrets: Sequence[Mapping[str, Any]] = ()
+    settings: Mapping[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_json(cls, doc: Mapping[str, Any]) -> Trace:
+        return cls(
+            engine=str(doc.get("engine", "?")),
+            phases=doc.get("phases") or {},
+            import_lines=doc.get("import_lines") or {},
+            session_lines=doc.get("session_lines") or {},
+            imports=doc.get("imports") or {},
+            values=doc.get("values") or {},
+            failures=doc.get("failures") or {},
+            secrets=doc.get("secrets") or (),
+            settings=doc.get("settings") or {},
+        )
+
+
+def _lines(files: Mapping[str, Sequence[int]]) -> set[Line]:
+    return {(f, n) for f, ns in files.items() if is_source(f) for n in ns if n > 0}
+
+
+def dependencies(
+    test_id: str, executed: Iterable[str], imports: Mapping[str, Sequence[str]]
+) -> set[str]:
+    """The module files ``test_id`` depends on (closure over the import graph)."""
+    test_file = test_id.split("::", 1)[0]
+    todo = [test_file, *executed]
+    seen: set[str] = set()
+    while todo:
+        f = todo.pop()
+        if f in seen:
+            continue
+        seen.add(f)
+        todo.extend(imports.get(f, ()))
+    return seen
+
+
+def spectra(trace: Trace, tests: Iterable[str]) -> dict[str, frozenset[Line]]:
+    """Each test's spectrum: its own lines, its modules' import-time lines, session lines."""
+    session_only: set[Line] = _lines(trace.session_lines) - _lines(trace.import_lines)
+    out: dict[str, frozenset[Line]] = {}
+    for tid in tests:
+        own: set[Line] = set()
+        executed: set[str] = set()
+        for files in trace.phases.get(tid, {}).values():
+            own |= _lines(files)
+            executed.update(files)
+        for mod in dependencies(tid, executed, trace.imports):
+            if is_source(mod):
+                own |= {(mod, n) for n in trace.import_lines.get(mod, ()) if n > 0}
+        if own:
+            own |= session_only
+        out[tid] = frozenset(own)
+    return out
+
+
+def similarity(a: frozenset[Line], b: frozenset[Line]) -> Fraction:
+    """Jaccard overlap of two spectra, exact."""
+    union = len(a | b)
+    return Fraction(len(a & b), union) if union else Fraction(0)
+
+
+# ---------------------------------------------------------------- choosing passing tests
+
+
+def _module_files(root: Path, name: str) -> list[str]:
+    """Files a dotted module name may refer to (the module and each package on its path)."""
+    parts = name.split(".")
+    found: list[str] = []
+    for base in (root, root / "src", root / "lib"):
+        for i in range(1, len(parts) + 1):
+            p = base.joinpath(*parts[:i])
+            for cand in (p.with_suffix(".py"), p / "__init__.py"):
+                if cand.is_file():
+                    found.append(cand.relative_to(root).as_posix())
+    return found
+
+
+def imported_files(root: Path, rel: str) -> set[str]:
+    """Project files a Python file imports (statically, from its AST)."""
+    try:
+        tree = ast.parse((root / rel).read_text(encoding="utf-8", errors="replace"))
+    except (OSError, SyntaxError, ValueError):
+        return set()
+    names: set[str] = set()
+    pkg = rel.rsplit("/", 1)[0].replace("/", ".") if "/" in rel else ""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            mod = node.module or ""
+            if node.level:
+                base = pkg.split(".")[: max(0, len(pkg.split(".")) - node.level + 1)]
+                mod = ".".join([*base, mod] if mod else base)
+            if mod:
+                names.add(mod)
+                names.update(f"{mod}.{a.name}" for a in node.names)
+    files: set[str] = set()
+    for n in names:
+        files.update(_module_files(root, n))
+    return files
+
+
+def test_files(root: Path, paths: Sequence[str]) -> list[str]:
+    """Test files under ``paths`` (files or directories, relative to root)."""
+    out: set[str] = set()
+    for p in paths or (".",):
+        base = root / p.split("::", 1)[0]
+        if base.is_file():
+            out.add(base.relative_to(root).as_posix())
+            continue
+        if not base.is_dir():
+            continue
+        for f in base.rglob("*.py"):
+            rel = f.relative_to(root).as_posix()
+            if any(part in _SKIP_DIRS for part in rel.split("/")):
+                continue
+            name = f.name
+            if name.startswith("test_") or name.endswith("_test.py"):
+                out.add(rel)
+    return sorted(out)
+
+
+def choose_test_files(
+    root: Path, failing: Sequence[str], candidates: Sequence[str], *, max_files: int = 60
+) -> list[str]:
+    """Test files to run next to the failing tests: their own files, and files that import
+    a project module the failing tests' files import (the modules they exercise)."""
+    own = sorted({t.split("::", 1)[0] for t in failing})
+    wanted: set[str] = set()
+    for f in own:
+        wanted |= {m for m in imported_files(root, f) if is_source(m)}
+    # a package's __init__ alone says little: prefer the concrete modules
+    concrete = {m for m in wanted if not m.endswith("__init__.py")} or wanted
+    chosen = list(own)
+    for cand in candidates:
+        if cand in chosen:
+            continue
+        imports = {m for m in imported_files(root, cand) if is_source(m)}
+        if imports & concrete:
+            chosen.append(cand)
+        if len(chosen) >= max_files:
+            break
+    return chosen

@@ -1,0 +1,192 @@
+"""Runtime values: the failing run against the most similar passing run.
+
+The tracer records, for two tests, the locals before each traced line ran (``states``),
+what each line assigned (``assigns``, with ``from`` when the value came back from a call)
+and what each function returned (``returns``). From those:
+
+* ``differences``: on the suspect lines, variables whose values differ between the runs;
+* ``origins``: where the failure was a ``None`` (or another bad value) used at the crash
+  line, the line that assigned it, and the ``return`` that produced it;
+* evidence for breaking ranking ties: the crash frame, the origin lines, and lines that
+  produced a value of a different *kind* (None, sign, emptiness, type) than the passing
+  run did on the same line. Kinds, not raw values: two tests with different inputs
+  differ in raw values everywhere.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+Line = tuple[str, int]
+
+#: evidence levels, strongest first (see ranking.rank)
+CRASH, ORIGIN, KIND_DIFF, TRACEBACK = 4, 3, 2, 1
+
+_MAX_DIFFS = 40
+_MAX_VALUES = 3
+
+
+def kind(value: Any) -> str:
+    """A coarse, input-independent description of a serialized value."""
+    if value is None:
+        return "None"
+    if isinstance(value, bool):
+        return f"bool:{value}"
+    if isinstance(value, int | float):
+        return "num:" + ("neg" if value < 0 else "zero" if value == 0 else "pos")
+    if isinstance(value, str):
+        return "str:empty" if value == "" else "str"
+    if isinstance(value, dict):
+        t = str(value.get("type", "?"))
+        if "len" in value:
+            return f"{t}:{'empty' if value['len'] == 0 else 'items'}"
+        return t
+    return type(value).__name__
+
+
+def _key(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, default=str)
+
+
+def _by_line(states: Iterable[Mapping[str, Any]]) -> dict[Line, list[Mapping[str, Any]]]:
+    out: dict[Line, list[Mapping[str, Any]]] = {}
+    for s in states:
+        out.setdefault((str(s.get("file")), int(s.get("line", 0))), []).append(
+            s.get("locals") or {}
+        )
+    return out
+
+
+def _distinct(values: Iterable[Any]) -> list[Any]:
+    seen: dict[str, Any] = {}
+    for v in values:
+        seen.setdefault(_key(v), v)
+    return list(seen.values())[:_MAX_VALUES]
+
+
+def differences(
+    failing: Mapping[str, Any], passing: Mapping[str, Any] | None, lines: Sequence[Line]
+) -> list[dict[str, Any]]:
+    """Variables on ``lines`` whose values differ between the two runs (bounded)."""
+    f_states = _by_line(failing.get("states", ()))
+    p_states = _by_line(passing.get("states", ())) if passing else {}
+    out: list[dict[str, Any]] = []
+    for ln in lines:
+        fl = f_states.get(ln)
+        if not fl:
+            continue
+        pl = p_states.get(ln)
+        names = sorted({n for snap in fl for n in snap})
+        for name in names:
+            fv = _distinct(snap[name] for snap in fl if name in snap)
+            pv = _distinct(snap[name] for snap in pl if name in snap) if pl else None
+            if pv is not None and {_key(v) for v in fv} == {_key(v) for v in pv}:
+                continue
+            out.append(
+                {
+                    "file": ln[0],
+                    "line": ln[1],
+                    "var": name,
+                    "failing": fv,
+                    "passing": pv,
+                    "passing_reached": pl is not None,
+                }
+            )
+            if len(out) >= _MAX_DIFFS:
+                return out
+    return out
+
+
+_IDENT = re.compile(r"[A-Za-z_]\w*")
+
+
+def origins(
+    failure: Mapping[str, Any] | None,
+    failing: Mapping[str, Any],
+    source_line: str,
+) -> list[dict[str, Any]]:
+    """Where the ``None`` (or other value) used at the crash line came from."""
+    if not failure or "crash_frame" not in failure:
+        return []
+    frames = failure.get("frames") or []
+    idx = int(failure["crash_frame"])
+    if not 0 <= idx < len(frames):
+        return []
+    crash = frames[idx]
+    used = set(_IDENT.findall(source_line))
+    loc = failure.get("locals") or {}
+    suspects = sorted(n for n, v in loc.items() if v is None and n in used)
+    out: list[dict[str, Any]] = []
+    assigns = list(failing.get("assigns", ()))
+    for name in suspects:
+        doc: dict[str, Any] = {
+            "var": name,
+            "value": None,
+            "used_at": {"file": crash["file"], "line": crash["line"]},
+        }
+        for a in reversed(assigns):
+            if a.get("var") == name and a.get("file") == crash["file"] and a.get("value") is None:
+                doc["assigned_at"] = {"file": a["file"], "line": a["line"]}
+                if isinstance(a.get("from"), dict):
+                    doc["returned_at"] = dict(a["from"])
+                break
+        out.append(doc)
+    return out
+
+
+def kind_diff_lines(failing: Mapping[str, Any], passing: Mapping[str, Any] | None) -> set[Line]:
+    """Lines that produced a value of a kind the passing run never produced there."""
+    if not passing:
+        return set()
+    seen: dict[tuple[str, int, str], set[str]] = {}
+    for a in passing.get("assigns", ()):
+        seen.setdefault((a["file"], a["line"], a["var"]), set()).add(kind(a.get("value")))
+    for r in passing.get("returns", ()):
+        seen.setdefault((r["file"], r["line"], "<return>"), set()).add(kind(r.get("value")))
+    out: set[Line] = set()
+    for a in failing.get("assigns", ()):
+        k = (a["file"], a["line"], a["var"])
+        if k in seen and kind(a.get("value")) not in seen[k]:
+            out.add((a["file"], a["line"]))
+    for r in failing.get("returns", ()):
+        k = (r["file"], r["line"], "<return>")
+        if k in seen and kind(r.get("value")) not in seen[k]:
+            out.add((r["file"], r["line"]))
+    return out
+
+
+def evidence(
+    failures: Sequence[Mapping[str, Any]],
+    origin_docs: Sequence[Mapping[str, Any]],
+    kind_lines: Iterable[Line],
+) -> dict[Line, tuple[int, tuple[str, ...]]]:
+    """Tie-breaking evidence per line: (level, notes); the strongest level wins."""
+    ev: dict[Line, tuple[int, set[str]]] = {}
+
+    def add(ln: Line, level: int, note: str) -> None:
+        old_level, notes = ev.get(ln, (0, set()))
+        notes.add(note)
+        ev[ln] = (max(old_level, level), notes)
+
+    for fail in failures:
+        frames = fail.get("frames") or []
+        project = [f for f in frames if f.get("project")]
+        for f in project[:-1]:
+            add((f["file"], int(f["line"])), TRACEBACK, "in the failing traceback")
+        if project:
+            f = project[-1]
+            add((f["file"], int(f["line"])), CRASH, "crash frame")
+    for o in origin_docs:
+        for key, note in (
+            ("assigned_at", "assigned the None"),
+            ("returned_at", "returned the None"),
+        ):
+            at = o.get(key)
+            if isinstance(at, dict):
+                add((str(at["file"]), int(at["line"])), ORIGIN, note)
+    for ln in kind_lines:
+        add(ln, KIND_DIFF, "produced a value unlike the passing run's")
+    return {ln: (lvl, tuple(sorted(notes))) for ln, (lvl, notes) in ev.items()}
