@@ -253,8 +253,9 @@ class BwrapBackend:
             if Path(name).exists():
                 bind("--ro-bind", Path(name))
         # /tmp first: worktrees and probe dirs live under it and are bound on top.
+        # (Not added to ``mounted``: the dirs above the binds under /tmp must be created
+        # explicitly with 0755 on that tmpfs, or bwrap makes them 0700.)
         args += ["--perms", "1777", "--tmpfs", "/tmp"]
-        mounted.append(Path("/tmp"))
         args += ["--proc", "/proc", "--dev", "/dev"]
         mounted += [Path("/proc"), Path("/dev")]
 

@@ -1,0 +1,290 @@
+"""Hostile tests, run for real: fixture projects under bwrap (and, for contrast, none).
+
+Each fixture project is a small pytest suite that tries one thing it must not be able
+to do. The outer test checks the host afterwards: nothing reached, nothing written,
+nothing left running.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import write_files
+from tests.sandbox.conftest import pids_with, run_suite
+from truegreen.sandbox import Limits
+from truegreen.sandbox.blocked import classify
+
+pytestmark = pytest.mark.bwrap
+
+
+@pytest.fixture
+def loopback_server() -> Iterator[int]:
+    """A TCP server on 127.0.0.1 that answers b"pong" to every connection."""
+    srv = socket.socket()
+    srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(16)
+    srv.settimeout(0.2)
+    stop = threading.Event()
+
+    def serve() -> None:
+        while not stop.is_set():
+            try:
+                conn, _ = srv.accept()
+            except OSError:
+                continue
+            with conn:
+                conn.sendall(b"pong")
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    yield srv.getsockname()[1]
+    stop.set()
+    thread.join(timeout=2)
+    srv.close()
+
+
+NET_TEST = """
+import os, socket
+def test_reach_loopback_server():
+    s = socket.create_connection(("127.0.0.1", int(os.environ["TG_PORT"])), timeout=3)
+    assert s.recv(4) == b"pong"
+"""
+
+
+def test_loopback_server_reachable_outside_not_inside(tmp_path, loopback_server, bwrap):
+    root = tmp_path / "net"
+    write_files(root, {"tests/test_net.py": NET_TEST})
+    env = {"TG_PORT": str(loopback_server)}
+    outside = run_suite(root, "none", env=env)
+    assert outside.returncode == 0, outside.stdout + outside.stderr
+    inside = run_suite(root, "bwrap", env=env)
+    assert inside.returncode == 1, inside.stdout + inside.stderr
+    assert "ConnectionRefusedError" in inside.stdout or "unreachable" in inside.stdout
+    assert classify("ConnectionRefusedError", "[Errno 111] Connection refused") == (
+        "sandbox.blocked_network"
+    )
+    # DNS does not work either (no resolv.conf, no network).
+    write_files(
+        root,
+        {
+            "tests/test_net.py": """
+        import socket
+        def test_dns():
+            socket.getaddrinfo("pypi.org", 443)
+        """
+        },
+    )
+    inside = run_suite(root, "bwrap")
+    assert inside.returncode == 1
+    assert "gaierror" in inside.stdout
+
+
+WRITE_TEST = """
+import os
+from pathlib import Path
+
+TARGETS = [os.environ["TG_REAL_HOME"], os.environ["TG_OUTSIDE"], "/usr", "/etc", "/"]
+
+def test_try_writes():
+    results = {}
+    for target in TARGETS:
+        path = Path(target) / ("tg-canary-" + os.environ["TG_CANARY"])
+        try:
+            path.write_text("pwned")
+            results[target] = "written"
+        except OSError as exc:
+            results[target] = type(exc).__name__ + ": " + str(exc)
+    # ~ inside is the private /tmp: writing there is allowed and vanishes with the run
+    Path(os.path.expanduser("~"), "tg-home-file").write_text("ok")
+    print("RESULTS", results)
+    assert all(v != "written" for v in results.values()), results
+"""
+
+
+def test_writes_to_home_and_outside_the_worktree_fail(tmp_path, bwrap, canary):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    root = tmp_path / "w"
+    write_files(root, {"tests/test_w.py": WRITE_TEST})
+    real_home = Path(os.path.expanduser("~"))
+    env = {"TG_REAL_HOME": str(real_home), "TG_OUTSIDE": str(outside), "TG_CANARY": canary}
+    done = run_suite(root, "bwrap", env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    for target in (real_home, outside, Path("/usr"), Path("/etc"), Path("/")):
+        assert not (target / f"tg-canary-{canary}").exists(), target
+    assert not (real_home / "tg-home-file").exists() or (real_home / "tg-home-file").stat()
+    assert "Read-only file system" in done.stdout or "Permission denied" in done.stdout
+    assert classify("OSError", "[Errno 30] Read-only file system: '/usr/x'") == (
+        "sandbox.blocked_write"
+    )
+
+
+def test_worktree_given_to_the_sandbox_uid_is_writable_and_the_host_sees_it(tmp_path, bwrap):
+    root = tmp_path / "wt"
+    write_files(
+        root,
+        {
+            "tests/test_out.py": """
+        from pathlib import Path
+        def test_write_in_worktree(tmp_path):
+            Path("out.txt").write_text("from inside")
+            (tmp_path / "scratch").write_text("private tmp")
+        """
+        },
+    )
+    if os.geteuid() == 0:
+        for path in [root, *root.rglob("*")]:
+            os.chown(path, 65534, 65534)
+    done = run_suite(root, "bwrap")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (root / "out.txt").read_text() == "from inside"
+
+
+SECRETS = {
+    "GITHUB_TOKEN": "ghp_secret",
+    "AWS_SECRET_ACCESS_KEY": "aws_secret",
+    "AWS_ACCESS_KEY_ID": "AKIA",
+    "MY_SERVICE_PASSWORD": "hunter2",
+    "OPENAI_API_KEY": "sk-secret",
+    "NPM_TOKEN": "npm",
+}
+
+
+def test_environment_secrets_are_absent_inside(tmp_path, bwrap, monkeypatch):
+    for key, value in SECRETS.items():
+        monkeypatch.setenv(key, value)
+    root = tmp_path / "env"
+    write_files(
+        root,
+        {
+            "tests/test_env.py": """
+        import os
+        def test_env():
+            print("ENV", sorted(os.environ))
+            leaked = [v for v in os.environ.values() if v in ("ghp_secret", "aws_secret", "hunter2", "sk-secret", "npm", "AKIA")]
+            assert not leaked, leaked
+            assert os.environ["HOME"] == "/tmp"
+            assert os.getuid() == 65534 and os.getgid() == 65534
+            status = open("/proc/self/status").read()
+            caps = {l.split(":")[0]: l.split()[1] for l in status.splitlines() if l.startswith("Cap")}
+            assert set(caps.values()) == {"0000000000000000"}, caps
+            assert "NoNewPrivs:\\t1" in status
+            assert not os.path.exists(os.path.expanduser("~/.ssh"))
+            assert not os.path.exists("/root/.ssh") and not os.path.exists("/var/run/docker.sock")
+        """
+        },
+    )
+    # Worst case: the caller handed the backend its whole environment.
+    done = run_suite(root, "bwrap", env=dict(os.environ))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "TRUEGREEN_RUN_MARKER" in done.stdout  # the executor's marker reaches inside
+
+
+def test_fork_bomb_is_contained(tmp_path, bwrap, canary):
+    root = tmp_path / "bomb"
+    write_files(
+        root,
+        {
+            "tests/test_bomb.py": """
+        import os, time
+        def test_bomb():
+            deadline = time.monotonic() + 3
+            failures = 0
+            while time.monotonic() < deadline:
+                try:
+                    os.fork()          # parent and child both keep forking
+                except OSError:
+                    failures += 1
+                    time.sleep(0.01)
+            os._exit(0 if failures else 3)
+        """
+        },
+    )
+    before = time.monotonic()
+    done = run_suite(
+        root, "bwrap", env={"TG_CANARY": canary}, timeout=15, limits=Limits(processes=64)
+    )
+    assert time.monotonic() - before < 14  # ended by itself: forks failed at the limit
+    assert not done.timed_out
+    assert done.returncode == 0, done.stdout + done.stderr  # 0: forks were refused
+    assert not pids_with(canary)
+
+
+def test_memory_hog_is_contained(tmp_path, bwrap):
+    root = tmp_path / "mem"
+    write_files(
+        root,
+        {
+            "tests/test_mem.py": """
+        def test_hog():
+            blob = bytearray(2 * 1024**3)
+            assert len(blob)
+        """
+        },
+    )
+    done = run_suite(root, "bwrap", limits=Limits(memory_bytes=512 * 1024**2))
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "MemoryError" in done.stdout
+    assert classify("MemoryError", "") == "sandbox.resource_limit"
+
+
+def test_cpu_and_file_size_limits(tmp_path, bwrap):
+    root = tmp_path / "lim"
+    write_files(
+        root,
+        {
+            "tests/test_fsize.py": """
+        def test_big_file(tmp_path):
+            (tmp_path / "big").write_bytes(b"x" * (4 * 1024**2))
+        """,
+            "tests/test_spin.py": """
+        def test_spin():
+            while True:
+                pass
+        """,
+        },
+    )
+    done = run_suite(root, "bwrap", "tests/test_fsize.py", limits=Limits(file_size_bytes=1024**2))
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "File too large" in done.stdout
+    assert classify("OSError", "[Errno 27] File too large") == "sandbox.resource_limit"
+    start = time.monotonic()
+    spin = run_suite(root, "bwrap", "tests/test_spin.py", timeout=30, limits=Limits(cpu_seconds=1))
+    assert not spin.timed_out and spin.returncode != 0
+    assert time.monotonic() - start < 10
+
+
+def test_sleep_forever_with_forked_children_is_killed_at_the_deadline(tmp_path, bwrap, canary):
+    root = tmp_path / "hang"
+    write_files(
+        root,
+        {
+            "tests/test_hang.py": """
+        import os, sys, time
+        def test_hang():
+            token = os.environ["TG_CANARY"]
+            for _ in range(3):
+                if os.fork() == 0:
+                    os.setsid()                      # escape the process group
+                    if os.fork() == 0:               # double fork: reparented
+                        os.execv(sys.executable, [sys.executable, "-c", "import time; time.sleep(10**6)", token])
+                    os._exit(0)
+            print("children started", flush=True)
+            time.sleep(10**6)
+        """
+        },
+    )
+    start = time.monotonic()
+    done = run_suite(root, "bwrap", env={"TG_CANARY": canary}, timeout=4)
+    assert done.timed_out
+    assert "children started" in done.stdout
+    assert time.monotonic() - start < 15
+    # the canary fixture asserts that no process carrying the token is left
