@@ -5,9 +5,12 @@ from __future__ import annotations
 import sys
 
 # Each command lives in its own module and registers itself on ``app`` when imported.
+from truegreen.cli import demo as _demo  # noqa: F401
 from truegreen.cli import info as _info  # noqa: F401  (version, doctor)
 from truegreen.cli import localize as _localize  # noqa: F401
 from truegreen.cli import run as _run  # noqa: F401
+from truegreen.cli import seal as _seal  # noqa: F401
+from truegreen.cli import verify as _verify  # noqa: F401
 from truegreen.cli._app import app, err
 from truegreen.errors import TruegreenError
 

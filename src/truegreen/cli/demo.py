@@ -1,0 +1,57 @@
+"""``truegreen demo``: seal an exam and verify seven candidate fixes, offline."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from truegreen.cli._app import VERIFIED_MEANS, SandboxOpt, app, err, out
+
+
+@app.command("demo")
+def demo(
+    sandbox: SandboxOpt = None,
+    keep: Annotated[
+        bool, typer.Option("--keep", help="Keep the demo repository and ledger.")
+    ] = False,
+    workdir: Annotated[
+        Path | None, typer.Option("--workdir", help="Build the demo here instead of a temp dir.")
+    ] = None,
+) -> None:
+    """The whole loop on a bundled example project: seal the exam, verify every candidate fix."""
+    from truegreen.demo.run import run_demo
+
+    start = time.monotonic()
+    out.print("[bold]invoicekit, bug #42:[/] ordering exactly 10 units gives no bulk discount.")
+    result = run_demo(
+        workdir, sandbox=sandbox, keep=keep, notify=lambda m: err.print(f"  {m}", markup=False)
+    )
+    out.print(f"sealed exam {result.exam_id}: fails on the base as", markup=False)
+    out.print(f"  {result.signature}", markup=False)
+    table = Table(title="candidate fixes, verified against the sealed exam", show_lines=False)
+    for col in ("candidate", "what it does", "verdict", "decision", "why"):
+        table.add_column(col, overflow="fold")
+    for row in result.rows:
+        doc = row.doc
+        codes = sorted({r["code"] for r in doc["reasons"] if not r["code"].startswith("strength.")})
+        s = doc.get("strength")
+        why = ", ".join(codes) or (
+            f"exam strength {s['label']} ({s['killed']}/{s['mutants']})" if s else "all layers pass"
+        )
+        color = {"approve": "green", "reject": "red", "escalate": "yellow"}[doc["decision"]]
+        table.add_row(row.branch, row.title, doc["verdict"], f"[{color}]{doc['decision']}[/]", why)
+    out.print(table)
+    unexpected = [r.branch for r in result.rows if not r.as_expected]
+    out.print(f"({VERIFIED_MEANS})", markup=False)
+    out.print(f"done in {time.monotonic() - start:.0f} s", markup=False)
+    if keep:
+        out.print(f"kept: {result.repo}", markup=False)
+    if unexpected:
+        err.print(
+            f"truegreen: the demo did not go as designed for: {', '.join(unexpected)}", markup=False
+        )
+        raise typer.Exit(1)

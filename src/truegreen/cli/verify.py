@@ -1,0 +1,125 @@
+"""``truegreen verify``: grade any claimed fix against the sealed exams."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from truegreen.cli._app import (
+    VERIFIED_MEANS,
+    DbOpt,
+    JsonOpt,
+    PythonOpt,
+    RepoOpt,
+    SandboxOpt,
+    app,
+    emit_json,
+    err,
+    fail,
+    out,
+)
+
+EXIT = {"approve": 0, "reject": 1, "escalate": 3}
+COLORS = {"verified": "green", "refuted": "red", "inconclusive": "yellow"}
+
+
+def print_verification(doc: dict[str, Any]) -> None:
+    color = COLORS.get(doc["verdict"], "white")
+    out.print(f"[bold {color}]{doc['verdict'].upper()}[/] -> {doc['decision']}")
+    out.print(f"  base {doc['base'][:12]}  head {doc['head'][:12]}", markup=False)
+    for e in doc["exams"]:
+        out.print(
+            f"  exam {e['id']} {e['test']}: base {e['base']['outcome']} x{e['base']['runs']}, "
+            f"head {e['head']['outcome']} x{e['head']['runs']}",
+            markup=False,
+        )
+    out.print("  layers: " + ", ".join(f"{k} {v}" for k, v in doc["layers"].items()), markup=False)
+    s = doc.get("strength")
+    if s:
+        out.print(
+            f"  strength: {s['label']} ({s['killed']}/{s['mutants']} mutants of the changed lines killed)",
+            markup=False,
+        )
+    for r in doc["reasons"]:
+        where = (
+            f" {r['file']}" + (f":{r['line']}" if r.get("line") else "") if r.get("file") else ""
+        )
+        out.print(f"  - {r['code']}{where}: {r['detail']}", markup=False)
+    out.print(f"  receipt sha256 {doc['receipt']['sha256']}", markup=False)
+    out.print(f"  ({VERIFIED_MEANS})", markup=False)
+
+
+@app.command("verify")
+def verify_command(
+    base: Annotated[
+        str | None, typer.Option("--base", help="The revision the exam fails on.")
+    ] = None,
+    head: Annotated[
+        str | None, typer.Option("--head", help="The revision with the claimed fix.")
+    ] = None,
+    patch: Annotated[
+        Path | None, typer.Option("--patch", help="A patch instead of a head revision.")
+    ] = None,
+    exam: Annotated[
+        list[str] | None,
+        typer.Option("--exam", help="Exam id (repeatable; default: all of this repository's)."),
+    ] = None,
+    runs: Annotated[int, typer.Option("--runs", min=1, help="Runs of each exam on each side.")] = 3,
+    no_strength: Annotated[
+        bool, typer.Option("--no-strength", help="Skip mutating the changed lines.")
+    ] = False,
+    report: Annotated[
+        Path | None,
+        typer.Option(
+            "--report", help="Write report.md, verification.json and receipt.json to DIR."
+        ),
+    ] = None,
+    repo: RepoOpt = Path("."),
+    python: PythonOpt = None,
+    sandbox: SandboxOpt = None,
+    db: DbOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Grade a claimed fix against the sealed exams (exit 0 approve, 1 reject, 3 escalate, 2 error)."""
+    from truegreen.api import verify_fix
+    from truegreen.project import open_project
+
+    if patch is not None:
+        if not patch.is_file():
+            fail(
+                f"--patch {str(patch)!r} does not exist or is not a file",
+                "pass the path of a unified diff",
+            )
+        patch_bytes: bytes | None = patch.read_bytes()
+        if base is None:
+            base = "HEAD"
+    else:
+        patch_bytes = None
+        if base is None:
+            fail("--base is required", "pass the revision the exam fails on, e.g. --base main")
+        if head is None:
+            fail("pass --head REV or --patch FILE", "the fix to verify")
+    project = open_project(
+        repo, python, sandbox, need_git=True, notify=lambda m: err.print(m, markup=False)
+    )
+    doc = verify_fix(
+        project,
+        base=base,
+        head=head,
+        patch=patch_bytes,
+        exam_refs=exam or (),
+        runs=runs,
+        strength=not no_strength,
+        db_url=db,
+        report_dir=report,
+        notify=lambda m: err.print(m, markup=False),
+    )
+    if json_out:
+        emit_json(doc)
+    else:
+        print_verification(doc)
+        if report is not None:
+            out.print(f"  report: {report / 'report.md'}", markup=False)
+    raise typer.Exit(EXIT[doc["decision"]])

@@ -1,0 +1,1 @@
+"""``truegreen demo``: the whole loop on a bundled example project, offline."""

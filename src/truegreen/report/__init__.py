@@ -1,0 +1,1 @@
+"""Renderers for evidence: Markdown, JSON and the receipt, written to a report directory."""

@@ -1,0 +1,95 @@
+"""The Markdown evidence report for a ``truegreen.verification/1`` document."""
+
+from __future__ import annotations
+
+from typing import Any
+
+VERDICT_WORDS = {
+    "verified": "VERIFIED",
+    "refuted": "REFUTED",
+    "inconclusive": "INCONCLUSIVE",
+}
+
+MEANING = (
+    '"Verified" means: passes the sealed exam, no tampering found, no new failures. '
+    'It never means "correct".'
+)
+
+
+def _cell(text: Any) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def render(doc: dict[str, Any]) -> str:
+    """A self-contained Markdown report (deterministic for the same document)."""
+    out: list[str] = []
+    verdict = doc["verdict"]
+    out.append(f"# truegreen: {VERDICT_WORDS.get(verdict, verdict)} -> {doc['decision']}")
+    out.append("")
+    out.append(f"> {MEANING}")
+    out.append("")
+    out.append(f"- repository: `{doc['repo']}`")
+    out.append(f"- base: `{doc['base']}`")
+    out.append(f"- head: `{doc['head']}`")
+    if doc.get("patch_sha256"):
+        out.append(f"- patch sha256: `{doc['patch_sha256']}`")
+    if doc.get("receipt"):
+        out.append(
+            f"- receipt sha256: `{doc['receipt']['sha256']}` (re-check: `truegreen receipt verify receipt.json`)"
+        )
+    out.append("")
+    out.append("## Layers")
+    out.append("")
+    out.append("| layer | result |")
+    out.append("|---|---|")
+    for name in ("exam", "tamper", "regression", "gates"):
+        out.append(f"| {name} | {doc['layers'].get(name, 'skipped')} |")
+    out.append("")
+    out.append("## Exams")
+    out.append("")
+    out.append("| exam | test | base | head |")
+    out.append("|---|---|---|---|")
+    for e in doc["exams"]:
+        base = f"{e['base']['outcome']} x{e['base']['runs']}"
+        head = f"{e['head']['outcome']} x{e['head']['runs']}"
+        out.append(f"| `{e['id']}` | `{_cell(e['test'])}` | {base} | {head} |")
+    out.append("")
+    out.append("## Reasons")
+    out.append("")
+    if not doc["reasons"]:
+        out.append("None: every layer passed.")
+    for r in doc["reasons"]:
+        where = ""
+        if r.get("file"):
+            where = f" `{r['file']}" + (f":{r['line']}" if r.get("line") else "") + "`"
+        out.append(f"- **{r['code']}**{where}: {_cell(r.get('detail', ''))}")
+    out.append("")
+    reg = doc.get("regression")
+    if reg:
+        out.append("## Regression")
+        out.append("")
+        out.append(f"- complete: {'yes' if reg['complete'] else 'no'}")
+        for key, label in (
+            ("new_failures", "new failures"),
+            ("flaky", "flaky (passed on rerun)"),
+            ("failing_on_both", "failing on both sides (not counted)"),
+            ("collection_errors", "new collection errors"),
+        ):
+            if reg.get(key):
+                out.append(f"- {label}: " + ", ".join(f"`{_cell(t)}`" for t in reg[key]))
+        out.append("")
+    strength = doc.get("strength")
+    out.append("## Exam strength")
+    out.append("")
+    if strength is None:
+        out.append(
+            "Not measured: no mutant of a changed line of non-test code could be made, or the exam did not pass on the head."
+        )
+    else:
+        out.append(
+            f"The exam killed {strength['killed']} of {strength['mutants']} mutants of the changed lines: **{strength['label']}**."
+        )
+        for s in strength.get("survivors", []):
+            out.append(f"- survived: `{s['file']}:{s['line']}` {_cell(s['mutation'])}")
+    out.append("")
+    return "\n".join(out)
