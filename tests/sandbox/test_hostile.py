@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import socket
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -89,6 +90,7 @@ def test_loopback_server_reachable_outside_not_inside(tmp_path, loopback_server,
 
 WRITE_TEST = """
 import os
+import sys
 from pathlib import Path
 
 TARGETS = [os.environ["TG_REAL_HOME"], os.environ["TG_OUTSIDE"], "/usr", "/etc", "/"]
@@ -288,3 +290,46 @@ def test_sleep_forever_with_forked_children_is_killed_at_the_deadline(tmp_path, 
     assert "children started" in done.stdout
     assert time.monotonic() - start < 15
     # the canary fixture asserts that no process carrying the token is left
+
+
+def test_runner_integration_outcomes_and_blocked_reason(tmp_path, bwrap, loopback_server):
+    """The real runner with sandbox="bwrap": outcomes come back through the probe, and
+    the network failure is recognised as the sandbox's doing."""
+    from truegreen.run.interpreter import resolve
+    from truegreen.run.pytest_run import PytestRequest, run_pytest
+
+    root = tmp_path / "proj"
+    write_files(
+        root,
+        {
+            "tests/test_mix.py": """
+        import os, socket
+        def test_ok():
+            assert os.getuid() == 65534
+        def test_net():
+            socket.create_connection(("127.0.0.1", int(os.environ["TG_PORT"])), timeout=3)
+        def test_plain_failure():
+            assert 1 == 2
+        """
+        },
+    )
+    interp = resolve(str(sys.executable), root)
+    request = PytestRequest(
+        repo=root,
+        interpreter=interp,
+        timeout=60,
+        sandbox="bwrap",
+        env={"TG_PORT": str(loopback_server)},
+    )
+    run = run_pytest(request)
+    got = {t.id.split("::")[-1]: t for t in run.tests}
+    assert run.complete
+    assert {k: t.outcome for k, t in got.items()} == {
+        "test_ok": "passed",
+        "test_net": "failed",
+        "test_plain_failure": "failed",
+    }
+    net = got["test_net"]
+    assert classify(net.exc_type or "", net.message or "") == "sandbox.blocked_network"
+    plain = got["test_plain_failure"]
+    assert classify(plain.exc_type or "", plain.message or "") is None

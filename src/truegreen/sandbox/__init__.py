@@ -48,7 +48,10 @@ class SandboxSpec:
     probe's report directory); ``readonly`` are paths the run must read (the interpreter's
     prefix, the probe plugin). Everything else of the host is hidden or read-only.
     Paths keep their host names inside the sandbox. ``network`` is for the install phase
-    only; the run phase has none.
+    only; the run phase has none. ``grant_workdir``: the workdir is a disposable worktree
+    truegreen made; when the tests run as uid 65534 (bwrap as root) it is handed to that
+    uid (chown) so that tests can write in it (git in it afterwards then needs
+    ``-c safe.directory=*``); otherwise a root-owned worktree is read-only in effect.
     """
 
     workdir: Path
@@ -58,6 +61,7 @@ class SandboxSpec:
     network: bool = False
     extra: dict[str, str] = field(default_factory=dict)
     limits: Limits = field(default_factory=Limits)
+    grant_workdir: bool = False
 
 
 class Backend(Protocol):

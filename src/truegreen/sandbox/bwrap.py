@@ -4,15 +4,20 @@ The wrapped argv is ``prlimit <limits> -- bwrap <namespaces, mounts> -- [setpriv
 
 Two identities, chosen by who runs truegreen:
 
-* **root** ("nobody" mode). bwrap runs privileged without a user namespace, builds the
+* **root**, "setpriv" mode. bwrap runs privileged without a user namespace, builds the
   mounts, and the first program inside is ``setpriv`` which becomes the real uid/gid
   65534 with no supplementary groups, an empty bounding set, no inheritable or ambient
   capabilities and no_new_privs. A *real* non-root uid is what makes the kernel enforce
   RLIMIT_NPROC (uid 0 is exempt, also inside a user namespace that maps to it), so a fork
-  bomb stops at the limit. Consequence: the tests can write only where uid 65534 may;
+  bomb stops at the limit. Consequence: the tests can write only where uid 65534 may:
   extra writable paths that truegreen created under the temp dir (the probe's report
-  dir) are handed to 65534 by :meth:`BwrapBackend.wrap`; a worktree owned by root is
-  bound read-write but the kernel refuses uid 65534's writes there (see docs/sandbox.md).
+  dir) are handed to 65534 by :meth:`BwrapBackend.wrap`, and so is the worktree when
+  ``spec.grant_workdir``; a root-owned worktree is otherwise bound read-write but the
+  kernel refuses uid 65534's writes there (a test that writes there fails with
+  PermissionError, which :mod:`truegreen.sandbox.blocked` classifies).
+  When uid 65534 cannot even read the worktree or the interpreter (a 0700 directory),
+  the run falls back to the user-namespace mode below, mapped to root: still no
+  capabilities, but the process limit is then not enforced (``last_mode``).
 * **not root** ("userns" mode). bwrap makes a user namespace in which the caller's uid
   appears as 65534, drops every capability and disables further user namespaces.
 
@@ -102,19 +107,21 @@ def _under(path: Path, roots: list[Path]) -> bool:
     return any(path == r or r in path.parents for r in roots)
 
 
-def _grant(path: Path) -> None:
-    """Hand a truegreen-made temp path (and its direct entries) to the sandbox uid."""
+def _grant(path: Path, *, recursive: bool) -> None:
+    """Hand a truegreen-made temp path to the sandbox uid: the path and its direct
+    entries, or (``recursive``) the whole tree. Paths outside the temp dir, or not
+    owned by us, are left alone (writes there will be refused)."""
     try:
         st = path.lstat()
     except OSError:
         return
     tmp = Path(tempfile.gettempdir()).resolve()
     if st.st_uid != os.geteuid() or tmp not in path.resolve().parents:
-        return  # not ours to change: leave it, writes there will be refused
+        return
     targets = [path]
     if stat.S_ISDIR(st.st_mode):
         with contextlib.suppress(OSError):
-            targets += list(path.iterdir())
+            targets += list(path.rglob("*") if recursive else path.iterdir())
     for target in targets:
         with contextlib.suppress(OSError):
             os.chown(target, SANDBOX_UID, SANDBOX_GID, follow_symlinks=False)
@@ -147,6 +154,8 @@ class BwrapBackend:
     def __init__(self, *, as_root: bool | None = None) -> None:
         #: None: decide from the effective uid (tests force a mode to check the argv)
         self._as_root = as_root
+        #: "setpriv" or "userns": how the last :meth:`wrap` confined its command
+        self.last_mode = ""
 
     @property
     def root_mode(self) -> bool:
@@ -155,8 +164,10 @@ class BwrapBackend:
     def identity(self) -> str:
         if self.root_mode:
             return (
-                f"tests run as uid {SANDBOX_UID} (setpriv after a privileged bwrap), "
-                "no capabilities, no network"
+                f"tests run as the real uid {SANDBOX_UID} (setpriv after a privileged bwrap), "
+                "no capabilities, no network; when that uid cannot read the worktree or the "
+                f"interpreter, as uid {SANDBOX_UID} in a user namespace mapped to root "
+                "(no capabilities, but the process limit is not enforced for root)"
             )
         return f"tests run as uid {SANDBOX_UID} in a user namespace, no capabilities, no network"
 
@@ -196,8 +207,8 @@ class BwrapBackend:
             )
         return True, self.identity()
 
-    def _namespace_args(self, *, network: bool) -> list[str]:
-        if self.root_mode:
+    def _namespace_args(self, *, network: bool, setpriv: bool | None = None) -> list[str]:
+        if self.root_mode if setpriv is None else setpriv:
             # Privileged bwrap: no user namespace, so setpriv inside can become a real uid.
             args = ["--unshare-ipc", "--unshare-pid", "--unshare-uts", "--unshare-cgroup-try"]
             if not network:
@@ -281,20 +292,44 @@ class BwrapBackend:
         env["USER"] = env["LOGNAME"] = "nobody"
         return env
 
+    def uses_setpriv(self, spec: SandboxSpec) -> bool:
+        """Whether this run becomes the real uid 65534 (root only), or falls back to the
+        user-namespace mode because uid 65534 could not read what the run needs."""
+        if not self.root_mode:
+            return False
+        needed = [Path(spec.workdir), *_prefixes_of(spec.python), *map(Path, spec.readonly)]
+        return all(_sandbox_uid_can_read(p) for p in needed)
+
     def wrap(self, command: Command, spec: SandboxSpec) -> Command:
         bwrap, prlimit, setpriv = self._tools()
+        nobody = self.uses_setpriv(spec)
+        self.last_mode = "setpriv" if nobody else "userns"
         argv = limits_argv(prlimit or "prlimit", spec, command.timeout)
-        argv += [bwrap or "bwrap", *self._namespace_args(network=spec.network)]
+        argv += [bwrap or "bwrap", *self._namespace_args(network=spec.network, setpriv=nobody)]
         argv += self.mounts(spec)
         argv += ["--hostname", "sandbox", "--chdir", str(command.cwd)]
-        if self.root_mode:
+        if nobody:
             for path in spec.writable:
-                _grant(Path(path))
+                _grant(Path(path), recursive=False)
+            if spec.grant_workdir:
+                _grant(Path(spec.workdir), recursive=True)
             argv += ["--", setpriv or "setpriv", *self._setpriv_args()]
         else:
             argv += ["--"]
         argv += [str(a) for a in command.argv]
         return replace(command, argv=tuple(argv), env=self.environment(command))
+
+
+def _sandbox_uid_can_read(path: Path) -> bool:
+    """Whether uid 65534 (not in root's groups) can read ``path`` once it is bound in."""
+    try:
+        st = path.stat()
+    except OSError:
+        return True  # absent paths are not bound
+    if st.st_uid == SANDBOX_UID:
+        return True
+    want = 0o005 if stat.S_ISDIR(st.st_mode) else 0o004
+    return st.st_mode & want == want
 
 
 def reset_cache() -> None:
