@@ -62,3 +62,34 @@ def _isolated_home(
     """No test reads or writes the developer's real truegreen data directory."""
     monkeypatch.setenv("TRUEGREEN_HOME", str(tmp_path_factory.mktemp("tghome")))
     monkeypatch.delenv("TRUEGREEN_DB", raising=False)
+
+
+def live_processes_with(env_entry: str) -> list[int]:
+    """Live (non-zombie) processes whose environment holds ``env_entry`` (NAME=value)."""
+    needle = env_entry.encode()
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if needle not in (entry / "environ").read_bytes().split(b"\0"):
+                continue
+            state = (entry / "stat").read_text().split(")")[-1].split()[0]
+        except OSError:
+            continue
+        if state != "Z":
+            found.append(int(entry.name))
+    return found
+
+
+@pytest.fixture
+def process_tag(monkeypatch: pytest.MonkeyPatch) -> str:
+    """An environment entry every process started by this test carries (truegreen passes
+    it to tests through TRUEGREEN_PASS_ENV), so leftovers can be found without mistaking
+    another test run's processes for ours."""
+    import uuid
+
+    value = uuid.uuid4().hex
+    monkeypatch.setenv("TG_TEST_TAG", value)
+    monkeypatch.setenv("TRUEGREEN_PASS_ENV", "TG_TEST_TAG")
+    return f"TG_TEST_TAG={value}"

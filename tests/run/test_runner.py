@@ -8,9 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import TARGET_PYTHON
+from tests.conftest import TARGET_PYTHON, live_processes_with
 from truegreen.errors import UsageError
-from truegreen.run.executor import MARKER_VAR
 from truegreen.run.interpreter import resolve
 from truegreen.run.pytest_run import PytestRequest, UnknownTestError, run_pytest
 from truegreen.run.results import PytestRun
@@ -162,19 +161,9 @@ def _alive(pid: int) -> bool:
     return state != "Z"
 
 
-def _marked_processes() -> list[int]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                if MARKER_VAR.encode() in (entry / "environ").read_bytes():
-                    found.append(int(entry.name))
-            except OSError:
-                pass
-    return [p for p in found if _alive(p)]
-
-
-def test_a_hanging_test_is_killed_at_the_deadline_with_its_children(make_project, tmp_path):
+def test_a_hanging_test_is_killed_at_the_deadline_with_its_children(
+    make_project, tmp_path, process_tag
+):
     pidfile = tmp_path / "child.pid"
     root = make_project(
         {
@@ -202,7 +191,7 @@ def test_a_hanging_test_is_killed_at_the_deadline_with_its_children(make_project
             break
         time.sleep(0.05)
     assert not _alive(child)
-    assert _marked_processes() == []
+    assert live_processes_with(process_tag) == []
 
 
 def test_a_child_forked_by_a_passing_test_does_not_outlive_the_run(make_project, tmp_path):

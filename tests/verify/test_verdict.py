@@ -20,83 +20,229 @@ CLEAN = RegressionEvidence(complete=True)
 
 
 def exam(base=F3, head=P3, sealed=SIG, sandbox=()):
-    return ExamEvidence("ex-1", "tests/test_m.py::test_f", "tests/test_m.py", sealed, base, head, sandbox)
+    return ExamEvidence(
+        "ex-1", "tests/test_m.py::test_f", "tests/test_m.py", sealed, base, head, sandbox
+    )
 
 
 def ev(*, exams=None, tamper=(), regression=CLEAN, gates=None):
-    return Evidence(exams=tuple(exams if exams is not None else [exam()]), tamper=tamper,
-                    regression=regression, gates=gates)
+    return Evidence(
+        exams=tuple(exams if exams is not None else [exam()]),
+        tamper=tamper,
+        regression=regression,
+        gates=gates,
+    )
 
 
 ROWS = [
     # -- the one way to be verified
     ("all layers pass", ev(), "verified", set()),
     # -- exam layer
-    ("exam passes on the base: invalid exam", ev(exams=[exam(base=P3)]), "inconclusive", {"exam.not_failing_at_base"}),
-    ("exam skipped on the base: invalid exam", ev(exams=[exam(base=(Observation("skipped"),) * 3)]),
-     "inconclusive", {"exam.not_failing_at_base"}),
-    ("fails on the base another way", ev(exams=[exam(base=(Observation("failed", "KeyError@x:y#1"),) * 3)]),
-     "inconclusive", {"exam.signature_mismatch"}),
-    ("errors on the base", ev(exams=[exam(base=(Observation("error", "ImportError@x:y#1"),) * 3)]),
-     "inconclusive", {"exam.signature_mismatch"}),
+    (
+        "exam passes on the base: invalid exam",
+        ev(exams=[exam(base=P3)]),
+        "inconclusive",
+        {"exam.not_failing_at_base"},
+    ),
+    (
+        "exam skipped on the base: invalid exam",
+        ev(exams=[exam(base=(Observation("skipped"),) * 3)]),
+        "inconclusive",
+        {"exam.not_failing_at_base"},
+    ),
+    (
+        "fails on the base another way",
+        ev(exams=[exam(base=(Observation("failed", "KeyError@x:y#1"),) * 3)]),
+        "inconclusive",
+        {"exam.signature_mismatch"},
+    ),
+    (
+        "errors on the base",
+        ev(exams=[exam(base=(Observation("error", "ImportError@x:y#1"),) * 3)]),
+        "inconclusive",
+        {"exam.signature_mismatch"},
+    ),
     ("still failing on the head", ev(exams=[exam(head=F3)]), "refuted", {"exam.still_failing"}),
-    ("skipped on the head is not a pass", ev(exams=[exam(head=(Observation("skipped"),) * 3)]),
-     "refuted", {"exam.still_failing"}),
-    ("xfailed on the head is not a pass", ev(exams=[exam(head=(Observation("xfailed"),) * 3)]),
-     "refuted", {"exam.still_failing"}),
-    ("xpassed on the head is not a pass", ev(exams=[exam(head=(Observation("xpassed"),) * 3)]),
-     "refuted", {"exam.still_failing"}),
-    ("cannot be collected on the head", ev(exams=[exam(head=(Observation("error", "E"),) * 3)]),
-     "refuted", {"exam.error_at_head"}),
-    ("flaky on the head", ev(exams=[exam(head=(Observation("passed"), Observation("failed", SIG), Observation("passed")))]),
-     "inconclusive", {"exam.flaky"}),
-    ("flaky on the base", ev(exams=[exam(base=(Observation("failed", SIG), Observation("passed"), Observation("failed", SIG)))]),
-     "inconclusive", {"exam.flaky"}),
-    ("no report on the head is never a pass", ev(exams=[exam(head=(Observation("no_report"),) * 3)]),
-     "inconclusive", {"exam.no_report"}),
-    ("one run without a report among passes", ev(exams=[exam(head=(Observation("passed"), Observation("no_report"), Observation("passed")))]),
-     "inconclusive", {"exam.no_report"}),
-    ("no exam at all is missing evidence", ev(exams=[]), "inconclusive", {"policy.missing_evidence"}),
-    ("an exam that did not run on the head", ev(exams=[exam(head=())]), "inconclusive", {"policy.missing_evidence"}),
-    ("the sandbox blocked the exam", ev(exams=[exam(head=F3, sandbox=(Finding("sandbox.blocked_network"),))]),
-     "inconclusive", {"sandbox.blocked_network"}),
+    (
+        "skipped on the head is not a pass",
+        ev(exams=[exam(head=(Observation("skipped"),) * 3)]),
+        "refuted",
+        {"exam.still_failing"},
+    ),
+    (
+        "xfailed on the head is not a pass",
+        ev(exams=[exam(head=(Observation("xfailed"),) * 3)]),
+        "refuted",
+        {"exam.still_failing"},
+    ),
+    (
+        "xpassed on the head is not a pass",
+        ev(exams=[exam(head=(Observation("xpassed"),) * 3)]),
+        "refuted",
+        {"exam.still_failing"},
+    ),
+    (
+        "cannot be collected on the head",
+        ev(exams=[exam(head=(Observation("error", "E"),) * 3)]),
+        "refuted",
+        {"exam.error_at_head"},
+    ),
+    (
+        "flaky on the head",
+        ev(
+            exams=[
+                exam(
+                    head=(Observation("passed"), Observation("failed", SIG), Observation("passed"))
+                )
+            ]
+        ),
+        "inconclusive",
+        {"exam.flaky"},
+    ),
+    (
+        "flaky on the base",
+        ev(
+            exams=[
+                exam(
+                    base=(
+                        Observation("failed", SIG),
+                        Observation("passed"),
+                        Observation("failed", SIG),
+                    )
+                )
+            ]
+        ),
+        "inconclusive",
+        {"exam.flaky"},
+    ),
+    (
+        "no report on the head is never a pass",
+        ev(exams=[exam(head=(Observation("no_report"),) * 3)]),
+        "inconclusive",
+        {"exam.no_report"},
+    ),
+    (
+        "one run without a report among passes",
+        ev(
+            exams=[
+                exam(head=(Observation("passed"), Observation("no_report"), Observation("passed")))
+            ]
+        ),
+        "inconclusive",
+        {"exam.no_report"},
+    ),
+    (
+        "no exam at all is missing evidence",
+        ev(exams=[]),
+        "inconclusive",
+        {"policy.missing_evidence"},
+    ),
+    (
+        "an exam that did not run on the head",
+        ev(exams=[exam(head=())]),
+        "inconclusive",
+        {"policy.missing_evidence"},
+    ),
+    (
+        "the sandbox blocked the exam",
+        ev(exams=[exam(head=F3, sandbox=(Finding("sandbox.blocked_network"),))]),
+        "inconclusive",
+        {"sandbox.blocked_network"},
+    ),
     # -- tamper layer
-    ("a refuting tamper finding", ev(tamper=(Finding("tamper.skip_added", "tests/t.py", 3),)), "refuted", {"tamper.skip_added"}),
-    ("test data changed escalates", ev(tamper=(Finding("tamper.test_data_changed", "tests/data/x.json"),)),
-     "inconclusive", {"tamper.test_data_changed"}),
-    ("literal special case escalates", ev(tamper=(Finding("tamper.exam_literal_special_case", "src/m.py", 9),)),
-     "inconclusive", {"tamper.exam_literal_special_case"}),
+    (
+        "a refuting tamper finding",
+        ev(tamper=(Finding("tamper.skip_added", "tests/t.py", 3),)),
+        "refuted",
+        {"tamper.skip_added"},
+    ),
+    (
+        "test data changed escalates",
+        ev(tamper=(Finding("tamper.test_data_changed", "tests/data/x.json"),)),
+        "inconclusive",
+        {"tamper.test_data_changed"},
+    ),
+    (
+        "literal special case escalates",
+        ev(tamper=(Finding("tamper.exam_literal_special_case", "src/m.py", 9),)),
+        "inconclusive",
+        {"tamper.exam_literal_special_case"},
+    ),
     ("tamper analysis missing", ev(tamper=None), "inconclusive", {"policy.missing_evidence"}),
-    ("a cheat refutes even when the exam is invalid", ev(exams=[exam(base=P3)], tamper=(Finding("tamper.conftest_changed"),)),
-     "refuted", {"tamper.conftest_changed", "exam.not_failing_at_base"}),
+    (
+        "a cheat refutes even when the exam is invalid",
+        ev(exams=[exam(base=P3)], tamper=(Finding("tamper.conftest_changed"),)),
+        "refuted",
+        {"tamper.conftest_changed", "exam.not_failing_at_base"},
+    ),
     # -- regression layer
-    ("a new failure", ev(regression=RegressionEvidence(True, new_failures=("tests/t.py::test_a",))),
-     "refuted", {"regression.new_failure"}),
-    ("a collection error on the head", ev(regression=RegressionEvidence(True, collection_errors=("tests/t.py",))),
-     "refuted", {"regression.collection_error"}),
-    ("a flaky test is reported, not counted", ev(regression=RegressionEvidence(True, flaky=("tests/t.py::test_a",))),
-     "verified", {"regression.flaky"}),
-    ("failing on both sides is not counted", ev(regression=RegressionEvidence(True, failing_on_both=("tests/t.py::test_a",))),
-     "verified", set()),
-    ("the time cap was hit", ev(regression=RegressionEvidence(False, detail="cap")), "inconclusive", {"regression.incomplete"}),
+    (
+        "a new failure",
+        ev(regression=RegressionEvidence(True, new_failures=("tests/t.py::test_a",))),
+        "refuted",
+        {"regression.new_failure"},
+    ),
+    (
+        "a collection error on the head",
+        ev(regression=RegressionEvidence(True, collection_errors=("tests/t.py",))),
+        "refuted",
+        {"regression.collection_error"},
+    ),
+    (
+        "a flaky test is reported, not counted",
+        ev(regression=RegressionEvidence(True, flaky=("tests/t.py::test_a",))),
+        "verified",
+        {"regression.flaky"},
+    ),
+    (
+        "failing on both sides is not counted",
+        ev(regression=RegressionEvidence(True, failing_on_both=("tests/t.py::test_a",))),
+        "verified",
+        set(),
+    ),
+    (
+        "the time cap was hit",
+        ev(regression=RegressionEvidence(False, detail="cap")),
+        "inconclusive",
+        {"regression.incomplete"},
+    ),
     ("regression layer missing", ev(regression=None), "inconclusive", {"policy.missing_evidence"}),
     # -- gates and hints
-    ("a gate got worse", ev(gates=(Finding("gate.lint_worse"),)), "inconclusive", {"gate.lint_worse"}),
-    ("a weak exam annotates, never flips", Evidence(exams=(exam(),), tamper=(), regression=CLEAN,
-                                                    extra=(Finding("strength.weak"),)), "verified", {"strength.weak"}),
+    (
+        "a gate got worse",
+        ev(gates=(Finding("gate.lint_worse"),)),
+        "inconclusive",
+        {"gate.lint_worse"},
+    ),
+    (
+        "a weak exam annotates, never flips",
+        Evidence(exams=(exam(),), tamper=(), regression=CLEAN, extra=(Finding("strength.weak"),)),
+        "verified",
+        {"strength.weak"},
+    ),
 ]
 
 
-@pytest.mark.parametrize(("evidence", "verdict", "codes"), [r[1:] for r in ROWS], ids=[r[0] for r in ROWS])
+@pytest.mark.parametrize(
+    ("evidence", "verdict", "codes"), [r[1:] for r in ROWS], ids=[r[0] for r in ROWS]
+)
 def test_decide(evidence, verdict, codes):
     result = decide(evidence)
     assert result.verdict == verdict
     assert {f.code for f in result.reasons} == codes
-    assert result.decision == {"verified": "approve", "refuted": "reject", "inconclusive": "escalate"}[verdict]
+    assert (
+        result.decision
+        == {"verified": "approve", "refuted": "reject", "inconclusive": "escalate"}[verdict]
+    )
 
 
 def test_layers_reflect_the_findings():
-    assert decide(ev()).layers == {"exam": "pass", "tamper": "pass", "regression": "pass", "gates": "skipped"}
+    assert decide(ev()).layers == {
+        "exam": "pass",
+        "tamper": "pass",
+        "regression": "pass",
+        "gates": "skipped",
+    }
     assert decide(ev(exams=[exam(head=F3)])).layers["exam"] == "fail"
     assert decide(ev(exams=[exam(base=P3)])).layers["exam"] == "error"
     assert decide(ev(tamper=(Finding("tamper.skip_added"),))).layers["tamper"] == "fail"
@@ -104,7 +250,21 @@ def test_layers_reflect_the_findings():
 
 
 def test_reasons_are_sorted_and_deterministic():
-    a = decide(ev(tamper=(Finding("tamper.skip_added", "b.py", 2), Finding("tamper.conftest_changed", "a.py", 1))))
-    b = decide(ev(tamper=(Finding("tamper.conftest_changed", "a.py", 1), Finding("tamper.skip_added", "b.py", 2))))
+    a = decide(
+        ev(
+            tamper=(
+                Finding("tamper.skip_added", "b.py", 2),
+                Finding("tamper.conftest_changed", "a.py", 1),
+            )
+        )
+    )
+    b = decide(
+        ev(
+            tamper=(
+                Finding("tamper.conftest_changed", "a.py", 1),
+                Finding("tamper.skip_added", "b.py", 2),
+            )
+        )
+    )
     assert a == b
     assert [f.code for f in a.reasons] == ["tamper.conftest_changed", "tamper.skip_added"]

@@ -6,6 +6,7 @@ import sys
 
 # Each command lives in its own module and registers itself on ``app`` when imported.
 from truegreen.cli import demo as _demo  # noqa: F401
+from truegreen.cli import diagnose as _diagnose  # noqa: E402,F401
 from truegreen.cli import env as _env  # noqa: F401
 from truegreen.cli import info as _info  # noqa: F401  (version, doctor)
 from truegreen.cli import localize as _localize  # noqa: F401
@@ -17,6 +18,10 @@ from truegreen.errors import TruegreenError
 
 __all__ = ["app", "main"]
 
+INTERRUPTED = (
+    "truegreen: interrupted; its worktrees and processes were cleaned up and nothing was recorded"
+)
+
 
 def main(argv: list[str] | None = None) -> None:
     """Entry point of the ``truegreen`` console script and ``python -m truegreen``."""
@@ -26,5 +31,9 @@ def main(argv: list[str] | None = None) -> None:
         err.print(f"truegreen: error: {exc}", markup=False)
         sys.exit(2)
     except KeyboardInterrupt:
-        err.print("truegreen: interrupted", markup=False)
+        err.print(INTERRUPTED, markup=False)
         sys.exit(130)
+    except SystemExit as exc:
+        if exc.code == 130:  # typer turns Ctrl-C into exit 130, silently
+            err.print(INTERRUPTED, markup=False)
+        raise

@@ -28,7 +28,7 @@ import subprocess
 import threading
 import time
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -161,15 +161,32 @@ def kill_tree(pgid: int, marker: str | None) -> None:
 
 _active_lock = threading.Lock()
 _active: dict[int, str] = {}
+_cancelled = threading.Event()
 
 
-def kill_all_active() -> None:
-    """Kill every process tree this process is supervising (used on Ctrl-C when runs
-    happen in worker threads: their children are in other sessions and never see SIGINT)."""
-    with _active_lock:
-        running = list(_active.items())
-    for pgid, marker in running:
-        kill_tree(pgid, marker)
+class ExecutionCancelled(ExecutionError):
+    slug = "cancelled"
+
+
+@contextlib.contextmanager
+def cancelling() -> Iterator[None]:
+    """On any exception inside (Ctrl-C above all), stop every process tree this process
+    supervises and refuse to start new ones until the block is left. Needed when runs
+    happen in worker threads: their children are in other sessions, never see SIGINT,
+    and the threads would otherwise go on to their next run."""
+    try:
+        yield
+    except BaseException:
+        _cancelled.set()
+        with _active_lock:
+            running = list(_active.items())
+        for pgid, marker in running:
+            kill_tree(pgid, marker)
+        raise
+
+
+def reset_cancel() -> None:
+    _cancelled.clear()
 
 
 class SubprocessExecutor:
@@ -182,6 +199,8 @@ class SubprocessExecutor:
         argv = tuple(str(a) for a in command.argv)
         if not argv:
             raise ExecutionError("empty command")
+        if _cancelled.is_set():
+            raise ExecutionCancelled("cancelled")
         marker = uuid.uuid4().hex
         env = dict(command.env)
         env[MARKER_VAR] = marker

@@ -27,7 +27,7 @@ from truegreen.errors import UsageError
 from truegreen.model.exam import Exam as SealedExam
 from truegreen.project import Project
 from truegreen.repo.git import GitRepo, Worktree
-from truegreen.run.executor import kill_all_active
+from truegreen.run.executor import cancelling, reset_cancel
 from truegreen.run.pytest_run import PytestRequest, run_pytest
 from truegreen.run.results import PytestRun
 from truegreen.run.signature import is_test_path
@@ -172,14 +172,13 @@ def both_sides(first: Callable[[], T], second: Callable[[], T]) -> tuple[T, T]:
     separate worktrees). On Ctrl-C every supervised process tree is killed."""
     pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="truegreen-side")
     try:
-        a = pool.submit(first)
-        b = pool.submit(second)
-        return a.result(), b.result()
-    except BaseException:
-        kill_all_active()
-        raise
+        with cancelling():
+            a = pool.submit(first)
+            b = pool.submit(second)
+            return a.result(), b.result()
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+        reset_cancel()
 
 
 def _passed(run: PytestRun, test: str) -> bool:
@@ -199,7 +198,7 @@ def _observations(runs: Sequence[PytestRun], test: str) -> tuple[Observation, ..
 
 def _sandbox_findings(runs: Sequence[PytestRun], test: str) -> tuple[Finding, ...]:
     try:
-        from truegreen.sandbox import blocked  # type: ignore[attr-defined]
+        from truegreen.sandbox import blocked
     except ImportError:
         return ()
     found: set[Finding] = set()

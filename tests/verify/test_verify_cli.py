@@ -1,0 +1,335 @@
+"""seal and verify from the command line: the happy path and the bad inputs."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import live_processes_with
+from tests.verify.conftest import PY
+from truegreen.cli import main
+from truegreen.demo.scenario import EXAM_FILE, EXAM_TEST
+
+
+def cli(capsys, *args: str) -> tuple[int, str, str]:
+    with pytest.raises(SystemExit) as exc:
+        main(list(args))
+    captured = capsys.readouterr()
+    code = exc.value.code if isinstance(exc.value.code, int) else 0
+    return code, captured.out, captured.err
+
+
+def seal(capsys, repo: Path, *extra: str) -> dict:
+    code, out, err = cli(
+        capsys,
+        "seal",
+        EXAM_TEST,
+        "--repo",
+        str(repo),
+        "--python",
+        PY,
+        "--sandbox",
+        "none",
+        "--rev",
+        "main",
+        "--test-file",
+        str(EXAM_FILE),
+        "--json",
+        *extra,
+    )
+    assert code == 0, err
+    return json.loads(out)
+
+
+def worktrees(repo: Path) -> list[str]:
+    done = subprocess.run(
+        ["git", "worktree", "list", "--porcelain"], cwd=repo, capture_output=True, text=True
+    )
+    return [line for line in done.stdout.splitlines() if line.startswith("worktree ")]
+
+
+def test_seal_prints_the_exam_document(demo_repo, capsys):
+    doc = seal(capsys, demo_repo)
+    assert doc["schema"] == "truegreen.exam/1"
+    assert doc["id"].startswith("ex-")
+    assert set(doc["id"]) <= set("abcdefghijklmnopqrstuvwxyz0123456789-")
+    assert doc["test"] == EXAM_TEST
+    assert doc["signature"].startswith("AssertionError@")
+    assert [r["outcome"] for r in doc["runs"]] == ["failed"] * 3
+    # sealing the same exam twice gives the same id and does not duplicate it
+    again = seal(capsys, demo_repo)
+    assert again["id"] == doc["id"]
+    assert worktrees(demo_repo) == [f"worktree {demo_repo.resolve()}"]
+    # the user's working tree is untouched
+    assert not (demo_repo / "tests" / "test_issue_42.py").exists()
+
+
+def test_seal_refuses_a_passing_test(demo_repo, capsys):
+    code, out, err = cli(
+        capsys,
+        "seal",
+        "tests/test_money.py::test_format_cents",
+        "--repo",
+        str(demo_repo),
+        "--python",
+        PY,
+        "--sandbox",
+        "none",
+    )
+    assert code == 2 and out == ""
+    assert "passes at" in err and "must fail before the fix" in err
+
+
+def test_verify_the_real_fix_and_write_a_report(demo_repo, capsys, tmp_path):
+    exam = seal(capsys, demo_repo)
+    report = tmp_path / "report"
+    code, out, err = cli(
+        capsys,
+        "verify",
+        "--repo",
+        str(demo_repo),
+        "--python",
+        PY,
+        "--sandbox",
+        "none",
+        "--base",
+        "main",
+        "--head",
+        "real-fix",
+        "--exam",
+        exam["id"],
+        "--json",
+        "--report",
+        str(report),
+    )
+    doc = json.loads(out)
+    assert doc["schema"] == "truegreen.verification/1"
+    assert (doc["verdict"], doc["decision"], code) == ("verified", "approve", 0), doc["reasons"]
+    assert doc["exams"][0]["base"] == {
+        "outcome": "failed",
+        "runs": 3,
+        "signature": exam["signature"],
+    }
+    assert doc["exams"][0]["head"]["outcome"] == "passed"
+    assert {p.name for p in report.iterdir()} == {"report.md", "verification.json", "receipt.json"}
+    assert 'never means "correct"' in (report / "report.md").read_text()
+    code, out, _ = cli(capsys, "receipt", "verify", str(report / "receipt.json"))
+    assert code == 0
+    # the receipt holds the document: the same sha256
+    assert json.loads((report / "receipt.json").read_text())["sha256"] == doc["receipt"]["sha256"]
+
+
+def test_verify_is_deterministic(demo_repo, capsys):
+    exam = seal(capsys, demo_repo)
+    args = (
+        "verify",
+        "--repo",
+        str(demo_repo),
+        "--python",
+        PY,
+        "--sandbox",
+        "none",
+        "--base",
+        "main",
+        "--head",
+        "test-only",
+        "--exam",
+        exam["id"],
+        "--json",
+        "--no-strength",
+    )
+    first = cli(capsys, *args)
+    second = cli(capsys, *args)
+    assert first[0] == second[0] == 1
+    assert first[1] == second[1]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--base", "main", "--head", "main"], "are the same commit"),
+        (["--base", "main", "--head", "no-such-branch"], "does not exist"),
+        (["--base", "nope", "--head", "real-fix"], "does not exist"),
+        (["--base", "main", "--head", "real-fix", "--exam", "ex-0000000000000000"], "unknown exam"),
+        (["--base", "main"], "--head"),
+    ],
+)
+def test_verify_bad_input(demo_repo, capsys, args, message):
+    seal(capsys, demo_repo)
+    code, out, err = cli(
+        capsys, "verify", "--repo", str(demo_repo), "--python", PY, "--sandbox", "none", *args
+    )
+    assert code == 2, err
+    assert out == ""
+    assert message in err
+    assert "Traceback" not in err
+    assert worktrees(demo_repo) == [f"worktree {demo_repo.resolve()}"]
+
+
+def test_a_patch_that_does_not_apply(demo_repo, capsys, tmp_path):
+    seal(capsys, demo_repo)
+    patch = tmp_path / "bad.patch"
+    patch.write_text(
+        "--- a/invoicekit/nope.py\n+++ b/invoicekit/nope.py\n@@ -1,1 +1,1 @@\n-x = 1\n+x = 2\n"
+    )
+    code, out, err = cli(
+        capsys,
+        "verify",
+        "--repo",
+        str(demo_repo),
+        "--python",
+        PY,
+        "--sandbox",
+        "none",
+        "--base",
+        "main",
+        "--patch",
+        str(patch),
+    )
+    assert code == 2 and "does not apply" in err
+    assert worktrees(demo_repo) == [f"worktree {demo_repo.resolve()}"]
+
+
+def test_verify_a_patch(demo_repo, capsys, tmp_path):
+    seal(capsys, demo_repo)
+    diff = subprocess.run(
+        ["git", "diff", "main", "real-fix"], cwd=demo_repo, capture_output=True, text=True
+    ).stdout
+    patch = tmp_path / "fix.patch"
+    patch.write_text(diff)
+    code, out, err = cli(
+        capsys,
+        "verify",
+        "--repo",
+        str(demo_repo),
+        "--python",
+        PY,
+        "--sandbox",
+        "none",
+        "--base",
+        "main",
+        "--patch",
+        str(patch),
+        "--json",
+        "--no-strength",
+    )
+    doc = json.loads(out)
+    assert (code, doc["verdict"]) == (0, "verified"), doc["reasons"]
+    assert doc["patch_sha256"]
+    # the user's HEAD and working tree are untouched
+    assert (
+        subprocess.run(
+            ["git", "status", "--porcelain"], cwd=demo_repo, capture_output=True, text=True
+        ).stdout
+        == ""
+    )
+
+
+def test_a_tampered_ledger_fails_closed(demo_repo, capsys, tmp_path):
+    import sqlite3
+
+    db = tmp_path / "ledger.db"
+    url = f"sqlite:///{db}"
+    exam = seal(capsys, demo_repo, "--db", url)
+    con = sqlite3.connect(db)
+    triggers = [r[0] for r in con.execute("select name from sqlite_master where type='trigger'")]
+    for name in triggers:
+        con.execute(f"drop trigger {name}")
+    con.execute(
+        "update ledger set payload = replace(payload, 'bulk_discount_percent(10) == 5', "
+        "'bulk_discount_percent(10) == 0')"
+    )
+    con.commit()
+    con.close()
+    code, out, err = cli(
+        capsys,
+        "verify",
+        "--repo",
+        str(demo_repo),
+        "--python",
+        PY,
+        "--sandbox",
+        "none",
+        "--base",
+        "main",
+        "--head",
+        "real-fix",
+        "--exam",
+        exam["id"],
+        "--db",
+        url,
+    )
+    assert code == 2
+    assert out == ""
+    assert "Traceback" not in err
+
+
+def test_ctrl_c_in_the_middle_leaves_nothing_behind(demo_repo, capsys, tmp_path, process_tag):
+    url = f"sqlite:///{tmp_path / 'ledger.db'}"
+    seal(capsys, demo_repo, "--db", url)
+    # a head whose exam hangs, so the interrupt surely lands while tests run
+    hang = demo_repo / "invoicekit" / "discounts.py"
+    subprocess.run(["git", "checkout", "-q", "-b", "hangs", "main"], cwd=demo_repo, check=True)
+    hang.write_text(
+        hang.read_text().replace(
+            "    if quantity < 0:", "    import time; time.sleep(600)\n    if quantity < 0:"
+        )
+    )
+    subprocess.run(
+        ["git", "commit", "-qam", "hang"],
+        cwd=demo_repo,
+        check=True,
+        env={
+            **os.environ,
+            "GIT_AUTHOR_NAME": "t",
+            "GIT_AUTHOR_EMAIL": "t@t",
+            "GIT_COMMITTER_NAME": "t",
+            "GIT_COMMITTER_EMAIL": "t@t",
+        },
+    )
+    subprocess.run(["git", "checkout", "-q", "main"], cwd=demo_repo, check=True)
+    env = {**os.environ, "TRUEGREEN_HOME": str(tmp_path / "home")}
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "truegreen",
+            "verify",
+            "--repo",
+            str(demo_repo),
+            "--python",
+            PY,
+            "--sandbox",
+            "none",
+            "--base",
+            "main",
+            "--head",
+            "hangs",
+            "--db",
+            url,
+        ],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(4)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "interrupted" in err
+    assert worktrees(demo_repo) == [f"worktree {demo_repo.resolve()}"]
+    time.sleep(0.2)
+    assert live_processes_with(process_tag) == []
+    import sqlite3
+
+    con = sqlite3.connect(tmp_path / "ledger.db")
+    kinds = [r[0] for r in con.execute("select kind from ledger")]
+    assert "verification" not in kinds
