@@ -1,0 +1,74 @@
+"""The probe is stdlib-only and works with pytest 7, 8 and 9 (the project's own pytest)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from truegreen.run.interpreter import resolve
+from truegreen.run.pytest_run import PytestRequest, run_pytest
+
+CACHE = Path(os.environ.get("TRUEGREEN_TEST_CACHE", Path.home() / ".cache" / "truegreen-tests"))
+
+
+def _venv_with(spec: str) -> Path:
+    """A virtualenv with ``spec`` installed, cached between runs (built from the registry)."""
+    name = spec.replace("<", "lt").replace("=", "").replace(",", "_").replace(">", "gt")
+    env = CACHE / f"venv-{name}-py{sys.version_info[0]}{sys.version_info[1]}"
+    python = env / "bin" / "python"
+    if not (env / ".ok").exists():
+        subprocess.run([sys.executable, "-m", "venv", "--clear", str(env)], check=True)
+        done = subprocess.run(
+            [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check", spec],
+            capture_output=True,
+            text=True,
+        )
+        if done.returncode != 0:
+            if os.environ.get("CI") == "true":
+                pytest.fail(f"cannot install {spec} in CI: {done.stderr[-500:]}")
+            pytest.skip(
+                f"cannot install {spec} here (no package index?): {done.stderr.strip()[-200:]}"
+            )
+        (env / ".ok").write_text("ok")
+    return python
+
+
+@pytest.mark.parametrize("spec", ["pytest>=7.4,<8", "pytest>=8.3,<9"])
+def test_probe_under_older_pytest(spec, make_project):
+    python = _venv_with(spec)
+    root = make_project(
+        {
+            "tests/test_v.py": """
+        import pytest
+        def test_pass():
+            pass
+        def test_fail():
+            assert 1 == 2
+        @pytest.mark.xfail
+        def test_xfail():
+            assert False
+        @pytest.fixture
+        def boom():
+            raise RuntimeError("x")
+        def test_error(boom):
+            pass
+    """
+        }
+    )
+    interp = resolve(str(python), root)
+    assert interp.pytest.split(".")[0] == spec.split(">=")[1][0]
+    run = run_pytest(
+        PytestRequest(repo=root, interpreter=interp, test_ids=("tests/test_v.py",), sandbox="none")
+    )
+    assert run.complete
+    assert {t.id.split("::")[1]: t.outcome for t in run.tests} == {
+        "test_pass": "passed",
+        "test_fail": "failed",
+        "test_xfail": "xfailed",
+        "test_error": "error",
+    }
+    assert run.by_id()["tests/test_v.py::test_fail"].signature.startswith("AssertionError@")
