@@ -179,3 +179,19 @@ def write_report(report_dir: Path, doc: dict[str, Any], receipt: dict[str, Any])
     (report_dir / "verification.json").write_text(canonical.pretty(doc), encoding="utf-8")
     (report_dir / "report.md").write_text(render_markdown(doc), encoding="utf-8")
     write_receipt(report_dir / "receipt.json", receipt)
+
+
+def exam_strength(
+    project: Project,
+    *,
+    base: str,
+    head: str,
+    exam_refs: Sequence[str],
+    db_url: str | None = None,
+    notify: Notify = _quiet,
+) -> dict[str, Any]:
+    """``truegreen strength``: mutants of the changed lines, and how many the exams kill."""
+    git = project.need_git()
+    with Ledger(db_url) as ledger:
+        exams = load_exams(ledger, git, exam_refs)
+    return pipeline.measure_strength(project, exams, base, head, notify=notify)

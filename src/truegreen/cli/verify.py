@@ -123,3 +123,52 @@ def verify_command(
         if report is not None:
             out.print(f"  report: {report / 'report.md'}", markup=False)
     raise typer.Exit(EXIT[doc["decision"]])
+
+
+@app.command("strength")
+def strength_command(
+    exam: Annotated[list[str], typer.Option("--exam", help="Exam id (repeatable).")],
+    base: Annotated[str, typer.Option("--base", help="The base revision.")],
+    head: Annotated[str, typer.Option("--head", help="The revision with the fix.")],
+    repo: RepoOpt = Path("."),
+    python: PythonOpt = None,
+    sandbox: SandboxOpt = None,
+    db: DbOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """How strong the exam is: mutate the lines the fix changed and count the mutants it kills."""
+    from truegreen.api import exam_strength
+    from truegreen.project import open_project
+
+    project = open_project(
+        repo, python, sandbox, need_git=True, notify=lambda m: err.print(m, markup=False)
+    )
+    doc = exam_strength(
+        project,
+        base=base,
+        head=head,
+        exam_refs=exam,
+        db_url=db,
+        notify=lambda m: err.print(m, markup=False),
+    )
+    if json_out:
+        emit_json(doc)
+        return
+    s = doc["strength"]
+    if doc["not_passing_at_head"]:
+        out.print(
+            "the exam does not pass on the head, so its strength there means nothing: "
+            + ", ".join(doc["not_passing_at_head"]),
+            markup=False,
+        )
+    elif s is None:
+        out.print(
+            "no mutant could be made: the change has no mutable line of non-test code", markup=False
+        )
+    else:
+        out.print(
+            f"{s['label']}: the exam killed {s['killed']} of {s['mutants']} mutants of the changed lines",
+            markup=False,
+        )
+        for m in s["survivors"]:
+            out.print(f"  survived: {m['file']}:{m['line']} {m['mutation']}", markup=False)

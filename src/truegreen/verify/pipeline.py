@@ -458,3 +458,35 @@ def document(
         "meaning": VERIFIED_MEANS,
         "truegreen": __version__,
     }
+
+
+def measure_strength(
+    project: Project, exams: Sequence[SealedExam], base: str, head: str, *, notify: Notify = _quiet
+) -> dict[str, Any]:
+    """``truegreen strength``: how many mutants of the changed lines the exams kill.
+
+    The ``truegreen.strength/1`` document; ``strength`` is null when no mutant of a changed
+    line of non-test code could be made, and the exams must pass on the head first."""
+    git = project.need_git()
+    base_sha, head_sha = git.resolve(base), git.resolve(head)
+    if base_sha == head_sha:
+        raise UsageError(f"--base and --head are the same commit ({base_sha[:12]})")
+    runner = _Runner(project, graded_settings(git, base_sha))
+    tests = [e.test for e in exams]
+    with git.worktree(head_sha, prefix="truegreen-head-") as wh:
+        overlay(wh.path, [f for e in exams for f in e.files])
+        grade_under_base_config(git, base_sha, wh.path)
+        with sealed_conftests(wh.path, exams):
+            first = runner.run(wh.path, tests)
+            failing = sorted(t for t in tests if not _passed(first, t))
+            strength = None
+            if not failing:
+                strength = strength_layer(runner, git, base_sha, head_sha, wh.path, tests, notify)
+    return {
+        "schema": "truegreen.strength/1",
+        "base": base_sha,
+        "head": head_sha,
+        "exams": [e.id for e in exams],
+        "not_passing_at_head": failing,
+        "strength": strength,
+    }
