@@ -12,6 +12,7 @@ from truegreen.cli import info as _info  # noqa: F401  (version, doctor)
 from truegreen.cli import localize as _localize  # noqa: F401
 from truegreen.cli import run as _run  # noqa: F401
 from truegreen.cli import seal as _seal  # noqa: F401
+from truegreen.cli import store as _store  # noqa: F401
 from truegreen.cli import verify as _verify  # noqa: F401
 from truegreen.cli._app import app, err
 from truegreen.errors import TruegreenError

@@ -1,0 +1,211 @@
+"""``truegreen exams ...``, ``truegreen ledger verify`` and ``truegreen receipt verify``."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from truegreen import canonical
+from truegreen.cli._app import DbOpt, JsonOpt, app, emit_json, err, fail, out
+
+exams_app = typer.Typer(
+    help="Sealed exams: list, show, export and import them.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+)
+ledger_app = typer.Typer(
+    help="The append-only, hash-chained ledger.", no_args_is_help=True, rich_markup_mode=None
+)
+receipt_app = typer.Typer(
+    help="Receipts of verifications.", no_args_is_help=True, rich_markup_mode=None
+)
+app.add_typer(exams_app, name="exams")
+app.add_typer(ledger_app, name="ledger")
+app.add_typer(receipt_app, name="receipt")
+
+RepoIdOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--repo-id", help="Only the exams of this repository identity (see `exams show`)."
+    ),
+]
+
+
+@exams_app.command("list")
+def exams_list(repo_id: RepoIdOpt = None, db: DbOpt = None, json_out: JsonOpt = False) -> None:
+    """The sealed exams in the ledger, oldest first."""
+    from truegreen.exam.store import Ledger
+
+    with Ledger(db) as ledger:
+        exams = ledger.list_exams(repo_id)
+    if json_out:
+        emit_json({"schema": "truegreen.exam-list/1", "exams": [e.to_json() for e in exams]})
+        return
+    if not exams:
+        err.print(f"no exams in {ledger.url}; seal one with `truegreen seal TEST_ID`", markup=False)
+        return
+    for e in exams:
+        flags = " (hidden)" if e.hidden else ""
+        issue = f"  issue {e.issue}" if e.issue else ""
+        out.print(f"{e.id}  {e.test}  {e.repo}@{e.rev[:12]}{issue}{flags}", markup=False)
+
+
+@exams_app.command("show")
+def exams_show(
+    exam_id: Annotated[str, typer.Argument(metavar="ID", help="An exam id or a unique prefix.")],
+    content: Annotated[
+        bool, typer.Option("--content", help="Print the files' content too.")
+    ] = False,
+    db: DbOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """One exam, its hashes re-checked (prints the truegreen.exam/1 document with --json)."""
+    from truegreen.exam.store import Ledger
+
+    with Ledger(db) as ledger:
+        stored = ledger.find_exam(exam_id)
+    exam = stored.exam
+    if json_out:
+        emit_json(exam.to_json())
+        return
+    env = exam.environment
+    lines = [
+        f"exam {exam.id}  (ledger entry {stored.entry.seq}, hashes checked)",
+        f"  test:        {exam.test}",
+        f"  repo:        {exam.repo}",
+        f"  rev:         {exam.rev}",
+        f"  signature:   {exam.signature}",
+        f"  runs:        {', '.join(r.outcome for r in exam.runs)}",
+        f"  hidden:      {'yes' if exam.hidden else 'no'}",
+        f"  issue:       {exam.issue if exam.issue is not None else '-'}",
+        f"  command:     {shlex.join(exam.command)}",
+        f"  environment: Python {env.python}, pytest {env.pytest}, {env.interpreter}, "
+        f"distributions {env.distributions_sha256[:12]}",
+        "  files:",
+    ]
+    lines += [f"    {f.sha256[:12]}  {f.path}" for f in exam.files]
+    for line in lines:
+        out.print(line, markup=False)
+    if content:
+        for f in exam.files:
+            out.print(f"\n--- {f.path} (sha256 {f.sha256})", markup=False)
+            out.print(f.content, markup=False, end="" if f.content.endswith("\n") else "\n")
+
+
+@exams_app.command("export")
+def exams_export(
+    exam_ids: Annotated[
+        list[str] | None, typer.Argument(metavar="[ID]...", help="Exams to export (default: all).")
+    ] = None,
+    output: Annotated[
+        Path | None, typer.Option("-o", "--output", help="Write the bundle here (default: stdout).")
+    ] = None,
+    repo_id: RepoIdOpt = None,
+    db: DbOpt = None,
+) -> None:
+    """A portable JSON bundle of exams (truegreen.exam-bundle/1), to import elsewhere."""
+    from truegreen.exam.bundle import export_bundle
+    from truegreen.exam.store import Ledger
+
+    with Ledger(db) as ledger:
+        bundle = export_bundle(ledger, exam_ids or (), repo_id)
+    text = canonical.pretty(bundle)
+    if output is None:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
+    try:
+        output.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        fail(f"cannot write {output}: {exc.strerror}", "choose a writable path")
+    err.print(f"exported {len(bundle['exams'])} exam(s) to {output}", markup=False)
+
+
+@exams_app.command("import")
+def exams_import(
+    file: Annotated[
+        str, typer.Argument(metavar="FILE", help="A bundle from `exams export` ('-': stdin).")
+    ],
+    db: DbOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Import a bundle: every exam re-checked first; a tampered bundle imports nothing."""
+    from truegreen.exam.bundle import import_bundle, parse_bundle, read_bundle
+    from truegreen.exam.store import Ledger
+
+    if file == "-":
+        try:
+            exams = parse_bundle(json.loads(sys.stdin.read()), "stdin")
+        except ValueError as exc:
+            fail(f"stdin is not JSON ({exc})", "pipe in a file `truegreen exams export` wrote")
+    else:
+        exams = read_bundle(file)
+    with Ledger(db) as ledger:
+        results = import_bundle(ledger, exams)
+    if json_out:
+        emit_json({"schema": "truegreen.exam-import/1", "exams": [r.to_json() for r in results]})
+        return
+    if not results:
+        err.print("the bundle holds no exams; nothing imported", markup=False)
+    for r in results:
+        where = f"ledger entry {r.seq}" if r.created else f"already in ledger entry {r.seq}"
+        out.print(f"{r.status:15}  {r.id}  {r.test}  ({where})", markup=False)
+
+
+@ledger_app.command("verify")
+def ledger_verify(
+    restore_guards: Annotated[
+        bool,
+        typer.Option(
+            "--restore-guards",
+            help="Re-create the append-only triggers if they were dropped, then verify.",
+        ),
+    ] = False,
+    db: DbOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Recompute the hash chain; exit 0 when intact, 2 naming the first bad entry."""
+    from truegreen.exam.store import Ledger
+
+    with Ledger(db) as ledger:
+        if restore_guards:
+            ledger.restore_guards()
+        report = ledger.verify_chain()
+    if json_out:
+        emit_json(report.to_json())
+    if report.ok:
+        if not json_out:
+            out.print(report.message, markup=False)
+        return
+    if report.first_bad is not None:
+        fail(
+            f"{report.message} (in {ledger.url})",
+            "do not trust exams or verifications from that entry on; "
+            "restore the database from a backup, or re-import exams from a bundle you trust",
+        )
+    fail(
+        f"{report.message} (in {ledger.url})",
+        "find out who removed them; `truegreen ledger verify --restore-guards` puts them back",
+    )
+
+
+@receipt_app.command("verify")
+def receipt_verify(
+    file: Annotated[Path, typer.Argument(metavar="FILE", help="A receipt.json.")],
+    json_out: JsonOpt = False,
+) -> None:
+    """Re-hash one receipt: exit 0 when it matches its sha256, 2 when it does not."""
+    from truegreen.exam.receipt import verify_receipt
+
+    check = verify_receipt(file)
+    if json_out:
+        emit_json(check.to_json())
+    if not check.ok:
+        fail(check.message, "the receipt was changed after it was written: do not trust it")
+    if not json_out:
+        out.print(check.message, markup=False)
