@@ -68,8 +68,5 @@ def open_project(
         )
     from truegreen.sandbox import get_backend
 
-    try:
-        backend = get_backend(chosen, notify=notify)  # type: ignore[call-arg]
-    except TypeError:
-        backend = get_backend(chosen)
+    backend = get_backend(chosen, notify=notify)
     return Project(root=root, interpreter=interp, settings=settings, git=git, sandbox=backend.name)

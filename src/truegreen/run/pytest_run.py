@@ -174,11 +174,7 @@ def run_pytest(
             timeout=request.timeout,
             capture_limit=request.capture_limit,
         )
-        backend = (
-            get_backend(request.sandbox)
-            if notify is None
-            else _backend_with_notify(request.sandbox, notify)
-        )
+        backend = get_backend(request.sandbox, notify=notify)
         prefixes = {Path(request.interpreter.prefix), Path(request.interpreter.base_prefix)}
         spec = SandboxSpec(
             workdir=request.repo,
@@ -203,15 +199,6 @@ def run_pytest(
     )
     _raise_for_unknown_ids(run, request)
     return run
-
-
-def _backend_with_notify(name: str | None, notify: Callable[[str], None]) -> Any:
-    from truegreen.sandbox import get_backend
-
-    try:
-        return get_backend(name, notify=notify)  # type: ignore[call-arg]
-    except TypeError:
-        return get_backend(name)
 
 
 def _read_records(path: Path) -> Iterable[dict[str, Any]]:
@@ -298,6 +285,13 @@ def parse_records(
     start = next((r for r in records if r.get("event") == "start"), {})
     root = str(start.get("rootdir") or cwd)
     complete = any(r.get("event") == "finish" for r in records)
+    notes: list[str] = []
+    probe_file = start.get("probe")
+    if probe_file is not None and Path(str(probe_file)).parent != PROBE_DIR:
+        # Something in the project was imported as truegreen's probe: nothing it says counts.
+        notes.append(f"the probe was shadowed by {probe_file}: the run's reports are not trusted")
+        records = [r for r in records if r.get("event") in ("start", "collected")]
+        complete = False
     collected: list[str] = []
     for r in records:
         if r.get("event") == "collected":
@@ -376,6 +370,7 @@ def parse_records(
         stderr_tail=_tail(stderr),
         pytest_version=start.get("pytest"),
         python_version=start.get("python"),
+        notes=tuple(notes),
     )
 
 
@@ -435,7 +430,9 @@ def _outcome(nid: str, ph: dict[str, dict[str, Any]], root: str) -> TestResult:
     reason = None
     if outcome == "skipped":
         skip = deciding.get("skip")
-        reason = str(skip.get("reason")).removeprefix("Skipped: ") if isinstance(skip, dict) else None
+        reason = (
+            str(skip.get("reason")).removeprefix("Skipped: ") if isinstance(skip, dict) else None
+        )
     elif outcome in ("xfailed", "xpassed"):
         reason = str(deciding.get("wasxfail") or "") or None
     crash = deciding.get("crash") if isinstance(deciding.get("crash"), dict) else None

@@ -110,6 +110,43 @@ def sealed_conftests(tree: Path, exams: Sequence[SealedExam]) -> Iterator[None]:
                 target.write_bytes(data)
 
 
+#: Names that, added at the repository root, would be imported instead of pytest's own
+#: modules (or truegreen's probe) when tests run as ``python -m pytest`` from the root.
+SHADOWING = (
+    "pytest",
+    "_pytest",
+    "pluggy",
+    "py",
+    "iniconfig",
+    "truegreen_probe",
+    "sitecustomize",
+    "usercustomize",
+)
+
+
+def shadowing_findings(git: GitRepo, base: str, head: str) -> list[Finding]:
+    """Top-level modules the head adds that shadow pytest, its plugins or the probe."""
+    found = []
+    base_files = set(git.files(base))
+    for path in git.files(head):
+        top = path.split("/", 1)[0]
+        name = top.removesuffix(".py")
+        if (name in SHADOWING and (top.endswith(".py") or "/" in path)) or (
+            top.endswith(".pth") and "/" not in path
+        ):
+            if path not in base_files:
+                found.append(
+                    Finding(
+                        "tamper.pytest_config_changed",
+                        path,
+                        None,
+                        f"adds {path} at the repository root: under `python -m pytest` it is imported instead of "
+                        f"{name!r} and can decide what runs and what passes",
+                    )
+                )
+    return found
+
+
 def graded_settings(git: GitRepo, base: str) -> config.Settings:
     return config.parse(
         git.show_text(base, "pyproject.toml"), git.show_text(base, "truegreen.toml")
@@ -392,7 +429,9 @@ def verify(
         notify("tamper: analysing the change")
         tamper_findings: tuple[Finding, ...] | None = None
         if tamper is not None:
-            tamper_findings = tuple(tamper(git, base, head, exams, base_collected, head_collected))
+            tamper_findings = tuple(
+                tamper(git, base, head, exams, base_collected, head_collected)
+            ) + tuple(shadowing_findings(git, base, head))
         strength = None
         if opts.strength and all(o.outcome == "passed" for ev in exam_ev for o in ev.head):
             with sealed_conftests(wh.path, exams):

@@ -104,6 +104,7 @@ def pytest_configure(config) -> None:
             "python": ".".join(str(v) for v in sys.version_info[:3]),
             "rootdir": str(config.rootpath) if hasattr(config, "rootpath") else str(config.rootdir),
             "executable": sys.executable,
+            "probe": os.path.abspath(__file__),
         }
     )
 
