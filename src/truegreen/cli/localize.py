@@ -50,7 +50,7 @@ def localize(
     opts = LocalizeOptions(
         scope=scopes,
         budget_tokens=budget_tokens,
-        formula=formula,  # type: ignore[arg-type]
+        formula=formula,
         timeout=timeout,
     )
     doc = run_localize(project, test_ids, opts, notify=lambda m: err.print(m, markup=False))

@@ -162,8 +162,6 @@ def _switch(ctx) -> None:
         if _engine == "monitoring":
             _mon_flush()
         _ctx = ctx
-        if _engine == "monitoring":
-            sys.monitoring.restart_events()
 
 
 # ---------------------------------------------------------------- settrace engine
@@ -229,25 +227,21 @@ def _mon_start(code, offset):
     kind = _kind.get(code)
     if kind is None:
         kind = _classify(code)
-    if kind == _SKIP:
-        return sys.monitoring.DISABLE
-    return None
+        if kind != _SKIP:
+            # LINE events only for project code: local events, so library and test
+            # code never pays for a callback
+            sys.monitoring.set_local_events(_TOOL, code, sys.monitoring.events.LINE)
+    return sys.monitoring.DISABLE
 
 
 def _mon_line(code, line):
-    kind = _kind.get(code)
-    if kind is None:
-        kind = _classify(code)
-    if kind == _SKIP:
-        return sys.monitoring.DISABLE
     rel = _file_of[code]
     s = _mon_lines.get(rel)
     if s is None:
         s = _mon_lines[rel] = set()
     s.add(line)
-    if kind == _IMPORT:
+    if _kind[code] == _IMPORT:
         _import_lines.setdefault(rel, set()).add(line)
-    return sys.monitoring.DISABLE
 
 
 def _start_monitoring() -> bool:
@@ -260,7 +254,9 @@ def _start_monitoring() -> bool:
         return False  # another tool holds the id (a debugger, coverage.py's sysmon core)
     mon.register_callback(_TOOL, mon.events.PY_START, _mon_start)
     mon.register_callback(_TOOL, mon.events.LINE, _mon_line)
-    mon.set_events(_TOOL, mon.events.PY_START | mon.events.LINE)
+    # PY_START is disabled per code object after its first call (never restarted), so
+    # the steady-state cost is one callback per executed line of project code.
+    mon.set_events(_TOOL, mon.events.PY_START)
     return True
 
 
@@ -600,6 +596,19 @@ def pytest_collection_finish(session) -> None:
     global _graph
     if _engine != "off":
         _graph = _import_graph()
+        # Tracing slows every frame on 3.11 (the interpreter's tracing path), so it is on
+        # only while project code can run: imports (collection) and test phases.
+        _pause()
+
+
+def _pause() -> None:
+    if _engine == "settrace":
+        sys.settrace(None)
+
+
+def _resume() -> None:
+    if _engine == "settrace":
+        sys.settrace(_global)
 
 
 def _phase_wrapper(phase):
@@ -608,9 +617,11 @@ def _phase_wrapper(phase):
             yield
             return
         _switch(("T", item.nodeid, phase))
+        _resume()
         try:
             yield
         finally:
+            _pause()
             _switch(None)
 
     return wrapper
