@@ -111,11 +111,16 @@ def test_try_writes():
 """
 
 
-def test_writes_to_home_and_outside_the_worktree_fail(tmp_path, bwrap, canary):
+@pytest.mark.parametrize("private", [False, True], ids=["worktree-0755", "worktree-0700"])
+def test_writes_to_home_and_outside_the_worktree_fail(tmp_path, bwrap, canary, private):
+    """Both identities: a 0700 worktree (uid 65534 cannot read it) takes the user-namespace
+    fallback as root; the writes must fail there too."""
     outside = tmp_path / "outside"
     outside.mkdir()
     root = tmp_path / "w"
     write_files(root, {"tests/test_w.py": WRITE_TEST})
+    if private:
+        root.chmod(0o700)
     real_home = Path(os.path.expanduser("~"))
     env = {"TG_REAL_HOME": str(real_home), "TG_OUTSIDE": str(outside), "TG_CANARY": canary}
     done = run_suite(root, "bwrap", env=env)
@@ -160,7 +165,8 @@ SECRETS = {
 }
 
 
-def test_environment_secrets_are_absent_inside(tmp_path, bwrap, monkeypatch):
+@pytest.mark.parametrize("private", [False, True], ids=["worktree-0755", "worktree-0700"])
+def test_environment_secrets_are_absent_inside(tmp_path, bwrap, monkeypatch, private):
     for key, value in SECRETS.items():
         monkeypatch.setenv(key, value)
     root = tmp_path / "env"
@@ -184,6 +190,8 @@ def test_environment_secrets_are_absent_inside(tmp_path, bwrap, monkeypatch):
         """
         },
     )
+    if private:
+        root.chmod(0o700)
     # Worst case: the caller handed the backend its whole environment.
     done = run_suite(root, "bwrap", env=dict(os.environ))
     assert done.returncode == 0, done.stdout + done.stderr

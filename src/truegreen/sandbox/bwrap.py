@@ -39,6 +39,7 @@ namespace, to find and kill what a run leaves behind.
 from __future__ import annotations
 
 import contextlib
+import logging
 import math
 import os
 import shutil
@@ -74,6 +75,7 @@ ETC_FILES = (
 NET_ETC = ("/etc/resolv.conf", "/etc/ssl/certs", "/etc/ca-certificates", "/etc/pki/tls/certs")
 
 _availability: dict[str, tuple[bool, str]] = {}
+_log = logging.getLogger("truegreen.sandbox")
 
 
 def _is_root() -> bool:
@@ -164,12 +166,13 @@ class BwrapBackend:
     def identity(self) -> str:
         if self.root_mode:
             return (
-                f"tests run as the real uid {SANDBOX_UID} (setpriv after a privileged bwrap), "
-                "no capabilities, no network; when that uid cannot read the worktree or the "
-                f"interpreter, as uid {SANDBOX_UID} in a user namespace mapped to root "
-                "(no capabilities, but the process limit is not enforced for root)"
+                f"works: tests run as uid {SANDBOX_UID} with no capabilities and no network "
+                "(setpriv after a privileged bwrap; see docs/sandbox.md)"
             )
-        return f"tests run as uid {SANDBOX_UID} in a user namespace, no capabilities, no network"
+        return (
+            f"works: tests run as uid {SANDBOX_UID} in a user namespace with no capabilities "
+            "and no network (see docs/sandbox.md)"
+        )
 
     def _tools(self) -> tuple[str | None, str | None, str | None]:
         return shutil.which("bwrap"), shutil.which("prlimit"), shutil.which("setpriv")
@@ -283,6 +286,8 @@ class BwrapBackend:
         # Parents before children, so a read-only venv inside the worktree stays read-only.
         for p in sorted(binds, key=lambda q: (len(q.parts), str(q))):
             bind(binds[p], p)
+        # The sandbox's own root (a tmpfs holding the mount points) read-only as well.
+        args += ["--remount-ro", "/"]
         return args
 
     def environment(self, command: Command) -> dict[str, str]:
@@ -304,6 +309,16 @@ class BwrapBackend:
         bwrap, prlimit, setpriv = self._tools()
         nobody = self.uses_setpriv(spec)
         self.last_mode = "setpriv" if nobody else "userns"
+        if self.root_mode and not nobody:
+            _log.warning(
+                "truegreen: sandbox: uid %d cannot read %s or the interpreter; running as "
+                "uid %d in a user namespace mapped to root instead (no capabilities, no "
+                "network, but the process limit is not enforced): make them world-readable "
+                "(chmod o+rx) for the full sandbox",
+                SANDBOX_UID,
+                spec.workdir,
+                SANDBOX_UID,
+            )
         argv = limits_argv(prlimit or "prlimit", spec, command.timeout)
         argv += [bwrap or "bwrap", *self._namespace_args(network=spec.network, setpriv=nobody)]
         argv += self.mounts(spec)
