@@ -152,6 +152,10 @@ class Exam(_Record):
 
     _path = field_validator("path")(_check_rel_path)
 
+    def __hash__(self) -> int:
+        # Equal exams have equal ids (the id is derived from the content).
+        return hash(self.id)
+
     # -- building -----------------------------------------------------------------
 
     @classmethod
