@@ -66,6 +66,7 @@ def run_suite(
     env: Mapping[str, str] | None = None,
     timeout: float = 60,
     limits: Limits | None = None,
+    grant_workdir: bool = False,
 ) -> Completed:
     """``python -m pytest -q ARGS`` in ``root`` through ``sandbox`` and the real executor."""
     base = {
@@ -90,7 +91,9 @@ def run_suite(
         env={**base, **(env or {})},
         timeout=timeout,
     )
-    spec = SandboxSpec(workdir=root, python=PYTHON, limits=limits or Limits())
+    spec = SandboxSpec(
+        workdir=root, python=PYTHON, limits=limits or Limits(), grant_workdir=grant_workdir
+    )
     return SubprocessExecutor().run(get_backend(sandbox).wrap(command, spec))
 
 

@@ -134,7 +134,9 @@ def test_writes_to_home_and_outside_the_worktree_fail(tmp_path, bwrap, canary, p
     )
 
 
-def test_worktree_given_to_the_sandbox_uid_is_writable_and_the_host_sees_it(tmp_path, bwrap):
+def test_granted_worktree_is_writable_the_host_sees_it_and_git_still_works(tmp_path, bwrap):
+    from tests.conftest import git
+
     root = tmp_path / "wt"
     write_files(
         root,
@@ -143,16 +145,24 @@ def test_worktree_given_to_the_sandbox_uid_is_writable_and_the_host_sees_it(tmp_
         from pathlib import Path
         def test_write_in_worktree(tmp_path):
             Path("out.txt").write_text("from inside")
+            Path("tests/test_out.py").open("a").write("# touched")
             (tmp_path / "scratch").write_text("private tmp")
         """
         },
     )
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "base")
+    # Without the grant a root-owned worktree is read-only in effect for uid 65534.
+    denied = run_suite(root, "bwrap")
     if os.geteuid() == 0:
-        for path in [root, *root.rglob("*")]:
-            os.chown(path, 65534, 65534)
-    done = run_suite(root, "bwrap")
+        assert denied.returncode == 1 and "Permission denied" in denied.stdout
+    done = run_suite(root, "bwrap", grant_workdir=True)
     assert done.returncode == 0, done.stdout + done.stderr
     assert (root / "out.txt").read_text() == "from inside"
+    assert root.stat().st_uid == os.geteuid()
+    status = git(root, "status", "--porcelain")
+    assert {line.strip() for line in status.splitlines()} == {"M tests/test_out.py", "?? out.txt"}
 
 
 SECRETS = {

@@ -49,9 +49,10 @@ class SandboxSpec:
     prefix, the probe plugin). Everything else of the host is hidden or read-only.
     Paths keep their host names inside the sandbox. ``network`` is for the install phase
     only; the run phase has none. ``grant_workdir``: the workdir is a disposable worktree
-    truegreen made; when the tests run as uid 65534 (bwrap as root) it is handed to that
-    uid (chown) so that tests can write in it (git in it afterwards then needs
-    ``-c safe.directory=*``); otherwise a root-owned worktree is read-only in effect.
+    truegreen made (under the temp dir); when the tests run as uid 65534 (bwrap as root)
+    its directories and files are made writable for others (``o+w``, owner unchanged, so
+    git keeps working in it) so that tests can write in it; otherwise a root-owned
+    worktree is read-only in effect for them.
     """
 
     workdir: Path

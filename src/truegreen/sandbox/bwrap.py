@@ -11,8 +11,8 @@ Two identities, chosen by who runs truegreen:
   RLIMIT_NPROC (uid 0 is exempt, also inside a user namespace that maps to it), so a fork
   bomb stops at the limit. Consequence: the tests can write only where uid 65534 may:
   extra writable paths that truegreen created under the temp dir (the probe's report
-  dir) are handed to 65534 by :meth:`BwrapBackend.wrap`, and so is the worktree when
-  ``spec.grant_workdir``; a root-owned worktree is otherwise bound read-write but the
+  dir) are handed to 65534 by :meth:`BwrapBackend.wrap`, and the worktree is opened
+  to it (``o+rwx``) when ``spec.grant_workdir``; a root-owned worktree is otherwise bound read-write but the
   kernel refuses uid 65534's writes there (a test that writes there fails with
   PermissionError, which :mod:`truegreen.sandbox.blocked` classifies).
   When uid 65534 cannot even read the worktree or the interpreter (a 0700 directory),
@@ -109,24 +109,44 @@ def _under(path: Path, roots: list[Path]) -> bool:
     return any(path == r or r in path.parents for r in roots)
 
 
+def _mine_under_tmp(path: Path) -> bool:
+    try:
+        st = path.lstat()
+    except OSError:
+        return False
+    tmp = Path(tempfile.gettempdir()).resolve()
+    return st.st_uid == os.geteuid() and tmp in path.resolve().parents
+
+
 def _grant(path: Path, *, recursive: bool) -> None:
     """Hand a truegreen-made temp path to the sandbox uid: the path and its direct
     entries, or (``recursive``) the whole tree. Paths outside the temp dir, or not
     owned by us, are left alone (writes there will be refused)."""
-    try:
-        st = path.lstat()
-    except OSError:
-        return
-    tmp = Path(tempfile.gettempdir()).resolve()
-    if st.st_uid != os.geteuid() or tmp not in path.resolve().parents:
+    if not _mine_under_tmp(path):
         return
     targets = [path]
-    if stat.S_ISDIR(st.st_mode):
+    if path.is_dir():
         with contextlib.suppress(OSError):
             targets += list(path.rglob("*") if recursive else path.iterdir())
     for target in targets:
         with contextlib.suppress(OSError):
             os.chown(target, SANDBOX_UID, SANDBOX_GID, follow_symlinks=False)
+
+
+def _open_up(path: Path) -> None:
+    """Make a disposable worktree writable for the sandbox uid without changing its
+    owner (git refuses to work in a repository another uid owns): ``o+w`` on its
+    directories and files (git tracks only the executable bit, so ``git status`` does
+    not change). Only for a tree of ours under the temp dir."""
+    if not _mine_under_tmp(path):
+        return
+    for target in [path, *path.rglob("*")]:
+        with contextlib.suppress(OSError):
+            st = target.lstat()
+            if stat.S_ISDIR(st.st_mode):
+                os.chmod(target, stat.S_IMODE(st.st_mode) | 0o007)
+            elif stat.S_ISREG(st.st_mode):
+                os.chmod(target, stat.S_IMODE(st.st_mode) | 0o006)
 
 
 def limits_argv(prlimit: str, spec: SandboxSpec, timeout: float | None) -> list[str]:
@@ -327,7 +347,7 @@ class BwrapBackend:
             for path in spec.writable:
                 _grant(Path(path), recursive=False)
             if spec.grant_workdir:
-                _grant(Path(spec.workdir), recursive=True)
+                _open_up(Path(spec.workdir))
             argv += ["--", setpriv or "setpriv", *self._setpriv_args()]
         else:
             argv += ["--"]
