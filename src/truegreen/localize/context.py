@@ -34,29 +34,44 @@ class Item:
     required: bool = False
 
 
+#: tokens kept free for the line that names what was left out
+OMITTED_RESERVE = 40
+
+
 def pack(items: Sequence[Item], budget: int) -> tuple[str, list[str], int]:
-    """Greedy packing in the given order. Returns (text, omitted handles, tokens)."""
+    """Greedy packing in the given order. Returns (text, omitted handles, tokens).
+
+    The text stays within ``budget`` unless the required items alone exceed it.
+    """
     kept: list[str] = []
     omitted: list[str] = []
     used = 0
     for i, item in enumerate(items):
         cost = estimate_tokens(item.text + "\n")
-        # keep room for the line naming what was left out
-        rest = [it.handle for it in items[i + 1 :] if not it.required]
-        reserve = estimate_tokens(_omitted_line([*omitted, *rest])) if rest or omitted else 0
+        more = omitted or any(not it.required for it in items[i + 1 :])
+        reserve = OMITTED_RESERVE if more else 0
         if item.required or used + cost + reserve <= budget:
             kept.append(item.text)
             used += cost
         else:
             omitted.append(item.handle)
     if omitted:
-        kept.append(_omitted_line(omitted))
+        kept.append(_omitted_line(omitted, budget - used))
     text = "\n".join(kept)
     return text, omitted, estimate_tokens(text)
 
 
-def _omitted_line(handles: Sequence[str]) -> str:
-    return "omitted (ask for these by handle): " + ", ".join(handles)
+def _omitted_line(handles: Sequence[str], room: int) -> str:
+    """Name as many handles as fit in ``room`` tokens, then count the rest."""
+    line = "omitted (ask for these by handle): "
+    for n, h in enumerate(handles):
+        rest = len(handles) - n - 1
+        candidate = line + ("" if n == 0 else ", ") + h
+        tail = f", +{rest} more in the JSON document" if rest else ""
+        if estimate_tokens(candidate + tail) > room:
+            return line + (", " if n else "") + f"+{len(handles) - n} more in the JSON document"
+        line = candidate
+    return line
 
 
 def file_hashes(root: Path, files: Sequence[str]) -> dict[str, str]:

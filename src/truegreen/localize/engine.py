@@ -245,8 +245,8 @@ def _check_targets(targets: Sequence[str], by_id: Mapping[str, TestResult], run:
                 hint="fix the collection error first (`truegreen run` shows it in full)",
             )
         raise UsageError(
-            f"{missing[0]} did not run in the selection",
-            hint="pass a pytest node id relative to the repository root, e.g. tests/test_x.py::test_y",
+            f"test id {missing[0]!r} was not collected (no such test?)",
+            hint="list the test ids with `python -m pytest --collect-only -q` (ids are relative to the repository root)",
         )
     if not any(by_id[t].outcome in FAILED for t in targets):
         outcomes = ", ".join(f"{t}: {by_id[t].outcome}" for t in targets)

@@ -1,0 +1,242 @@
+"""`truegreen localize` on fixture projects, with real pytest runs in the target interpreter."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from truegreen.cli import main
+from truegreen.errors import UsageError
+from truegreen.localize import LocalizeOptions, localize
+from truegreen.project import open_project
+
+PY = sys.executable
+SECRET = "s3cr3t-Hunter2-value-42"
+
+CRASH_PROJECT = {
+    "shop/__init__.py": "",
+    "shop/cart.py": f'''
+        class Loopy:
+            def __init__(self, name):
+                self.name = name
+
+            def __repr__(self):
+                while True:
+                    pass
+
+        class Broken:
+            def __init__(self, name):
+                self.name = name
+
+            def __repr__(self):
+                raise RuntimeError("no repr for you")
+
+            @property
+            def boom(self):
+                raise RuntimeError("property called")
+
+        def lookup(prices, name):
+            password = "{SECRET}"
+            loopy, broken = Loopy(name), Broken(name)
+            price = prices.get(name)
+            return price
+
+        def total(prices, names):
+            s = 0
+            for n in names:
+                p = lookup(prices, n)
+                s += p * 1
+            return s
+        ''',
+    "tests/test_cart.py": """
+        from shop.cart import total
+
+        PRICES = {"apple": 2, "pear": 3}
+
+        def test_one():
+            assert total(PRICES, ["apple"]) == 2
+
+        def test_two():
+            assert total(PRICES, ["apple", "pear"]) == 5
+
+        def test_missing():
+            assert total(PRICES, ["apple", "kiwi"]) == 2
+        """,
+}
+
+
+@pytest.fixture(scope="module")
+def crash_doc(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    from tests.conftest import write_files
+
+    root = tmp_path_factory.mktemp("crash") / "proj"
+    root.mkdir()
+    write_files(root, CRASH_PROJECT)
+    project = open_project(root, PY, "none")
+    return localize(project, ["tests/test_cart.py::test_missing"], LocalizeOptions(timeout=60))
+
+
+def test_crash_site_ranks_first_and_the_none_is_traced_to_its_origin(crash_doc):
+    doc = crash_doc
+    assert doc["schema"] == "truegreen.localization/1"
+    assert doc["failure"]["crash"]["file"] == "shop/cart.py"
+    crash_line = doc["failure"]["crash"]["line"]
+    first = doc["ranking"][0]
+    assert (first["file"], first["line"], first["rank"]) == ("shop/cart.py", crash_line, 1)
+    assert "crash frame" in first["evidence"]
+    # scores are exact strings, never floats
+    for r in doc["ranking"]:
+        assert isinstance(r["score"], str) and r["score"].startswith("sqrt(")
+        assert r["rank"] >= 1 and r["ties"] >= 1
+    (origin,) = doc["values"]["origins"]
+    assert origin["var"] == "p"
+    assert origin["assigned_at"]["line"] == crash_line - 1
+    # `return price` in lookup produced the None
+    assert doc["values"]["passing"] in (
+        "tests/test_cart.py::test_two",
+        "tests/test_cart.py::test_one",
+    )
+
+
+def test_no_secret_and_no_user_repr_reaches_any_output(crash_doc):
+    assert SECRET not in json.dumps(crash_doc)
+    # values are rendered without calling __repr__ or properties (the source excerpts
+    # may quote the code itself, so look at the values only)
+    values = json.dumps(crash_doc["values"])
+    assert "no repr for you" not in values and "property called" not in values
+    assert '"Loopy"' in values and '"Broken"' in values
+
+
+def test_context_fits_the_budget_and_carries_rerun_and_hashes(crash_doc):
+    ctx = crash_doc["context"]
+    assert ctx["tokens"] <= ctx["budget"]
+    assert "crash site: shop/cart.py" in ctx["text"]
+    assert "rerun: " in ctx["text"] and "tests/test_cart.py::test_missing" in ctx["text"]
+    assert set(ctx["files"]) == {"shop/cart.py"}
+    assert crash_doc["measurement"]["consistent"] is True
+    assert crash_doc["order_dependence"]["order_dependent"] is False
+
+
+def test_small_budget_still_fits_and_names_what_was_left_out(make_project):
+    root = make_project(CRASH_PROJECT, use_git=False)
+    project = open_project(root, PY, "none")
+    doc = localize(
+        project,
+        ["tests/test_cart.py::test_missing"],
+        LocalizeOptions(budget_tokens=200, check_measurement=False, timeout=60),
+    )
+    ctx = doc["context"]
+    assert ctx["tokens"] <= 200 and ctx["omitted"]
+    assert "omitted (ask for these by handle)" in ctx["text"]
+
+
+ORDER_PROJECT = {
+    "reg/__init__.py": "",
+    "reg/registry.py": """
+        import sys
+
+        _items = []
+        LIMIT = 3 - 1
+
+        def add(x):
+            _items.append(x)
+            return len(_items)
+
+        def room():
+            return LIMIT - len(_items)
+
+        def untraced():
+            return sys.gettrace() is None
+        """,
+    "tests/test_reg.py": """
+        from reg.registry import add, room, untraced
+
+        def test_fill():
+            add(1)
+            assert add(2) == 2
+
+        def test_room_after():
+            assert room() == 2
+
+        def test_not_traced():
+            assert untraced()
+
+        def test_limit_positive():
+            from reg.registry import LIMIT
+            assert LIMIT >= 3
+        """,
+}
+
+
+def test_order_dependence_import_time_fault_and_measurement_check(make_project):
+    root = make_project(ORDER_PROJECT, use_git=False)
+    project = open_project(root, PY, "none")
+    doc = localize(
+        project,
+        ["tests/test_reg.py::test_room_after", "tests/test_reg.py::test_limit_positive"],
+        LocalizeOptions(timeout=60),
+    )
+    order = doc["order_dependence"]
+    assert order["in_selection"] == "failed" and order["alone"] == "passed"
+    assert order["order_dependent"] is True
+    assert "ORDER-DEPENDENT" in doc["context"]["text"]
+    # the module-level line `LIMIT = 3 - 1` runs at import time, outside any test, and is
+    # still ranked (attributed to the tests that depend on the module)
+    limit = next(r for r in doc["ranking"] if r["code"] == "LIMIT = 3 - 1")
+    assert limit["counts"]["ef"] == 2
+    meas = doc["measurement"]
+    if doc["engine"] == "settrace":
+        # a test that looks at the tracer passes bare and fails measured: said, not hidden
+        assert meas["consistent"] is False
+        assert {
+            "id": "tests/test_reg.py::test_not_traced",
+            "bare": "passed",
+            "measured": "failed",
+        } in meas["mismatches"]
+
+
+def test_a_passing_test_is_refused(make_project):
+    root = make_project(ORDER_PROJECT, use_git=False)
+    project = open_project(root, PY, "none")
+    with pytest.raises(UsageError, match="the test passes here: nothing to localize"):
+        localize(
+            project,
+            ["tests/test_reg.py::test_fill"],
+            LocalizeOptions(timeout=60, check_measurement=False),
+        )
+
+
+def test_cli_json_is_one_document_and_bad_ids_exit_2(make_project, capsys):
+    root = make_project(CRASH_PROJECT, use_git=False)
+    args = ["localize", "--repo", str(root), "--python", PY, "--sandbox", "none"]
+    with pytest.raises(SystemExit) as exc:
+        main([*args, "tests/test_cart.py::test_missing", "--json", "--budget-tokens", "300"])
+    out = capsys.readouterr().out
+    assert exc.value.code in (0, None)
+    doc = json.loads(out)
+    assert doc["schema"] == "truegreen.localization/1"
+    assert doc["target"] == ["tests/test_cart.py::test_missing"]
+    assert SECRET not in out
+    with pytest.raises(SystemExit) as exc:
+        main([*args, "tests/test_cart.py::test_nope"])
+    assert exc.value.code == 2
+    assert "error" in capsys.readouterr().err
+
+
+def test_stale_context_is_detected(make_project):
+    from truegreen.localize.context import stale_files
+
+    root = make_project(CRASH_PROJECT, use_git=False)
+    project = open_project(root, PY, "none")
+    doc = localize(
+        project,
+        ["tests/test_cart.py::test_missing"],
+        LocalizeOptions(check_measurement=False, values=False, timeout=60),
+    )
+    assert stale_files(doc["context"], root) == []
+    cart = Path(root, "shop/cart.py")
+    cart.write_text(cart.read_text() + "\n# edited\n")
+    assert stale_files(doc["context"], root) == ["shop/cart.py"]

@@ -1,0 +1,82 @@
+"""Ranking math on exact fractions: formulas, worst-case ties, evidence only inside ties."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+
+from truegreen.localize.ranking import Counts, rank, score
+
+
+@pytest.mark.parametrize(
+    ("formula", "counts", "value", "text"),
+    [
+        # Ochiai is kept squared: ef^2 / ((ef+nf)(ef+ep))
+        ("ochiai", Counts(ef=1, nf=0, ep=0, np=3), Fraction(1), "sqrt(1/1)"),
+        ("ochiai", Counts(ef=1, nf=0, ep=3, np=0), Fraction(1, 4), "sqrt(1/4)"),
+        ("ochiai", Counts(ef=2, nf=1, ep=1, np=5), Fraction(4, 9), "sqrt(4/9)"),
+        ("ochiai", Counts(ef=0, nf=1, ep=1, np=0), Fraction(0), "sqrt(0/1)"),
+        # DStar(2): ef^2 / (ep + nf)
+        ("dstar", Counts(ef=2, nf=1, ep=3, np=0), Fraction(1), "1/1"),
+        ("dstar", Counts(ef=3, nf=0, ep=2, np=0), Fraction(9, 2), "9/2"),
+        # Tarantula: (ef/F) / (ef/F + ep/P)
+        ("tarantula", Counts(ef=1, nf=1, ep=1, np=3), Fraction(2, 3), "2/3"),
+        # no passing test at all: ep/P reads as 0
+        ("tarantula", Counts(ef=1, nf=0, ep=0, np=0), Fraction(1), "1/1"),
+    ],
+)
+def test_formula_values_are_exact(formula, counts, value, text):
+    s = score(formula, counts)
+    assert s.value == value and not s.infinite
+    assert s.text() == text
+
+
+def test_dstar_with_a_zero_denominator_is_the_largest_score():
+    s = score("dstar", Counts(ef=2, nf=0, ep=0, np=4))
+    assert s.infinite and s.text() == "inf"
+    assert s.key() > score("dstar", Counts(ef=2, nf=0, ep=1, np=3)).key()
+
+
+def test_scores_that_floats_would_tie_are_ordered_exactly():
+    # 1/sqrt(3) vs 577/1000 squared: floats of the roots are within 1e-4; squares are exact
+    a = score("ochiai", Counts(ef=1, nf=0, ep=2, np=0))
+    assert a.value == Fraction(1, 3)
+    assert a.key() > (0, Fraction(577, 1000) ** 2)
+
+
+F = frozenset
+
+
+def test_ties_get_the_worst_case_rank_and_their_size():
+    failing = [F({("a.py", 1), ("a.py", 2), ("a.py", 3)})]
+    passing = [F({("a.py", 3)}), F({("a.py", 3)})]
+    ranking = rank(failing, passing)
+    top = [r for r in ranking if r.scores["ochiai"].value == 1]
+    assert [(r.line, r.rank, r.ties) for r in top] == [(1, 2, 2), (2, 2, 2)]
+    last = ranking[-1]
+    assert (last.line, last.rank, last.ties) == (3, 3, 1)
+
+
+def test_only_lines_a_failing_test_executed_are_ranked():
+    ranking = rank([F({("a.py", 1)})], [F({("a.py", 1), ("b.py", 9)})])
+    assert [(r.file, r.line) for r in ranking] == [("a.py", 1)]
+
+
+def test_evidence_breaks_ties_but_never_overrides_a_score():
+    failing = [F({("a.py", 1), ("a.py", 2), ("a.py", 3)})]
+    passing = [F({("a.py", 3)})]
+    ev = {("a.py", 2): (4, ("crash frame",)), ("a.py", 3): (4, ("crash frame",))}
+    ranking = rank(failing, passing, evidence=ev)
+    assert [(r.line, r.rank, r.ties) for r in ranking] == [(2, 1, 1), (1, 2, 1), (3, 3, 1)]
+    assert ranking[0].evidence_notes == ("crash frame",)
+
+
+def test_multiple_failing_tests_formulas_disagree_and_the_chosen_one_orders():
+    failing = [F({("m.py", 1), ("m.py", 2)}), F({("m.py", 1)})]
+    passing = [F({("m.py", 1)}) for _ in range(3)]
+    by_ochiai = rank(failing, passing, "ochiai")
+    by_dstar = rank(failing, passing, "dstar")
+    # m.py:1 ef=2 ep=3; m.py:2 ef=1 ep=0: Ochiai 4/10 vs 1/2; DStar 4/3 vs 1/1
+    assert by_ochiai[0].line == 2
+    assert by_dstar[0].line == 1
