@@ -183,3 +183,31 @@ def test_the_database_refuses_update_and_delete(ledger, make_exam, statement):
         con.execute(statement)
     con.close()
     assert ledger.verify_chain().ok
+
+
+def test_an_expected_head_catches_a_cut_off_end(ledger, make_exam):
+    _fill(ledger, make_exam)
+    report = ledger.verify_chain()
+    head = (report.head_seq, report.head)
+    assert ledger.verify_chain(head).ok
+    # Cut off the last entry (a note: no exams index row gives it away).
+    tamper_sqlite(db_file(), "DELETE FROM ledger WHERE seq = 5")
+    assert ledger.verify_chain().ok  # the chain alone cannot tell
+    cut = ledger.verify_chain(head)
+    assert cut.first_bad is not None
+    assert (cut.first_bad.seq, cut.first_bad.problem) == (5, "removed")
+
+
+def test_an_expected_head_catches_a_rewritten_end(ledger, make_exam):
+    _fill(ledger, make_exam)
+    report = ledger.verify_chain()
+    con = sqlite3.connect(db_file())
+    for (name,) in con.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'").fetchall():
+        con.execute(f"DROP TRIGGER {name}")
+    con.execute("UPDATE ledger SET payload = '{\"n\":50}' WHERE seq = 5")
+    _rehash_from(con, 5)
+    con.commit()
+    con.close()
+    rewritten = ledger.verify_chain((report.head_seq, report.head))
+    assert rewritten.first_bad is not None
+    assert (rewritten.first_bad.seq, rewritten.first_bad.problem) == (5, "edited")

@@ -79,6 +79,10 @@ def test_ledger_verify(capsys, sealed):
         True,
         2,
     )
+    head = f"{doc['head']['seq']}:{doc['head']['entry_hash']}"
+    assert cli(capsys, "ledger", "verify", "--expect-head", head)[0] == 0
+    _one_line_error(*cli(capsys, "ledger", "verify", "--expect-head", "3:" + "0" * 64), "entry 3")
+    _one_line_error(*cli(capsys, "ledger", "verify", "--expect-head", "x"), "is not SEQ:HASH")
 
 
 def _one_line_error(code: int, out: str, err: str, *needles: str) -> None:

@@ -166,16 +166,33 @@ def ledger_verify(
             help="Re-create the append-only triggers if they were dropped, then verify.",
         ),
     ] = False,
+    expect_head: Annotated[
+        str | None,
+        typer.Option(
+            "--expect-head",
+            metavar="SEQ:HASH",
+            help="A head printed by an earlier `ledger verify`: catches a cut-off or rewritten end.",
+        ),
+    ] = None,
     db: DbOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
     """Recompute the hash chain; exit 0 when intact, 2 naming the first bad entry."""
     from truegreen.exam.store import Ledger
 
+    expected = None
+    if expect_head is not None:
+        seq, _, head = expect_head.partition(":")
+        if not seq.isdigit() or len(head) != 64:
+            fail(
+                f"--expect-head {expect_head!r} is not SEQ:HASH",
+                "give it as printed by `truegreen ledger verify`, e.g. 12:3f2a...",
+            )
+        expected = (int(seq), head)
     with Ledger(db) as ledger:
         if restore_guards:
             ledger.restore_guards()
-        report = ledger.verify_chain()
+        report = ledger.verify_chain(expected)
     if json_out:
         emit_json(report.to_json())
     if report.ok:

@@ -124,7 +124,7 @@ class ChainReport:
                 "the ledger's append-only triggers were removed "
                 f"({', '.join(self.missing_guards)}); its {self.entries} entries still chain"
             )
-        return f"the ledger is intact: {self.entries} entries, head {self.head_seq} {self.head}"
+        return f"the ledger is intact: {self.entries} entries, head {self.head_seq}:{self.head}"
 
     def to_json(self) -> dict[str, Any]:
         return {

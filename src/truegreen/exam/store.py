@@ -288,8 +288,13 @@ class Ledger:
 
     # -- checking -----------------------------------------------------------------------
 
-    def verify_chain(self) -> ChainReport:
-        """Recompute the whole chain and the exams index; name the first bad entry."""
+    def verify_chain(self, expect_head: tuple[int, str] | None = None) -> ChainReport:
+        """Recompute the whole chain and the exams index; name the first bad entry.
+
+        ``expect_head`` is a (seq, entry_hash) recorded earlier (``ledger verify`` prints
+        it): the one check that catches entries cut off the end, or an end rewritten
+        with all of its hashes.
+        """
         with db.translate(self._url), db.read(self._engine) as conn:
             hashes = {
                 r.entry_hash: int(r.seq) for r in conn.execute(sa.select(_L.c.seq, _L.c.entry_hash))
@@ -311,6 +316,8 @@ class Ledger:
             problem, _, _, _ = check_chain(rows, hashes)
             problems = [problem] if problem else []
             problems += _index_problems(conn, set(hashes.values()))
+            if expect_head is not None:
+                problems += _head_problems(hashes, *expect_head)
             missing = db.missing_guards(conn)
         first = min(problems, key=lambda p: p.seq) if problems else None
         return ChainReport(
@@ -400,6 +407,22 @@ def _entry_at(conn: Connection, seq: int, exam_id: str) -> Entry:
         return Entry.from_row(row, row.recorded_at)
     except ValueError:
         raise IntegrityError(f"{where}: the payload is not JSON", hint=_BROKEN_HINT) from None
+
+
+def _head_problems(hashes: dict[str, int], seq: int, head: str) -> list[ChainProblem]:
+    if hashes.get(head) == seq:
+        return []
+    if seq not in hashes.values():
+        return [
+            ChainProblem(seq, "removed", "the head recorded earlier is gone: the end was cut off")
+        ]
+    return [
+        ChainProblem(
+            seq,
+            "edited",
+            "it is not the head recorded earlier: the ledger was rewritten here or before",
+        )
+    ]
 
 
 def _index_problems(conn: Connection, seqs: set[int]) -> list[ChainProblem]:
