@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import socket
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -351,3 +352,57 @@ def test_runner_integration_outcomes_and_blocked_reason(tmp_path, bwrap, loopbac
     assert classify(net.exc_type or "", net.message or "") == "sandbox.blocked_network"
     plain = got["test_plain_failure"]
     assert classify(plain.exc_type or "", plain.message or "") is None
+
+
+NON_ROOT_CHECK = """
+import ctypes, os, subprocess
+libc = ctypes.CDLL(None, use_errno=True)
+status = open("/proc/self/status").read()
+print("uid", os.getuid(), "capeff", status.split("CapEff:")[1].split()[0])
+print("nested userns", libc.unshare(0x10000000))  # CLONE_NEWUSER
+procs = []
+try:
+    for _ in range(100):
+        procs.append(subprocess.Popen(["sleep", "3"]))
+except OSError as exc:
+    print("fork refused", exc.errno)
+for p in procs:
+    p.kill()
+print("spawned", len(procs))
+"""
+
+
+def test_non_root_identity_user_namespace(tmp_path, bwrap):
+    """truegreen run by an ordinary user: the user-namespace identity. Simulated here by
+    starting the wrapped command as uid 1000 (needs root to switch)."""
+    import shutil
+    from dataclasses import replace
+
+    from truegreen.run.executor import Command, SubprocessExecutor
+    from truegreen.sandbox import SandboxSpec
+    from truegreen.sandbox.bwrap import BwrapBackend
+
+    system_python = Path("/usr/bin/python3")
+    setpriv = shutil.which("setpriv")
+    if os.geteuid() != 0 or setpriv is None or not system_python.exists():
+        pytest.skip("needs root, setpriv and /usr/bin/python3 to act as another user")
+    work = Path(tempfile.gettempdir()) / f"tg-nonroot-{os.getpid()}"
+    work.mkdir(mode=0o755, exist_ok=True)
+    try:
+        backend = BwrapBackend(as_root=False)
+        command = Command(
+            [str(system_python), "-c", NON_ROOT_CHECK],
+            cwd=work,
+            env={"PATH": "/usr/bin:/bin"},
+            timeout=30,
+        )
+        spec = SandboxSpec(workdir=work, python=system_python, limits=Limits(processes=40))
+        wrapped = backend.wrap(command, spec)
+        as_user = [setpriv, "--reuid=1000", "--regid=1000", "--clear-groups", "--"]
+        done = SubprocessExecutor().run(replace(wrapped, argv=(*as_user, *wrapped.argv)))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "uid 65534 capeff 0000000000000000" in done.stdout
+    assert "nested userns -1" in done.stdout
+    assert "fork refused 11" in done.stdout
