@@ -213,3 +213,28 @@ def test_the_default_database_lives_in_the_data_directory(monkeypatch, tmp_path)
     with Ledger() as led:
         assert led.entries() == []
     assert (tmp_path / "other.db").is_file()
+
+
+def test_an_interrupted_migration_leaves_an_empty_database(monkeypatch):
+    real = db.create_engine
+
+    def interrupting(url):
+        engine = real(url)
+
+        def interrupt(conn, cursor, statement, *args):
+            if statement.lstrip().startswith("CREATE TABLE exams"):
+                raise KeyboardInterrupt
+
+        event.listen(engine, "after_cursor_execute", interrupt)
+        return engine
+
+    monkeypatch.setattr(db, "create_engine", interrupting)
+    with pytest.raises(KeyboardInterrupt):
+        Ledger()
+    con = sqlite3.connect(db_file())
+    assert con.execute("SELECT name FROM sqlite_master").fetchall() == []
+    con.close()
+    monkeypatch.setattr(db, "create_engine", real)
+    with Ledger() as ledger:
+        assert ledger.append("note", {}).seq == 1
+        assert ledger.verify_chain().ok

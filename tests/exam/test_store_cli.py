@@ -144,3 +144,15 @@ def test_receipt_verify(capsys, tmp_path):
     assert code == 2 and json.loads(out)["ok"] is False
     path.write_text("<html>")
     _one_line_error(*cli(capsys, "receipt", "verify", str(path)), "is not a JSON receipt")
+
+
+def test_import_reads_stdin(capsys, sealed, tmp_path, monkeypatch):
+    import io
+
+    code, bundle, _ = cli(capsys, "exams", "export")
+    monkeypatch.setenv("TRUEGREEN_HOME", str(tmp_path / "other"))
+    monkeypatch.setattr("sys.stdin", io.StringIO(bundle))
+    code, out, _ = cli(capsys, "exams", "import", "-")
+    assert code == 0 and out.count("imported") == 2
+    monkeypatch.setattr("sys.stdin", io.StringIO("not json"))
+    _one_line_error(*cli(capsys, "exams", "import", "-"), "stdin is not JSON")
