@@ -72,8 +72,12 @@ PACKAGES = {
 }
 
 
-def sh(argv: list[str], cwd: Path | None = None, timeout: float = 600) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=timeout, check=False)
+def sh(
+    argv: list[str], cwd: Path | None = None, timeout: float = 600
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        argv, cwd=cwd, capture_output=True, text=True, timeout=timeout, check=False
+    )
 
 
 def ensure_venv(base: str, name: str, need: list[str]) -> Path:
@@ -92,10 +96,32 @@ def fetch(pkg: Package) -> Path:
     sdists = CACHE / "sdists"
     sdists.mkdir(parents=True, exist_ok=True)
     norm = pkg.dist.replace("-", "_").lower()
-    found = [p for p in sdists.glob("*.tar.gz") if p.name.lower().replace("-", "_").startswith(norm + "_")]
+    found = [
+        p
+        for p in sdists.glob("*.tar.gz")
+        if p.name.lower().replace("-", "_").startswith(norm + "_")
+    ]
     if not found:
-        sh([str(PY), "-m", "pip", "download", "-q", "--no-binary", ":all:", "--no-deps", pkg.dist, "-d", str(sdists)])
-        found = [p for p in sdists.glob("*.tar.gz") if p.name.lower().replace("-", "_").startswith(norm + "_")]
+        sh(
+            [
+                str(PY),
+                "-m",
+                "pip",
+                "download",
+                "-q",
+                "--no-binary",
+                ":all:",
+                "--no-deps",
+                pkg.dist,
+                "-d",
+                str(sdists),
+            ]
+        )
+        found = [
+            p
+            for p in sdists.glob("*.tar.gz")
+            if p.name.lower().replace("-", "_").startswith(norm + "_")
+        ]
     sdist = sorted(found)[-1]
     dest = CACHE / "src" / sdist.name.removesuffix(".tar.gz")
     if not dest.exists():
@@ -123,19 +149,38 @@ class Mutant:
         b = ln.encode("utf-8")
         seg = b[self.col : self.end_col].decode("utf-8")
         assert seg == self.old, (seg, self.old)
-        lines[self.line - 1] = (b[: self.col] + self.new.encode() + b[self.end_col :]).decode("utf-8")
+        lines[self.line - 1] = (b[: self.col] + self.new.encode() + b[self.end_col :]).decode(
+            "utf-8"
+        )
         return "".join(lines)
 
 
-_BIN = {ast.Add: ("+", "-"), ast.Sub: ("-", "+"), ast.Mult: ("*", "//"), ast.Div: ("/", "*"),
-        ast.FloorDiv: ("//", "*"), ast.Mod: ("%", "//")}
-_CMP = {ast.Lt: ("<", "<="), ast.LtE: ("<=", "<"), ast.Gt: (">", ">="), ast.GtE: (">=", ">"),
-        ast.Eq: ("==", "!="), ast.NotEq: ("!=", "=="), ast.Is: ("is", "is not"),
-        ast.IsNot: ("is not", "is"), ast.In: ("in", "not in"), ast.NotIn: ("not in", "in")}
+_BIN = {
+    ast.Add: ("+", "-"),
+    ast.Sub: ("-", "+"),
+    ast.Mult: ("*", "//"),
+    ast.Div: ("/", "*"),
+    ast.FloorDiv: ("//", "*"),
+    ast.Mod: ("%", "//"),
+}
+_CMP = {
+    ast.Lt: ("<", "<="),
+    ast.LtE: ("<=", "<"),
+    ast.Gt: (">", ">="),
+    ast.GtE: (">=", ">"),
+    ast.Eq: ("==", "!="),
+    ast.NotEq: ("!=", "=="),
+    ast.Is: ("is", "is not"),
+    ast.IsNot: ("is not", "is"),
+    ast.In: ("in", "not in"),
+    ast.NotIn: ("not in", "in"),
+}
 _BOOL = {ast.And: ("and", "or"), ast.Or: ("or", "and")}
 
 
-def _span_op(rel: str, lines: list[bytes], left: ast.expr, right: ast.expr, sym: str, new: str, op: str) -> Mutant | None:
+def _span_op(
+    rel: str, lines: list[bytes], left: ast.expr, right: ast.expr, sym: str, new: str, op: str
+) -> Mutant | None:
     if left.end_lineno != right.lineno or left.end_col_offset is None:
         return None
     ln = left.end_lineno
@@ -156,7 +201,9 @@ def mutants(root: Path, rel: str, executed: set[int]) -> list[Mutant]:
         id(n.body[0].value)
         for n in ast.walk(tree)
         if isinstance(n, ast.Module | ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
-        and n.body and isinstance(n.body[0], ast.Expr) and isinstance(n.body[0].value, ast.Constant)
+        and n.body
+        and isinstance(n.body[0], ast.Expr)
+        and isinstance(n.body[0].value, ast.Constant)
     }
     out: list[Mutant] = []
     for node in ast.walk(tree):
@@ -173,24 +220,53 @@ def mutants(root: Path, rel: str, executed: set[int]) -> list[Mutant]:
         elif isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _CMP:
             sym, new = _CMP[type(node.ops[0])]
             right = node.comparators[0]
-            if isinstance(node.ops[0], ast.Is | ast.IsNot) and isinstance(right, ast.Constant) and right.value is None:
+            if (
+                isinstance(node.ops[0], ast.Is | ast.IsNot)
+                and isinstance(right, ast.Constant)
+                and right.value is None
+            ):
                 pass  # handled as a removed None check below when it guards an `if`
             m = _span_op(rel, lines, node.left, right, sym, new, "condition")
         elif isinstance(node, ast.BoolOp) and len(node.values) == 2:
             sym, new = _BOOL[type(node.op)]
             m = _span_op(rel, lines, node.values[0], node.values[1], sym, new, "condition")
-        elif isinstance(node, ast.Constant) and id(node) not in docstrings and node.end_col_offset is not None:
+        elif (
+            isinstance(node, ast.Constant)
+            and id(node) not in docstrings
+            and node.end_col_offset is not None
+        ):
             old = lines[ln - 1][node.col_offset : node.end_col_offset].decode("utf-8", "replace")
             if isinstance(node.value, bool):
-                m = Mutant(rel, ln, node.col_offset, node.end_col_offset, old, str(not node.value), "constant")
+                m = Mutant(
+                    rel,
+                    ln,
+                    node.col_offset,
+                    node.end_col_offset,
+                    old,
+                    str(not node.value),
+                    "constant",
+                )
             elif isinstance(node.value, int) and old.isdigit():
-                new = str(node.value + 1) if node.value in (0, 1) or random.random() < 0.5 else str(node.value - 1)
+                new = (
+                    str(node.value + 1)
+                    if node.value in (0, 1) or random.random() < 0.5
+                    else str(node.value - 1)
+                )
                 m = Mutant(rel, ln, node.col_offset, node.end_col_offset, old, new, "off-by-one")
-        elif isinstance(node, ast.If) and isinstance(node.test, ast.Compare) and node.test.lineno == ln:
+        elif (
+            isinstance(node, ast.If)
+            and isinstance(node.test, ast.Compare)
+            and node.test.lineno == ln
+        ):
             t = node.test
-            if (len(t.ops) == 1 and isinstance(t.ops[0], ast.Is | ast.IsNot)
-                    and isinstance(t.comparators[0], ast.Constant) and t.comparators[0].value is None
-                    and t.end_lineno == ln and t.end_col_offset is not None):
+            if (
+                len(t.ops) == 1
+                and isinstance(t.ops[0], ast.Is | ast.IsNot)
+                and isinstance(t.comparators[0], ast.Constant)
+                and t.comparators[0].value is None
+                and t.end_lineno == ln
+                and t.end_col_offset is not None
+            ):
                 old = lines[ln - 1][t.col_offset : t.end_col_offset].decode("utf-8", "replace")
                 new = "False" if isinstance(t.ops[0], ast.Is) else "True"
                 out.append(Mutant(rel, ln, t.col_offset, t.end_col_offset, old, new, "none-check"))
@@ -274,7 +350,9 @@ def executed_lines(root: Path, tests: tuple[str, ...]) -> dict[str, set[int]]:
     return lines
 
 
-def bench_package(name: str, pkg: Package, n_keep: int, rng: random.Random, use_fauxpy: bool) -> list[Result]:
+def bench_package(
+    name: str, pkg: Package, n_keep: int, rng: random.Random, use_fauxpy: bool
+) -> list[Result]:
     pristine = fetch(pkg)
     work = Path(tempfile.mkdtemp(prefix=f"tg-bench-{name}-")) / name
     shutil.copytree(pristine, work)
@@ -285,7 +363,10 @@ def bench_package(name: str, pkg: Package, n_keep: int, rng: random.Random, use_
         if rel.startswith(pkg.src + "/") and is_source(rel):
             cands += mutants(work, rel, executed[rel])
     rng.shuffle(cands)
-    print(f"{name}: {len(base)} tests, {sum(map(len, executed.values()))} executed lines, {len(cands)} candidate mutants", file=sys.stderr)
+    print(
+        f"{name}: {len(base)} tests, {sum(map(len, executed.values()))} executed lines, {len(cands)} candidate mutants",
+        file=sys.stderr,
+    )
     results: list[Result] = []
     tried = 0
     for m in cands:
@@ -302,7 +383,9 @@ def bench_package(name: str, pkg: Package, n_keep: int, rng: random.Random, use_
         path.write_text(mutated, encoding="utf-8")
         try:
             now = outcomes(work, pkg.tests)
-            failing = sorted(t for t, o in now.items() if o in ("failed", "error") and base.get(t) == "passed")
+            failing = sorted(
+                t for t, o in now.items() if o in ("failed", "error") and base.get(t) == "passed"
+            )
             if not failing:
                 continue
             res = Result(name, m, failing[:5])
@@ -310,7 +393,9 @@ def bench_package(name: str, pkg: Package, n_keep: int, rng: random.Random, use_
             t0 = time.perf_counter()
             doc = localize(project, res.failing, LocalizeOptions(limit=10**6))
             res.localize_s = time.perf_counter() - t0
-            mine = next((r for r in doc["ranking"] if r["file"] == m.file and r["line"] == m.line), None)
+            mine = next(
+                (r for r in doc["ranking"] if r["file"] == m.file and r["line"] == m.line), None
+            )
             if mine is not None:
                 res.rank, res.ties = mine["rank"], mine["ties"]
             res.spectrum_rank = spectrum_rank(doc["ranking"], m.file, m.line)
@@ -321,7 +406,11 @@ def bench_package(name: str, pkg: Package, n_keep: int, rng: random.Random, use_
             sel = _selection(project, res.failing, None)
             res.selection = doc["tests"]["selection"]
             t0 = time.perf_counter()
-            sh([str(PY), "-m", "pytest", "-q", "-p", "no:cacheprovider", *sel], cwd=work, timeout=300)
+            sh(
+                [str(PY), "-m", "pytest", "-q", "-p", "no:cacheprovider", *sel],
+                cwd=work,
+                timeout=300,
+            )
             res.bare_s = time.perf_counter() - t0
             if use_fauxpy:
                 run_fauxpy(work, pkg, sel, res)
@@ -349,9 +438,25 @@ def run_fauxpy(work: Path, pkg: Package, sel: list[str], res: Result) -> None:
     flist.write_text("\n".join(res.failing) + "\n")
     t0 = time.perf_counter()
     done = sh(
-        [str(FAUXPY_PY), "-m", "pytest", "-q", "-p", "no:cacheprovider", "--src", pkg.src, "--family", "sbfl",
-         "--granularity", "statement", "--failing-file", str(flist), *sel],
-        cwd=work, timeout=900,
+        [
+            str(FAUXPY_PY),
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "--src",
+            pkg.src,
+            "--family",
+            "sbfl",
+            "--granularity",
+            "statement",
+            "--failing-file",
+            str(flist),
+            *sel,
+        ],
+        cwd=work,
+        timeout=900,
     )
     res.fauxpy_s = round(time.perf_counter() - t0, 3)
     reports = sorted(work.parent.glob("FauxPyReport_*/Scores_Ochiai.csv"))
@@ -395,28 +500,51 @@ def main() -> int:
     sranks = [r.spectrum_rank for r in results]
     franks = [r.fauxpy_rank for r in results]
     ratios = [r.localize_s / r.bare_s for r in results if r.bare_s > 0]
-    print(f"bugs (mutants that fail a test): {len(results)} in {', '.join(names)}; seed {opts.seed}; python {ver}")
+    print(
+        f"bugs (mutants that fail a test): {len(results)} in {', '.join(names)}; seed {opts.seed}; python {ver}"
+    )
     print(f"{'':34}{'Top-1':>14}{'Top-3':>14}{'Top-5':>14}{'Top-10':>14}")
-    for label, rs in (("truegreen (Ochiai + evidence)", ranks), ("truegreen (Ochiai only)", sranks),
-                      *((("FauxPy 0.7 (Ochiai)", franks),) if not opts.no_fauxpy else ())):
+    for label, rs in (
+        ("truegreen (Ochiai + evidence)", ranks),
+        ("truegreen (Ochiai only)", sranks),
+        *((("FauxPy 0.7 (Ochiai)", franks),) if not opts.no_fauxpy else ()),
+    ):
         print(f"{label:34}" + "".join(f"{top(rs, n):>14}" for n in (1, 3, 5, 10)))
-    print("(worst-case ties: a line's rank is the position of the last line of its tie group; goals Top-1 >= 30%, Top-5 >= 60%)")
-    print(f"localize wall time / bare run of the same selection: median {statistics.median(ratios):.2f}x "
-          f"(min {min(ratios):.2f}x, max {max(ratios):.2f}x; goal <= 2x)")
-    print(f"median localize {statistics.median(r.localize_s for r in results):.2f}s, "
-          f"bare {statistics.median(r.bare_s for r in results):.2f}s")
+    print(
+        "(worst-case ties: a line's rank is the position of the last line of its tie group; goals Top-1 >= 30%, Top-5 >= 60%)"
+    )
+    print(
+        f"localize wall time / bare run of the same selection: median {statistics.median(ratios):.2f}x "
+        f"(min {min(ratios):.2f}x, max {max(ratios):.2f}x; goal <= 2x)"
+    )
+    print(
+        f"median localize {statistics.median(r.localize_s for r in results):.2f}s, "
+        f"bare {statistics.median(r.bare_s for r in results):.2f}s"
+    )
     if not opts.no_fauxpy:
         fx = [r.fauxpy_s / r.bare_s for r in results if r.fauxpy_s and r.bare_s > 0]
         if fx:
             print(f"FauxPy wall time / bare run: median {statistics.median(fx):.2f}x")
         errs = [r for r in results if r.fauxpy_error]
         if errs:
-            print(f"FauxPy produced no report on {len(errs)} bug(s); last output: {errs[-1].fauxpy_error!r}")
+            print(
+                f"FauxPy produced no report on {len(errs)} bug(s); last output: {errs[-1].fauxpy_error!r}"
+            )
     out = HERE / "results" / f"localize-py{ver}.json"
     out.parent.mkdir(exist_ok=True)
-    out.write_text(json.dumps([
-        {**{k: v for k, v in r.__dict__.items() if k != "mutant"}, "mutant": r.mutant.__dict__} for r in results
-    ], indent=1, default=str))
+    out.write_text(
+        json.dumps(
+            [
+                {
+                    **{k: v for k, v in r.__dict__.items() if k != "mutant"},
+                    "mutant": r.mutant.__dict__,
+                }
+                for r in results
+            ],
+            indent=1,
+            default=str,
+        )
+    )
     return 0
 
 
