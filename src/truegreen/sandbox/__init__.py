@@ -162,7 +162,7 @@ def get_backend(name: str | None, *, notify: Callable[[str], None] | None = None
         ok, why = bwrap.available()
         if ok:
             if notify is not None:
-                notify(f"truegreen: sandbox: bwrap ({why})")
+                notify(f"truegreen: sandbox: bwrap ({why.removeprefix('works: ')})")
             return bwrap
         if notify is not None:
             notify(
