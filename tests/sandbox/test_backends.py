@@ -196,3 +196,25 @@ def test_docker_reports_unavailable_with_a_reason_here():
     if os.environ.get("CI") != "true":
         with pytest.raises(UsageError, match="docker"):
             get_backend("docker")
+
+
+def test_root_without_privileged_bwrap_uses_the_user_namespace(tmp_path, monkeypatch):
+    """Root in a container where privileged bwrap fails: the userns identity, said so."""
+    bwrap_mod.reset_cache()
+    monkeypatch.setattr(bwrap_mod.shutil, "which", lambda name: f"/usr/bin/{name}")
+
+    def fake_try(self, bwrap, *, setpriv):
+        return (False, "denied") if setpriv else (True, "ok")
+
+    monkeypatch.setattr(BwrapBackend, "_try", fake_try)
+    try:
+        backend = BwrapBackend(as_root=True)
+        ok, why = backend.available()
+        assert ok and "user namespace only" in why and "not enforced" in why
+        work = tmp_path / "w"
+        work.mkdir(mode=0o755)
+        work.chmod(0o755)
+        argv = backend.wrap(_cmd(work), SandboxSpec(workdir=work, python=PY)).argv
+        assert backend.last_mode == "userns" and "--unshare-user" in argv
+    finally:
+        bwrap_mod.reset_cache()

@@ -76,6 +76,8 @@ NET_ETC = ("/etc/resolv.conf", "/etc/ssl/certs", "/etc/ca-certificates", "/etc/p
 
 _availability: dict[str, tuple[bool, str]] = {}
 _log = logging.getLogger("truegreen.sandbox")
+#: False once a probe found that bwrap cannot run privileged here (as root)
+_privileged: dict[str, bool] = {}
 
 
 def _is_root() -> bool:
@@ -209,12 +211,31 @@ class BwrapBackend:
             return False, "bubblewrap is not installed (apt-get install bubblewrap)"
         if prlimit is None:
             return False, "prlimit is not installed (it is part of util-linux)"
-        if self.root_mode and setpriv is None:
-            return False, "setpriv is not installed (it is part of util-linux)"
-        argv = [bwrap, *self._namespace_args(network=False), "--ro-bind", "/", "/"]
-        argv += ["--proc", "/proc", "--dev", "/dev"]
-        if self.root_mode:
-            argv += [str(setpriv), *self._setpriv_args()]
+        if not self.root_mode:
+            return self._try(bwrap, setpriv=None)
+        if setpriv is not None:
+            ok, why = self._try(bwrap, setpriv=setpriv)
+            if ok:
+                _privileged["root"] = True
+                return ok, why
+        # Root without the privileges bwrap needs (a container?), or no setpriv: the
+        # user-namespace identity may still work.
+        _privileged["root"] = False
+        ok, why = self._try(bwrap, setpriv=None)
+        if ok:
+            return True, (
+                f"works, in a user namespace only (tests run as uid {SANDBOX_UID} mapped to "
+                "root, no capabilities, no network; the process limit is not enforced"
+                + ("" if setpriv else ": setpriv is missing (util-linux)")
+                + ")"
+            )
+        return ok, why
+
+    def _try(self, bwrap: str, *, setpriv: str | None) -> tuple[bool, str]:
+        argv = [bwrap, *self._namespace_args(network=False, setpriv=setpriv is not None)]
+        argv += ["--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev"]
+        if setpriv is not None:
+            argv += [setpriv, *self._setpriv_args()]
         argv += ["/bin/sh", "-c", "exit 0"]
         try:
             done = default_executor().run(
@@ -320,7 +341,7 @@ class BwrapBackend:
     def uses_setpriv(self, spec: SandboxSpec) -> bool:
         """Whether this run becomes the real uid 65534 (root only), or falls back to the
         user-namespace mode because uid 65534 could not read what the run needs."""
-        if not self.root_mode:
+        if not self.root_mode or not _privileged.get("root", True):
             return False
         needed = [Path(spec.workdir), *_prefixes_of(spec.python), *map(Path, spec.readonly)]
         return all(_sandbox_uid_can_read(p) for p in needed)
@@ -370,3 +391,4 @@ def _sandbox_uid_can_read(path: Path) -> bool:
 def reset_cache() -> None:
     """Forget probed availability (tests)."""
     _availability.clear()
+    _privileged.clear()
