@@ -12,21 +12,23 @@ Two identities, chosen by who runs truegreen:
   bomb stops at the limit. Consequence: the tests can write only where uid 65534 may:
   extra writable paths that truegreen created under the temp dir (the probe's report
   dir) are handed to 65534 by :meth:`BwrapBackend.wrap`, and the worktree is opened
-  to it (``o+rwx``) when ``spec.grant_workdir``; a root-owned worktree is otherwise bound read-write but the
-  kernel refuses uid 65534's writes there (a test that writes there fails with
-  PermissionError, which :mod:`truegreen.sandbox.blocked` classifies).
+  to it (``o+w``) when ``spec.grant_workdir``; a root-owned worktree is otherwise bound
+  read-write but the kernel refuses uid 65534's writes there (a test that writes there
+  fails with PermissionError, which :mod:`truegreen.sandbox.blocked` classifies).
   When uid 65534 cannot even read the worktree or the interpreter (a 0700 directory),
-  the run falls back to the user-namespace mode below, mapped to root: still no
-  capabilities, but the process limit is then not enforced (``last_mode``).
+  or bwrap cannot run privileged here (a container), the run falls back to the
+  user-namespace mode below, mapped to root: still no capabilities and no network,
+  but the process limit is then not enforced (``last_mode``, and a warning).
 * **not root** ("userns" mode). bwrap makes a user namespace in which the caller's uid
   appears as 65534, drops every capability and disables further user namespaces.
 
-Both: new pid, net, ipc, uts and cgroup namespaces (no network: only a down ``lo``...
-brought up by bwrap, with nothing listening), ``--die-with-parent``, ``--new-session``,
+Both: new pid, net, ipc, uts and cgroup namespaces (no network: only loopback, with
+nothing listening on it), ``--die-with-parent``, ``--new-session``,
 read-only ``/usr`` (and the usr-merge symlinks), a few harmless files of ``/etc``, a
 private ``/tmp`` (tmpfs, mounted *before* the binds because worktrees live under /tmp),
 read-only binds of the interpreter's prefixes and ``spec.readonly``, read-write binds of
-``spec.workdir`` and ``spec.writable`` at the same paths, a new ``/proc`` and ``/dev``.
+``spec.workdir`` and ``spec.writable`` at the same paths, a new ``/proc`` and ``/dev``,
+and the sandbox's own root remounted read-only.
 
 The environment inside is the command's (already built from an allow-list by the
 runner), with anything that looks like a secret by its name removed, ``HOME`` and
