@@ -1,0 +1,248 @@
+"""Benchmark of `truegreen diagnose`: class accuracy per class, top-3 evidence hit, throughput.
+
+    python bench/bench_diagnose.py [--big-mb N] [--no-big] [--show-misses]
+
+Corpora:
+  * synthetic: tests/diagnose/corpus (labels.json; logs written for this project in the
+    formats of the tools, GitHub Actions wrapping included). A sample, not the target.
+  * real: ../shared/data/ci-logs (LogChunks, Travis CI 2019; labels.json), when present.
+    Class accuracy counts entries with a label; the top-3 hit counts entries with marked
+    lines (a hit: one of the first three evidence lines is a line people marked).
+
+Throughput: bytes of each corpus over the time to diagnose it, and a large generated log
+(passing test output and install noise, the failure at the end) diagnosed in a child
+process, with its peak memory. Goals: >= 95% class accuracy, >= 95% top-3 hit, >= 50 MB/s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter, defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "src"))
+
+from truegreen.diagnose import diagnose  # noqa: E402
+
+SYNTH = ROOT / "tests" / "diagnose" / "corpus"
+REAL = ROOT.parent / "shared" / "data" / "ci-logs"
+
+
+def run_corpus(entries: list[dict], base: Path, show: bool) -> dict:
+    per: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    hits = tried = 0
+    total_bytes = 0
+    elapsed = 0.0
+    confusion: Counter[tuple[str, str]] = Counter()
+    misses: list[str] = []
+    conf_right: list[float] = []
+    conf_wrong: list[float] = []
+    for e in entries:
+        path = base / e["file"]
+        total_bytes += path.stat().st_size
+        t0 = time.perf_counter()
+        doc = diagnose(path).document()
+        elapsed += time.perf_counter() - t0
+        label = e.get("label")
+        if label:
+            ok = doc["class"] == label or doc["class"] == e.get("label_alt")
+            per[label][0] += ok
+            per[label][1] += 1
+            (conf_right if ok else conf_wrong).append(doc["confidence"])
+            if not ok:
+                confusion[(label, doc["class"])] += 1
+                if show:
+                    misses.append(
+                        f"  class {e['file']}: want {label} got {doc['class']} ({doc['confidence']})"
+                    )
+        marked = {x["line"] for x in e.get("evidence", [])}
+        if marked:
+            tried += 1
+            top = [x["line"] for x in doc["evidence"][:3]]
+            if marked & set(top):
+                hits += 1
+            elif show:
+                misses.append(f"  evidence {e['file']}: want {sorted(marked)[:4]} got {top}")
+    return {
+        "per": dict(per),
+        "hits": hits,
+        "tried": tried,
+        "bytes": total_bytes,
+        "seconds": elapsed,
+        "confusion": confusion,
+        "misses": misses,
+        "conf_right": conf_right,
+        "conf_wrong": conf_wrong,
+    }
+
+
+def report(title: str, r: dict) -> None:
+    print(f"\n## {title}")
+    print(f"{'class':16} {'right':>6} {'of':>4} {'accuracy':>9}")
+    right = total = 0
+    for cls in sorted(r["per"]):
+        a, n = r["per"][cls]
+        right += a
+        total += n
+        print(f"{cls:16} {a:6} {n:4} {a / n:9.1%}")
+    if total:
+        print(f"{'ALL':16} {right:6} {total:4} {right / total:9.1%}   (goal >= 95%)")
+    if r["tried"]:
+        print(
+            f"top-3 evidence hit: {r['hits']}/{r['tried']} = {r['hits'] / r['tried']:.1%}   (goal >= 95%)"
+        )
+    mbs = r["bytes"] / 1e6 / r["seconds"] if r["seconds"] else 0.0
+    print(
+        f"throughput: {r['bytes'] / 1e6:.1f} MB in {r['seconds']:.2f} s = {mbs:.1f} MB/s over the corpus"
+    )
+    if r["conf_right"] or r["conf_wrong"]:
+        med = lambda xs: sorted(xs)[len(xs) // 2] if xs else float("nan")  # noqa: E731
+        print(
+            f"median confidence: right {med(r['conf_right']):.2f}, wrong {med(r['conf_wrong']):.2f}"
+        )
+    if r["confusion"]:
+        worst = ", ".join(f"{a}->{b} x{n}" for (a, b), n in r["confusion"].most_common(8))
+        print(f"most common confusions: {worst}")
+    for line in r["misses"]:
+        print(line)
+
+
+def synthetic_entries() -> list[dict]:
+    labels = json.loads((SYNTH / "labels.json").read_text())
+    return [
+        {
+            "file": x["file"],
+            "label": x["class"],
+            "evidence": [{"line": n} for n in x["error_lines"]],
+        }
+        for x in labels
+    ]
+
+
+def real_entries() -> list[dict]:
+    labels = json.loads((REAL / "labels.json").read_text())
+    return [
+        {
+            "file": x["file"],
+            "label": x["label"],
+            "label_alt": x.get("label_alt"),
+            "evidence": [{"line": e["line_in_file"]} for e in x["evidence_lines"]],
+        }
+        for x in labels
+    ]
+
+
+_NOISE = [
+    "tests/unit/test_models_{i}.py::test_roundtrip[case{j}] PASSED                 [ {p:2d}%]",
+    "Requirement already satisfied: package-{i}>=1.{j} in /opt/venv/lib/python3.12/site-packages (from app==0.1)",
+    "  Downloading package_{i}-2.{j}.0-py3-none-any.whl (145 kB)",
+    "DEBUG worker-{j} processed batch {i} in 0.{j}s",
+    "tests/integration/test_api_{i}.py::TestEndpoints::test_get_{j} PASSED       [ {p:2d}%]",
+]
+
+
+def write_big(path: Path, mb: int) -> None:
+    rnd = random.Random(7)
+    target = mb * 1_000_000
+    with path.open("w", encoding="utf-8") as f:
+        f.write("2024-05-01T10:00:00.0000000Z ##[group]Run python -m pytest -v\n")
+        f.write("2024-05-01T10:00:00.0000000Z python -m pytest -v\n")
+        f.write("2024-05-01T10:00:00.0000000Z shell: /usr/bin/bash -e {0}\n")
+        f.write("2024-05-01T10:00:00.0000000Z ##[endgroup]\n")
+        f.write(
+            "2024-05-01T10:00:00.0000000Z ============================= test session starts ==============================\n"
+        )
+        written = 0
+        block = []
+        for k in range(20000):
+            t = rnd.choice(_NOISE)
+            block.append(
+                "2024-05-01T10:00:01.1234567Z " + t.format(i=k % 97, j=k % 13, p=k % 100) + "\n"
+            )
+        chunk = "".join(block)
+        while written < target:
+            f.write(chunk)
+            written += len(chunk)
+        f.write(
+            "2024-05-01T10:09:00.0000000Z =================================== FAILURES ===================================\n"
+            "2024-05-01T10:09:00.0000000Z ___________________________ test_total_is_rounded ____________________________\n"
+            "2024-05-01T10:09:00.0000000Z \n"
+            "2024-05-01T10:09:00.0000000Z     def test_total_is_rounded():\n"
+            "2024-05-01T10:09:00.0000000Z >       assert total([0.1, 0.2]) == 0.3\n"
+            "2024-05-01T10:09:00.0000000Z E       assert 0.30000000000000004 == 0.3\n"
+            "2024-05-01T10:09:00.0000000Z \n"
+            "2024-05-01T10:09:00.0000000Z tests/test_total.py:7: AssertionError\n"
+            "2024-05-01T10:09:00.0000000Z =========================== short test summary info ============================\n"
+            "2024-05-01T10:09:00.0000000Z FAILED tests/test_total.py::test_total_is_rounded - assert 0.30000000000000004 == 0.3\n"
+            "2024-05-01T10:09:00.0000000Z ============ 1 failed, 812345 passed in 512.33s (0:08:32) ============\n"
+            "2024-05-01T10:09:01.0000000Z ##[error]Process completed with exit code 1.\n"
+        )
+
+
+_CHILD = """
+import resource, sys, time
+sys.path.insert(0, sys.argv[2])
+from truegreen.diagnose import diagnose
+t = time.perf_counter()
+doc = diagnose(sys.argv[1]).document()
+dt = time.perf_counter() - t
+print(dt, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, doc["class"], doc["failing_tests"][:1], doc["evidence"][0]["line"])
+"""
+
+
+def big(mb: int) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "big.log"
+        write_big(path, mb)
+        size = path.stat().st_size
+        out = subprocess.run(
+            [sys.executable, "-c", _CHILD, str(path), str(ROOT / "src")],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.split(maxsplit=4)
+        dt, rss = float(out[0]), int(out[1])
+        print(
+            f"\n## large log ({size / 1e6:.0f} MB, passing -v output and install noise, failure at the end)"
+        )
+        print(
+            f"throughput: {size / 1e6 / dt:.1f} MB/s   (goal >= 50 MB/s); peak RSS {rss / 1024:.0f} MiB; result: {' '.join(out[2:])}"
+        )
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--big-mb", type=int, default=300)
+    ap.add_argument("--no-big", action="store_true")
+    ap.add_argument("--show-misses", action="store_true")
+    ap.add_argument("--only", choices=["synthetic", "real"])
+    args = ap.parse_args()
+    print("# truegreen diagnose benchmark")
+    if args.only != "real" and (SYNTH / "labels.json").exists():
+        report(
+            "synthetic corpus (tests/diagnose/corpus)",
+            run_corpus(synthetic_entries(), SYNTH, args.show_misses),
+        )
+    if args.only != "synthetic":
+        if (REAL / "labels.json").exists():
+            report(
+                "real corpus (LogChunks, ../shared/data/ci-logs)",
+                run_corpus(real_entries(), REAL, args.show_misses),
+            )
+        else:
+            print(f"\n(real corpus not found at {REAL})")
+    if not args.no_big and not args.only:
+        big(args.big_mb)
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("PYTHONHASHSEED", "0")
+    main()

@@ -1,0 +1,98 @@
+"""``truegreen diagnose LOG|- [--json]`` and ``--github OWNER/REPO --run ID [--job ID]``."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from truegreen.cli._app import JsonOpt, app, emit_json, out
+from truegreen.errors import UsageError
+
+_COLORS = {
+    "unknown": "magenta",
+    "infrastructure": "yellow",
+    "network": "yellow",
+    "timeout": "yellow",
+}
+
+
+@app.command("diagnose")
+def diagnose_cmd(
+    log: Annotated[
+        str | None,
+        typer.Argument(help="A CI log file (text, .gz, or a run's logs .zip), or - for stdin."),
+    ] = None,
+    github: Annotated[
+        str | None,
+        typer.Option(
+            "--github", help="OWNER/REPO: fetch the log from GitHub Actions (token: $GITHUB_TOKEN)."
+        ),
+    ] = None,
+    run_id: Annotated[int | None, typer.Option("--run", help="The workflow run id.", min=1)] = None,
+    job_id: Annotated[
+        int | None, typer.Option("--job", help="One job id of the run.", min=1)
+    ] = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Classify a failed CI log or pytest output: class, evidence lines, failing tests, next step."""
+    from truegreen.diagnose import diagnose, diagnose_inputs
+    from truegreen.diagnose.github import fetch
+
+    if github is None and (run_id is not None or job_id is not None):
+        raise UsageError("--run and --job need --github OWNER/REPO", hint="or give a log file")
+    if github is not None:
+        if log is not None:
+            raise UsageError("give either a LOG or --github, not both", hint="drop one of them")
+        fetched = fetch(github, run_id, job_id)
+        try:
+            result = diagnose_inputs(
+                fetched.inputs,
+                failed_step=fetched.failed_steps[0] if fetched.failed_steps else None,
+            )
+        finally:
+            fetched.close()
+    elif log is None:
+        raise UsageError(
+            "no log given",
+            hint="truegreen diagnose LOG, or - for stdin, or --github OWNER/REPO --run ID",
+        )
+    else:
+        result = diagnose(log)
+    doc = result.document()
+    if json_out:
+        emit_json(doc)
+        return
+    color = _COLORS.get(doc["class"], "red")
+    out.print(f"[bold {color}]{doc['class']}[/] (confidence {doc['confidence']:.2f})")
+    for reason in doc["reasons"]:
+        out.print(f"  because {reason}", markup=False)
+    step = doc["step"]
+    if step:
+        out.print(f"failing step (line {step['line']}): ", end="")
+        out.print(step["name"].splitlines()[0][:160], markup=False)
+    if doc["evidence"]:
+        out.print("[bold]evidence[/] (line: text, quoted from the log as data)")
+        for ev in doc["evidence"]:
+            where = f"{ev['source']}:" if ev.get("source") else ""
+            out.print(f"  {where}{ev['line']:>7}: {ev['text'][:240]}", markup=False)
+    if doc["failing_tests"]:
+        out.print(f"[bold]failing tests[/] ({len(doc['failing_tests'])})")
+        sigs = {s["test"]: s["signature"] for s in doc["signatures"]}
+        for test in doc["failing_tests"][:20]:
+            out.print(f"  {test}", markup=False)
+            if test in sigs:
+                out.print(f"      signature: {sigs[test]}", markup=False)
+    flaky = doc["flaky"]
+    if flaky["suspected"]:
+        out.print("[yellow]flaky suspicion[/] (not a verdict):")
+        for line in flaky["evidence"][:5]:
+            out.print(f"  {line}", markup=False)
+    if doc["untrusted"]["lines"]:
+        out.print(
+            f"note: lines {', '.join(map(str, doc['untrusted']['lines'][:10]))} address a reader "
+            "with instructions; they were treated as data",
+            markup=False,
+        )
+    out.print("[bold]next step:[/] ", end="")
+    out.print(doc["next_step"], markup=False)

@@ -1,0 +1,571 @@
+"""From a scan to a diagnosis: which step failed, what it ran, what the lines before its exit
+say, what the failing tests' own exceptions are; a class, a calibrated confidence, ranked
+evidence, the failing tests with signatures, a flaky suspicion and a next step."""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections import Counter
+from dataclasses import dataclass, field
+
+from truegreen.diagnose import pytest_parse as pp
+from truegreen.diagnose.scanner import Candidate, ScanResult, Step
+from truegreen.run.signature import is_library_path, make_signature
+
+CLASSES = (
+    "test", "lint", "type", "build", "dependency", "network", "timeout",
+    "configuration", "environment", "infrastructure", "unknown",
+)  # fmt: skip
+
+#: Runner messages that decide a job wherever they are (they are not test output).
+_JOB_LEVEL_RULES = {"runner-shutdown", "runner-lost", "cancelled", "gha-timeout", "travis-timeout"}
+MAX_EVIDENCE = 8
+
+# (command shape, tool, class the tool's failure usually is)
+_COMMAND_TOOLS: tuple[tuple[re.Pattern[str], str, str], ...] = tuple(
+    (re.compile(p), t, c)
+    for p, t, c in (
+        (r"\b(?:pytest|py\.test)\b", "pytest", "test"),
+        (r"-m unittest\b|\bunittest\b|manage\.py test\b|\bnose2?\b|\bstestr\b", "unittest", "test"),
+        (r"\bruff format\b", "ruff", "lint"),
+        (r"\bruff\b", "ruff", "lint"),
+        (r"\bflake8\b|\bpycodestyle\b|\bpydocstyle\b|\bpyflakes\b", "flake8", "lint"),
+        (r"\bblack\b", "black", "lint"),
+        (r"\bisort\b", "isort", "lint"),
+        (r"\bpylint\b", "pylint", "lint"),
+        (r"\bpre-commit\b|\bprek\b", "pre-commit", "lint"),
+        (r"\beslint\b|\bprettier\b|\bstylelint\b|\brubocop\b|\bgolangci-lint\b|\bshellcheck\b|\bcodespell\b|\bmarkdownlint|\bclippy\b|\bcargo fmt\b|\bgofmt\b|\bcheckstyle\b|\bktlint\b|\blint\b", "linter", "lint"),
+        (r"\bmypy\b|\bdmypy\b", "mypy", "type"),
+        (r"\bpyright\b|\bbasedpyright\b|\bpytype\b|\bpyre\b", "pyright", "type"),
+        (r"\btsc\b|\bvue-tsc\b|\btypecheck\b|\btype-check\b", "tsc", "type"),
+        (r"\bpip3? install\b|-m pip install\b|\bpip-sync\b|\bpip-compile\b", "pip", "dependency"),
+        (r"\buv (?:sync|pip install|lock|add)\b|\buv venv\b", "uv", "dependency"),
+        (r"\bpoetry (?:install|lock|update|add)\b|\bpdm (?:install|sync|lock)\b|\bpipenv (?:install|sync)\b|\bhatch env create\b", "poetry", "dependency"),
+        (r"\b(?:npm (?:ci|install|i)|yarn(?: install)?$|pnpm (?:install|i)|bundle install|composer (?:install|update)|conda (?:install|create|env)|mamba (?:install|create)|apt(?:-get)? install|brew install|go mod download|cargo fetch|dotnet restore|mvn dependency)\b", "installer", "dependency"),
+        (r"\b(?:npm (?:run )?test|yarn test|pnpm test|jest|mocha|vitest|karma|rspec|rake(?: test| spec)?$|go test|cargo test|ctest|make (?:test|check)|phpunit|dotnet test|gradlew? test|mvn (?:-\S+ )*test|mvn (?:-\S+ )*verify|sbt test|mix test|tox|nox|behave|bats)\b", "test-runner", "test"),
+        (r"\b(?:python -m build|setup\.py (?:build|bdist|sdist|install)|make(?: all| build)?$|cmake|ninja|gcc|clang|cargo build|go build|mvn (?:-\S+ )*(?:compile|package|install)|gradlew? (?:build|assemble)|dotnet build|msbuild|sphinx-build|mkdocs build|docker build|webpack|vite build|npm run build|yarn build|hatch build|flit build|maturin)\b", "build-tool", "build"),
+    )
+)  # fmt: skip
+
+_PROJECT_SKIP = {"tests", "test", "testing", "src", "lib", "docs", "scripts", "."}
+
+
+@dataclass
+class Decision:
+    cls: str
+    confidence: float
+    reasons: list[str]
+    step: Step | None
+    tool: str | None
+    evidence: list[Candidate]
+    failing_tests: list[str]
+    signatures: list[dict[str, str]]
+    flaky: dict[str, object]
+    next_step: str
+    packages: list[str] = field(default_factory=list)
+
+
+def command_tool(command: str | None) -> tuple[str, str] | None:
+    """(tool, class) that a step's command names, or None."""
+    if not command:
+        return None
+    for line in command.splitlines()[::-1]:
+        for pattern, tool, cls in _COMMAND_TOOLS:
+            if pattern.search(line):
+                return tool, cls
+    return None
+
+
+def exception_class(exc_type: str, message: str, project: set[str]) -> str:
+    """What a failing test's own exception says about the failure."""
+    t = exc_type.rsplit(".", 1)[-1]
+    msg = message or ""
+    if re.search(
+        r"cannot open shared object file|DLL load failed|GLIBC_[\d.]+' not found|undefined symbol",
+        msg,
+    ):
+        return "environment"
+    if t in ("ModuleNotFoundError", "ImportError"):
+        m = re.search(r"No module named '?([\w.]+)", msg)
+        if m:
+            top = m[1].split(".")[0]
+            return "test" if top in project else "dependency"
+        return "dependency" if "cannot import name" in msg and not project else "test"
+    if re.search(r"localhost|127\.0\.0\.1|\[::1\]|::1\b", msg) and (
+        "Connection" in t or "refused" in msg.lower()
+    ):
+        return "environment"
+    if t in {
+        "ConnectionError", "ConnectTimeout", "ReadTimeout", "ReadTimeoutError", "MaxRetryError",
+        "NewConnectionError", "gaierror", "SSLError", "ConnectError", "ProxyError",
+        "ClientConnectorError", "RemoteDisconnected", "ConnectionResetError",
+        "ConnectionRefusedError", "HTTPError", "URLError", "ServerDisconnectedError",
+    } or re.search(r"Name or service not known|Temporary failure in name resolution|Max retries exceeded|Failed to establish a new connection|nodename nor servname", msg):  # fmt: skip
+        return "network"
+    if t == "Failed" and msg.startswith("Timeout"):
+        return "timeout"
+    if t in ("TimeoutError", "Timeout", "TimeoutException"):
+        return "timeout"
+    if (t == "ValidationError" and re.search(r"Settings|Config\b|Field required", msg)) or t in (
+        "ImproperlyConfigured",
+        "SettingsError",
+    ):
+        return "configuration"
+    if t == "KeyError" and re.fullmatch(r"'[A-Z][A-Z0-9_]{2,}'", msg.strip()):
+        return "configuration"
+    if re.search(r"environment variable|env var\b|is not set\b", msg, re.IGNORECASE):
+        return "configuration"
+    if "No space left on device" in msg or t == "MemoryError":
+        return "infrastructure"
+    if t == "PermissionError" or (
+        t == "FileNotFoundError" and re.search(r"No such file or directory: '[\w.-]+'$", msg)
+    ):
+        return "environment"
+    return "test"
+
+
+def decide(scan: ScanResult, hinted_step: str | None = None) -> Decision:
+    steps = scan.steps
+    failed = [s for s in steps if s.exit_code is not None]
+    primary = failed[0] if failed else None
+    if hinted_step:
+        named = [s for s in steps if hinted_step in s.name]
+        primary = named[0] if named else primary
+    region = {primary.index} if primary else {s.index for s in steps}
+    # a step without exit marker after the failing one (cancelled, timed out, runner lost)
+    job_level = [c for c in scan.candidates if c.rule in _JOB_LEVEL_RULES]
+
+    project = _project_packages(scan)
+    tests = _failing_tests(scan)
+    parsed = _parsed_blocks(scan)
+    signatures, test_classes = _signatures(scan, tests, parsed, project)
+
+    extra = _block_candidates(scan, parsed, test_classes)
+    cands = [*scan.candidates, *extra]
+
+    votes: dict[str, float] = {}
+    per_rule: dict[tuple[str, str], float] = {}
+    reasons: list[str] = []
+    last = scan.lines or 1
+    for c in cands:
+        if not c.cls:
+            continue
+        if test_classes and c.rule in _TEST_STRUCTURE:
+            continue  # the failing tests' own exceptions speak for these
+        if c.step not in region and c.rule not in _JOB_LEVEL_RULES:
+            continue
+        w = c.weight * _proximity(c, primary, last)
+        key = (c.cls, c.rule)
+        per_rule[key] = per_rule.get(key, 0.0) + w
+    for (cls, rule), total in per_rule.items():
+        cap = 2.5 * max((c.weight for c in cands if c.rule == rule), default=1.0) * 1.5
+        votes[cls] = votes.get(cls, 0.0) + min(total, cap)
+    for c in job_level:
+        votes[c.cls or "infrastructure"] = votes.get(c.cls or "infrastructure", 0.0) + 6
+    tool: str | None = None
+    step_tools: dict[str, float] = {}
+    for s in steps:
+        if s.index in region:
+            for k, v in s.tools.items():
+                step_tools[k] = step_tools.get(k, 0) + v
+    ct = command_tool(primary.command if primary else None)
+    if ct:
+        tool, prior = ct
+        votes[prior] = votes.get(prior, 0.0) + 3
+        reasons.append(f"the failing step ran {tool}")
+    elif step_tools:
+        tool = max(sorted(step_tools), key=lambda k: step_tools[k])
+    if test_classes:
+        shares = Counter(test_classes.values())
+        top, n = shares.most_common(1)[0]
+        weight = 8 * n / len(test_classes)
+        votes[top] = votes.get(top, 0.0) + weight
+        if top != "test":
+            reasons.append(f"{n} of {len(test_classes)} failing tests raised a {top} error")
+        else:
+            reasons.append(f"{len(test_classes)} failing test(s) in the log")
+    elif tests:
+        votes["test"] = votes.get("test", 0.0) + 4
+        reasons.append(f"{len(tests)} failing test(s) in the log")
+
+    _precedence(votes, cands, region, reasons)
+    total = sum(votes.values())
+    if votes:
+        ranked = sorted(votes.items(), key=lambda kv: (-kv[1], CLASSES.index(kv[0])))
+        cls, best = ranked[0]
+        second = ranked[1][1] if len(ranked) > 1 else 0.0
+    else:
+        cls, best, second = "unknown", 0.0, 0.0
+    if best < 1.5:
+        cls = "unknown"
+    if cls == "unknown":
+        confidence = 0.1 if not scan.candidates else 0.2
+        reasons.append("no known failure shape in the failing part of the log")
+    else:
+        share = best / total if total else 0.0
+        strength = min(1.0, best / 8.0)
+        margin = (best - second) / best if best else 0.0
+        confidence = 0.25 + 0.7 * share * strength * (0.5 + 0.5 * margin)
+        if primary is None and not tests:
+            confidence *= 0.85
+    if primary is not None:
+        reasons.insert(0, f"step '{_one_line(primary.name)}' exited with {primary.exit_code}")
+    evidence = _rank(cands, cls, region, primary, last)
+    flaky = _flaky(scan, tests, test_classes, parsed)
+    decision = Decision(
+        cls=cls,
+        confidence=round(max(0.05, min(0.97, confidence)), 2),
+        reasons=reasons,
+        step=primary,
+        tool=tool,
+        evidence=evidence,
+        failing_tests=tests,
+        signatures=signatures,
+        flaky=flaky,
+        next_step="",
+        packages=sorted(project),
+    )
+    decision.next_step = next_step(decision, evidence)
+    return decision
+
+
+_TEST_STRUCTURE = {
+    "pytest-summary-line", "pytest-counts", "pytest-E", "unittest-head", "unittest-summary",
+    "pytest-section", "pytest-block", "pytest-exception",
+}  # fmt: skip
+#: Causes that show up as other failures after them: a network error during an install
+#: surfaces as "no matching distribution"; a killed compiler as a build error.
+_CAUSES = (
+    (
+        {"disk-full", "oom", "runner-shutdown", "runner-lost"},
+        "infrastructure",
+        {"build", "dependency", "test", "lint", "type", "unknown", "environment", "network"},
+    ),
+    ({"gha-timeout", "travis-timeout", "pytest-timeout"}, "timeout", {"infrastructure", "test"}),
+    (
+        {"dns", "conn", "py-net-exc", "npm-net", "pip-retry", "ssl", "http-5xx"},
+        "network",
+        {"dependency", "build"},
+    ),
+)
+
+
+def _precedence(
+    votes: dict[str, float], cands: list[Candidate], region: set[int], reasons: list[str]
+) -> None:
+    if not votes:
+        return
+    winner = max(sorted(votes), key=lambda k: votes[k])
+    fired = {c.rule for c in cands if c.step in region or c.rule in _JOB_LEVEL_RULES}
+    for rules, cause, effects in _CAUSES:
+        if fired & rules and winner in effects and winner != cause:
+            votes[cause] = max(votes.get(cause, 0.0), votes[winner] + 1)
+            reasons.append(
+                f"a {cause} error came first; the {winner} errors after it follow from it"
+            )
+            return
+
+
+def _one_line(text: str) -> str:
+    return text.splitlines()[0][:120] if text else ""
+
+
+def _proximity(c: Candidate, primary: Step | None, last: int) -> float:
+    if primary is not None and c.exit_distance is not None:
+        d = c.exit_distance
+        return 1.6 if d <= 40 else 1.25 if d <= 400 else 1.0
+    if primary is None:
+        d = last - c.line
+        return 1.3 if d <= 300 else 1.0
+    return 0.9
+
+
+_NODE_ID = re.compile(r"^[\w./-]+\.py(?:::[^\s:][^\n\r\x00]*)?$")
+
+
+def _failing_tests(scan: ScanResult) -> list[str]:
+    tests: list[str] = []
+    for test in scan.failing:
+        t = pp.relative(test, scan.root)
+        if _NODE_ID.match(t) and t not in tests:
+            tests.append(t)
+    return tests[:200]
+
+
+def _parsed_blocks(scan: ScanResult) -> list[tuple[pp.FailureBlock, pp.Parsed]]:
+    return [(b, b.parse(scan.root)) for b in scan.blocks]
+
+
+def _project_packages(scan: ScanResult) -> set[str]:
+    names: set[str] = set()
+    for b in scan.blocks[:50]:
+        for _, text in b.lines:
+            m = re.match(r"^([\w./-]+)\.py:\d+", text)
+            if m:
+                p = pp.relative(m[1] + ".py", scan.root)
+                if is_library_path(p) or p.startswith("/"):
+                    continue
+                parts = p.split("/")
+                parts = parts[1:] if parts[0] == "src" and len(parts) > 1 else parts
+                if len(parts) > 1 and parts[0] not in _PROJECT_SKIP:
+                    names.add(parts[0])
+    if scan.root:
+        names.add(scan.root.rstrip("/").rsplit("/", 1)[-1].replace("-", "_").lower())
+    return names
+
+
+def _signatures(
+    scan: ScanResult,
+    tests: list[str],
+    parsed: list[tuple[pp.FailureBlock, pp.Parsed]],
+    project: set[str],
+) -> tuple[list[dict[str, str]], dict[str, str]]:
+    by_test: dict[str, pp.Parsed] = {}
+    for _, parsed_block in parsed:
+        if parsed_block.test and parsed_block.test not in by_test:
+            by_test[parsed_block.test] = parsed_block
+    sigs: list[dict[str, str]] = []
+    classes: dict[str, str] = {}
+    for test in tests:
+        p = by_test.get(test) or _match_block(test, by_test)
+        exc: str | None = None
+        msg = ""
+        sig: str | None = None
+        if p is not None and p.exc_type:
+            exc, msg, sig = p.exc_type, p.message, p.signature()
+        else:
+            summary = scan.summary_messages.get(test)
+            if summary:
+                m = re.match(
+                    r"^([\w.]+(?:Error|Exception|Exit|Failed|Failure|Timeout|Interrupt)?)(?::\s?(.*))?$",
+                    summary,
+                )
+                if m and (m[2] is not None or m[1].endswith(("Error", "Exception"))):
+                    exc, msg = m[1], (m[2] or "")
+                    sig = make_signature(exc, msg, [], scan.root)
+                elif summary.startswith("assert"):
+                    exc, msg = "AssertionError", summary
+                    sig = make_signature(exc, msg, [], scan.root)
+        if exc:
+            classes[test] = exception_class(exc, msg, project)
+            if sig:
+                sigs.append(
+                    {"test": test, "signature": sig, "exception": exc, "message": msg[:300]}
+                )
+        elif test.endswith(".py"):
+            classes[test] = "test"
+    # failure blocks whose test did not reach the summary (no -r, truncated log)
+    tails = {t.split("::", 1)[-1] for t in tests}
+    for name, p in by_test.items():
+        if name.split("::", 1)[-1] in tails:
+            continue
+        if name not in classes and p.exc_type and len(classes) < 200:
+            classes[name] = exception_class(p.exc_type, p.message, project)
+            sig = p.signature()
+            if sig and _NODE_ID.match(name):
+                tests.append(name)
+                sigs.append(
+                    {
+                        "test": name,
+                        "signature": sig,
+                        "exception": p.exc_type,
+                        "message": p.message[:300],
+                    }
+                )
+    return sigs, classes
+
+
+def _match_block(test: str, by_test: dict[str, pp.Parsed]) -> pp.Parsed | None:
+    tail = test.split("::", 1)[-1]
+    for name, p in by_test.items():
+        if name.split("::", 1)[-1] == tail:
+            return p
+    return None
+
+
+def _block_candidates(
+    scan: ScanResult,
+    parsed: list[tuple[pp.FailureBlock, pp.Parsed]],
+    test_classes: dict[str, str],
+) -> list[Candidate]:
+    out: list[Candidate] = []
+    index = {c.line: c for c in scan.candidates}
+    for k, (block, p) in enumerate(parsed[:5]):
+        step = (
+            index[block.first_line].step
+            if block.first_line in index
+            else _step_of(scan, block.first_line)
+        )
+        cls = test_classes.get(p.test or "", "test")
+        decay = 1.0 / (1 + 0.3 * k)
+        out.append(
+            Candidate(
+                block.first_line,
+                block.header_text or block.header,
+                "pytest-block",
+                cls,
+                3.2 * decay,
+                "error",
+                step,
+            )
+        )
+        if p.exc_line is not None:
+            text = next((t for n, t in block.lines if n == p.exc_line), "")
+            out.append(
+                Candidate(p.exc_line, text, "pytest-exception", cls, 4.6 * decay, "error", step)
+            )
+    return out
+
+
+def _step_of(scan: ScanResult, line: int) -> int:
+    idx = 0
+    for s in scan.steps:
+        if s.start <= line:
+            idx = s.index
+    return idx
+
+
+def _rank(
+    cands: list[Candidate], cls: str, region: set[int], primary: Step | None, last: int
+) -> list[Candidate]:
+    seen_rule: Counter[str] = Counter()
+    scored: list[tuple[float, int, Candidate]] = []
+    for c in sorted(cands, key=lambda c: c.line):
+        if (
+            primary is not None
+            and primary.exit_line is not None
+            and c.step == primary.index
+            and c.line > primary.exit_line
+        ):
+            continue
+        k = seen_rule[c.rule]
+        seen_rule[c.rule] += 1
+        s = c.weight * _proximity(c, primary, last) / (1 + 0.25 * k)
+        if c.cls == cls and cls != "unknown":
+            s *= 1.6
+        elif c.cls and cls != "unknown":
+            s *= 0.8
+        if c.step not in region and c.rule not in _JOB_LEVEL_RULES:
+            s *= 0.3
+        if c.kind == "exit":
+            s = min(s, 0.8)
+        scored.append((s, c.line, c))
+    scored.sort(key=lambda t: (-t[0], t[1]))
+    picked: list[Candidate] = []
+    texts: set[str] = set()
+    lines: set[int] = set()
+    for _, _, c in scored:
+        key = c.text.strip()
+        if key in texts or c.line in lines:
+            continue
+        texts.add(key)
+        lines.add(c.line)
+        picked.append(c)
+        if len(picked) >= MAX_EVIDENCE:
+            break
+    return picked
+
+
+_FLAKY_SHAPES = re.compile(
+    r"Address already in use|database is locked|Too many open files|Resource temporarily unavailable|"
+    r"worker '?gw\d+'? crashed|node down|Connection reset by peer|Timeout|timed out|TimeoutError|"
+    r"ConnectionError|ConnectTimeout|ReadTimeout|MaxRetryError|503 Service Unavailable",
+)
+
+
+def _flaky(
+    scan: ScanResult,
+    tests: list[str],
+    test_classes: dict[str, str],
+    parsed: list[tuple[pp.FailureBlock, pp.Parsed]],
+) -> dict[str, object]:
+    evidence: list[str] = []
+    suspects: list[str] = []
+    for test, outs in scan.outcomes.items():
+        bad = [o for o in outs if o in ("failed", "error")]
+        if "passed" in outs and (bad or "rerun" in outs):
+            suspects.append(pp.relative(test, scan.root))
+            state = "passed after a rerun" if "rerun" in outs else "both passed and failed"
+            evidence.append(
+                f"{pp.relative(test, scan.root)} {state} in this log ({', '.join(outs)})"
+            )
+        elif "rerun" in outs and bad:
+            evidence.append(
+                f"{pp.relative(test, scan.root)} failed again after a rerun ({', '.join(outs)})"
+            )
+    for _, p in parsed:
+        if (
+            p.test
+            and p.test in tests
+            and p.test not in suspects
+            and p.exc_type
+            and _FLAKY_SHAPES.search(p.exc_type + ": " + p.message)
+        ):
+            suspects.append(p.test)
+            evidence.append(
+                f"{p.test} failed with {p.exc_type}, a shape that is often flaky "
+                "(timing, network, shared resources)"
+            )
+    return {
+        "suspected": bool(suspects),
+        "tests": suspects[:50],
+        "evidence": evidence[:20],
+        "note": "a suspicion from this log, not a verdict; confirm with: truegreen run TEST --repeat 5",
+    }
+
+
+def _quote_ids(tests: list[str]) -> str:
+    return " ".join(shlex.quote(t) for t in tests[:5])
+
+
+def next_step(d: Decision, evidence: list[Candidate]) -> str:
+    """One plain sentence: what to do first."""
+    flaky_tests = d.flaky.get("tests") or []
+    if d.flaky.get("suspected") and isinstance(flaky_tests, list) and flaky_tests:
+        return (
+            f"this looks flaky: {flaky_tests[0]} passed and failed in the same log; "
+            f"check it with: truegreen run {shlex.quote(str(flaky_tests[0]))} --repeat 5"
+        )
+    text = " ".join(c.text for c in evidence[:3])
+    cmd = d.step.command.splitlines()[-1].strip() if d.step and d.step.command else None
+    if d.cls == "test":
+        if d.failing_tests:
+            return "rerun locally with: python -m pytest " + _quote_ids(d.failing_tests)
+        return f"rerun the failing tests locally{': ' + cmd if cmd else ''}, then read the first failure"
+    if d.cls == "lint":
+        if d.tool in ("black", "ruff") and re.search(
+            r"[Ww]ould reformat|would be reformatted", text
+        ):
+            return f"run the formatter locally ({'ruff format' if d.tool == 'ruff' else 'black'} .) and commit the result"
+        return (
+            f"run the linter locally{' (' + cmd + ')' if cmd else ''} and fix the lines it reports"
+        )
+    if d.cls == "type":
+        return (
+            f"run the type checker locally{' (' + cmd + ')' if cmd else ''} and fix the first error"
+        )
+    if d.cls == "dependency":
+        m = re.search(
+            r"(?:satisfies the requirement|distribution found for|No module named) '?([A-Za-z0-9][\w.\-\[\]]*)",
+            text,
+        )
+        if m:
+            name = re.sub(r"[\[\]].*", "", m[1])
+            return f"pin {name} to a version that exists and fits the others, or declare it in the project's dependencies; then reinstall from a clean environment"
+        return "reproduce the install in a clean environment and pin the package the resolver names"
+    if d.cls == "network":
+        return "rerun the job (a network error reached an external host); if tests call the network, mock those calls"
+    if d.cls == "timeout":
+        return "find the test or step that hangs: rerun it locally with a per-test timeout (pytest --timeout=60 --durations=20)"
+    if d.cls == "configuration":
+        return "set the missing or wrong setting (CI secret, environment variable, option or config file) named in the evidence"
+    if d.cls == "environment":
+        return "check the runner's toolchain: the interpreter version, system packages and commands the step expects"
+    if d.cls == "infrastructure":
+        return "rerun the job: the runner failed (lost, out of disk or memory, or cancelled), not the code"
+    if d.cls == "build":
+        return (
+            f"reproduce the build locally{' (' + cmd + ')' if cmd else ''} and fix the first error"
+        )
+    return "read the evidence lines: no known failure shape was found"

@@ -1,0 +1,836 @@
+"""What one cleaned log line says: a table of line shapes, each with the class it points to,
+how strongly, and the tool that prints it.
+
+A rule is evidence, not a verdict: the classifier weighs the rules that fire inside the
+step that failed, near its exit code, against the tool that step ran. The shapes are the
+output formats of the tools themselves (pytest, unittest, ruff, flake8, mypy, pip, npm,
+compilers, the CI runners), never strings of one particular project.
+
+Every rule carries ``needles``: literal substrings of which at least one must be in the
+line before its regex runs, which keeps a 1 GB log fast.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Rule:
+    name: str
+    needles: tuple[str, ...]
+    pattern: re.Pattern[str]
+    cls: str | None  #: the class this line points to (None: a structural marker only)
+    weight: float  #: how strongly (1 weak .. 5 decisive)
+    kind: str  #: "error" (explains), "summary" (counts), "exit" (a failing exit), "context"
+    tool: str | None = None
+
+
+def _r(
+    name: str,
+    needles: str | tuple[str, ...],
+    pattern: str,
+    cls: str | None,
+    weight: float,
+    kind: str = "error",
+    tool: str | None = None,
+    flags: int = 0,
+) -> Rule:
+    if isinstance(needles, str):
+        needles = (needles,)
+    return Rule(name, needles, re.compile(pattern, flags), cls, weight, kind, tool)
+
+
+RULES: tuple[Rule, ...] = (
+    # --- exit markers: which step failed (structure, no class of their own) -------------
+    _r(
+        "gha-exit",
+        "exit code",
+        r"^(?:##\[error\])?(?:Process completed|The process '[^']*' failed) with exit code ([1-9]\d*)",
+        None,
+        0,
+        "exit",
+    ),
+    _r(
+        "travis-exit",
+        "exited with",
+        r'^The command "(.*)" exited with ([1-9]\d*)\.',
+        None,
+        0,
+        "exit",
+    ),
+    _r(
+        "tox3-exit",
+        "InvocationError",
+        r"ERROR: InvocationError for command (.*?)(?: \(exited with code (\d+)\))?$",
+        None,
+        0,
+        "exit",
+        "tox",
+    ),
+    _r(
+        "tox4-exit",
+        ": exit ",
+        r"^[\w.-]+: exit ([1-9]\d*) \([\d.]+ ?seconds\) (?:\S+> )?(.*?)(?: pid=\d+)?$",
+        None,
+        0,
+        "exit",
+        "tox",
+    ),
+    _r(
+        "nox-exit",
+        "nox >",
+        r"^nox > Command (.*) failed with exit code (\d+)",
+        None,
+        0,
+        "exit",
+        "nox",
+    ),
+    _r(
+        "make-exit",
+        "***",
+        r"^(?:g?make|mingw32-make)(?:\[\d+\])?: \*\*\* .*Error (\d+)",
+        None,
+        0,
+        "exit",
+        "make",
+    ),
+    _r(
+        "yarn-exit",
+        "exit code",
+        r"^(?:error )?Command failed with exit code (\d+)",
+        None,
+        0,
+        "exit",
+    ),
+    _r("npm-lifecycle", "ELIFECYCLE", r"npm ERR! code ELIFECYCLE", None, 0, "exit", "npm"),
+    _r(
+        "generic-exit",
+        ("non-zero", "exit status", "returned a non-zero"),
+        r"(?:returned (?:a )?non-zero (?:exit status|code)|exit(?:ed with)? status [1-9])",
+        None,
+        0,
+        "exit",
+    ),
+    # --- infrastructure -----------------------------------------------------------------
+    _r(
+        "runner-shutdown",
+        "shutdown signal",
+        r"runner has received a shutdown signal",
+        "infrastructure",
+        5,
+    ),
+    _r(
+        "runner-lost",
+        ("lost communication", "runner", "Runner"),
+        r"lost communication with the server|runner .*(?:did not|stopped|unavailable|offline)|Received request to deprovision",
+        "infrastructure",
+        5,
+    ),
+    _r(
+        "disk-full",
+        ("No space left", "ENOSPC", "not enough space", "disk full", "Disk full"),
+        r"No space left on device|ENOSPC|not enough space on the disk|[Dd]isk full",
+        "infrastructure",
+        5,
+    ),
+    _r(
+        "cancelled",
+        ("cancel", "Cancel"),
+        r"^(?:##\[error\])?The (?:operation|job|run|build) was cancell?ed|This job was cancell?ed|^Error: The operation was canceled|^Cancell?ing since a higher priority",
+        "infrastructure",
+        3,
+    ),
+    _r(
+        "oom",
+        (
+            "Killed",
+            "oom",
+            "OOM",
+            "137",
+            "Out of memory",
+            "out of memory",
+            "MemoryError",
+            "bad_alloc",
+            "Cannot allocate",
+        ),
+        r"^Killed$|Killed signal terminated program|oom[-_ ]?kill|OOMKilled|exit code 137|Error 137|Out of memory: Kill|out of memory|^MemoryError|std::bad_alloc|Cannot allocate memory",
+        "infrastructure",
+        4,
+    ),
+    _r(
+        "runner-error",
+        ("runner", "Runner", "GitHub Actions"),
+        r"(?:self-hosted runner|hosted runner).*(?:error|fail|lost)|An error occurred while provisioning",
+        "infrastructure",
+        3,
+    ),
+    # --- timeout --------------------------------------------------------------------------
+    _r(
+        "gha-timeout",
+        "maximum execution time",
+        r"has exceeded the maximum execution time",
+        "timeout",
+        5,
+    ),
+    _r(
+        "travis-timeout",
+        ("No output has been received", "maximum time limit"),
+        r"No output has been received in the last|exceeded the maximum time limit",
+        "timeout",
+        5,
+    ),
+    _r(
+        "pytest-timeout",
+        "Timeout",
+        r"^(?:E\s+)?Failed: Timeout >|^\+{5,} Timeout \+{5,}",
+        "timeout",
+        5,
+        tool="pytest",
+    ),
+    _r(
+        "timed-out",
+        ("timed out", "Timed out", "TIMED OUT", "Timeout", "timeout"),
+        r"\b(?:test|job|step|command|build|session|process)s? (?:has )?timed out|\bTimed out after\b|\btimed out after \d|Timeout of \d+ ?ms exceeded|\bTIMED OUT\b|Timeout \(\d+(?:\.\d+)?s?\) exceeded|timeout: the monitored command|Killed by timeout|deadline exceeded",
+        "timeout",
+        3,
+    ),
+    # --- network --------------------------------------------------------------------------
+    _r(
+        "dns",
+        (
+            "resolve",
+            "name resolution",
+            "not known",
+            "ENOTFOUND",
+            "EAI_AGAIN",
+            "servname",
+            "gaierror",
+        ),
+        r"Could not resolve host|Temporary failure in name resolution|Name or service not known|getaddrinfo (?:ENOTFOUND|EAI_AGAIN)|nodename nor servname|socket\.gaierror|Could not resolve proxy|no such host",
+        "network",
+        4,
+    ),
+    _r(
+        "conn",
+        (
+            "Connection",
+            "connection",
+            "ECONN",
+            "ETIMEDOUT",
+            "unreachable",
+            "hung up",
+            "Disconnected",
+            "handshake",
+        ),
+        r"Connection (?:reset by peer|refused|timed out|aborted)|ECONNRESET|ECONNREFUSED|ETIMEDOUT|Network is unreachable|remote end hung up|RemoteDisconnected|TLS handshake timeout|Failed to establish a new connection|[Cc]ould not connect to|Failed to connect to|unable to access 'https?://|connection (?:was )?closed (?:unexpectedly|by)",
+        "network",
+        4,
+    ),
+    _r(
+        "py-net-exc",
+        ("Error", "Timeout"),
+        r"\b(?:requests\.exceptions\.|urllib3\.exceptions\.|httpx\.|aiohttp\.)?(?:ConnectionError|ConnectTimeout|ReadTimeout(?:Error)?|MaxRetryError|NewConnectionError|ProxyError|ConnectError|ClientConnectorError|ServerDisconnectedError)\b",
+        "network",
+        4,
+    ),
+    _r(
+        "ssl",
+        ("SSL", "CERTIFICATE", "certificate"),
+        r"SSLError|CERTIFICATE_VERIFY_FAILED|SSL: |certificate verify failed|unable to get local issuer certificate",
+        "network",
+        3,
+    ),
+    _r(
+        "http-5xx",
+        ("50", "429", "Too Many", "Bad Gateway", "Unavailable", "rate limit"),
+        r"\b(?:HTTP(?: Error)?|status(?: code)?:?|returned|error:?)\s*(?:50[0234]|429)\b|Bad Gateway|Service Unavailable|Gateway Time-?out|Too Many Requests|[Rr]ate limit exceeded",
+        "network",
+        3,
+    ),
+    _r(
+        "npm-net",
+        "npm ERR!",
+        r"npm ERR! (?:network|code (?:ECONNRESET|ETIMEDOUT|EAI_AGAIN|ENOTFOUND))",
+        "network",
+        4,
+        tool="npm",
+    ),
+    _r(
+        "pip-retry",
+        "Retrying",
+        r"Retrying \(Retry\(total=\d+.*(?:NewConnectionError|ReadTimeout|ConnectTimeout|ProtocolError|SSLError)",
+        "network",
+        2,
+        "context",
+        "pip",
+    ),
+    # --- dependency -----------------------------------------------------------------------
+    _r(
+        "pip-nover",
+        ("satisfies the requirement", "No matching distribution"),
+        r"Could not find a version that satisfies the requirement|No matching distribution found for",
+        "dependency",
+        5,
+        tool="pip",
+    ),
+    _r(
+        "pip-conflict",
+        (
+            "ResolutionImpossible",
+            "conflicting dependencies",
+            "dependency conflict",
+            "dependency resolver",
+        ),
+        r"ResolutionImpossible|conflicting dependencies|dependency conflict|pip's dependency resolver does not currently",
+        "dependency",
+        4,
+        tool="pip",
+    ),
+    _r(
+        "uv-resolve",
+        ("No solution found", "version solving failed", "SolverProblemError", "depends on"),
+        r"No solution found when resolving|version solving failed|SolverProblemError|Because (?:\S+ )+depends on .* (?:we can conclude|and|is not available)|requirements are unsatisfiable",
+        "dependency",
+        5,
+    ),
+    _r(
+        "lock-stale",
+        ("lock", "Lock"),
+        r"poetry\.lock is not consistent|pyproject\.toml changed significantly since poetry\.lock|lock ?file (?:is )?(?:out of date|outdated|needs to be updated)|The lockfile .* needs to be updated|Lock file .* out of date|--frozen-lockfile|npm ci.*can only install packages when your package\.json and package-lock\.json",
+        "dependency",
+        4,
+    ),
+    _r(
+        "py-missing-module",
+        ("No module named", "cannot import name", "DistributionNotFound", "VersionConflict"),
+        r"(?:ModuleNotFoundError|ImportError): No module named ['\"]?([\w.]+)|ImportError: cannot import name|DistributionNotFound|VersionConflict",
+        "dependency",
+        3,
+    ),
+    _r(
+        "wheel-build",
+        (
+            "Failed building wheel",
+            "Failed to build",
+            "subprocess-exited-with-error",
+            "metadata-generation-failed",
+            "legacy-install-failure",
+        ),
+        r"Failed building wheel for|ERROR: Failed to build|Failed to build installable wheels|subprocess-exited-with-error|metadata-generation-failed|legacy-install-failure|Could not build wheels for",
+        "dependency",
+        3,
+        tool="pip",
+    ),
+    _r(
+        "npm-dep",
+        (
+            "ERESOLVE",
+            "npm ERR!",
+            "Cannot find module",
+            "Can't resolve",
+            "peer dep",
+            "404 Not Found",
+            "E404",
+        ),
+        r"ERESOLVE|npm ERR! (?:code E404|404 Not Found|peer dep|notarget)|Cannot find module '[^.]|Module not found: Error: Can't resolve '[^.]|No matching version found for",
+        "dependency",
+        4,
+        tool="npm",
+    ),
+    _r(
+        "other-dep",
+        (
+            "PackagesNotFound",
+            "Unsatisfiable",
+            "ResolvePackageNotFound",
+            "Could not find gem",
+            "compatible versions",
+            "installable set",
+            "Could not resolve",
+            "Could not find artifact",
+            "go.sum",
+            "unknown revision",
+            "providing package",
+            "select a version",
+            "no matching package",
+            "NU1",
+            "Unable to locate package",
+            "MissingSpec",
+            "installing Gem",
+            "installing gem",
+            "while installing",
+            "package versions",
+        ),
+        r"PackagesNotFoundError|UnsatisfiableError|ResolvePackageNotFound|Could not find gem|Bundler could not find compatible versions|could not be resolved to an installable set|Could not resolve (?:all )?(?:dependencies|files|artifacts?)|Could not resolve:|Could not find artifact|missing go\.sum entry|unknown revision|cannot find module providing package|failed to select a version|no matching package named|error NU1\d{3}|Unable to locate package|Gem::MissingSpec|An error occurred while installing|error occured while installing|Could not find .* in any of the sources",
+        "dependency",
+        4,
+    ),
+    # --- build ----------------------------------------------------------------------------
+    _r(
+        "compiler-error",
+        ("error", "Error", "ERROR"),
+        r"^\S+\.(?:c|cc|cpp|cxx|h|hh|hpp|m|mm|rs|go|java|kt|scala|cs|swift|hs|f90|cu|pyx|d|zig|vala|ts|tsx|js|jsx|mjs|vue|svelte|scss|less)[:(]\d+(?:[:,]\d+)?\)?:? ?(?:fatal )?(?:[Ee]rror|ERROR)(?! TS\d)",
+        "build",
+        4,
+    ),
+    _r(
+        "linker",
+        ("undefined reference", "ld returned", "Undefined symbols", "LNK"),
+        r"undefined reference to|ld returned \d+ exit status|Undefined symbols for architecture|error LNK\d+",
+        "build",
+        4,
+    ),
+    _r(
+        "build-tool",
+        (
+            "error[E",
+            "could not compile",
+            "COMPILATION ERROR",
+            "Compilation failed",
+            "error CS",
+            "failed to solve",
+            "returned a non-zero code",
+            "Warning, treated as error",
+            "ERROR in ",
+            "BUILD FAILED",
+            "Build failed",
+            "Compilation error",
+            "error: command",
+            "fatal error:",
+            "build finished with problems",
+            "Compile failed",
+            "compilation terminated",
+            "Backend subprocess",
+            "error during build",
+            "Transform failed",
+        ),
+        r"^ERROR Backend subprocess exited|error during build:|Transform failed with \d+ error|^error\[E\d+\]|could not compile `|COMPILATION ERROR|Compilation (?:failed|error)|error CS\d{4}|failed to solve|returned a non-zero code|Warning, treated as error|^ERROR in |BUILD FAILED|^Build failed|error: command '.*' failed|fatal error: |build finished with problems|Compile failed|compilation terminated",
+        "build",
+        4,
+    ),
+    _r(
+        "build-generic",
+        (
+            "BUILD FAILURE",
+            "Build failed with an exception",
+            "Execution failed for task",
+            "[ERROR] Failed to execute goal",
+        ),
+        r"BUILD FAILURE|Build failed with an exception|Execution failed for task ':\S*(?:compile|assemble|build|jar)|\[ERROR\] Failed to execute goal .*(?:compiler|assembly|jar)",
+        "build",
+        2,
+    ),
+    _r("syntax", "SyntaxError", r"^\s*(?:E\s+)?(?:File .*)?SyntaxError: ", "build", 2),
+    # --- type -----------------------------------------------------------------------------
+    _r("mypy-line", ": error:", r"^\S+\.pyi?:\d+(?::\d+)?: error: .*", "type", 4, tool="mypy"),
+    _r(
+        "mypy-summary",
+        "Found ",
+        r"^Found \d+ errors? in \d+ files? \(checked \d+",
+        "type",
+        5,
+        "summary",
+        "mypy",
+    ),
+    _r(
+        "pyright",
+        ("- error", "error:", "errors,"),
+        r"^\s*\S+:\d+:\d+ - error: |^\d+ errors?, \d+ warnings?, \d+ (?:informations?|infos?)",
+        "type",
+        4,
+        tool="pyright",
+    ),
+    _r("tsc", "error TS", r"error TS\d{3,5}:", "type", 4, tool="tsc"),
+    # --- lint -----------------------------------------------------------------------------
+    _r(
+        "flake-code",
+        (".py:", ".pyi:"),
+        r"^\.?/?[\w./\\-]+\.pyi?:\d+:\d+: (?:[A-Z]{1,3}\d{3,4}|[A-Z]\d{3}) ",
+        "lint",
+        4,
+    ),
+    _r(
+        "ruff-summary",
+        ("Found ", "fixable"),
+        r"^Found \d+ errors?\.|^\[\*\] \d+ fixable|fixable with the `--fix` option|No fixes available",
+        "lint",
+        5,
+        "summary",
+        "ruff",
+    ),
+    _r(
+        "formatter",
+        ("reformat", "Oh no!", "would be left", "Code style issues", "would be reformatted"),
+        r"^[Ww]ould reformat|files? would be reformatted|Oh no! |Code style issues found|^\[warn\] .*Code style issues",
+        "lint",
+        5,
+        tool="black",
+    ),
+    _r(
+        "isort",
+        ("incorrectly sorted", "isort"),
+        r"Imports are incorrectly sorted|isort.*would (?:be )?(?:reformat|sort)|^ERROR: .*isort",
+        "lint",
+        5,
+        tool="isort",
+    ),
+    _r(
+        "pre-commit",
+        ("Failed", "hook id", "modified by this hook"),
+        r"\.{4,}Failed$|^- hook id: |files were modified by this hook",
+        "lint",
+        4,
+        tool="pre-commit",
+    ),
+    _r(
+        "pylint",
+        ("rated at", ".py:"),
+        r"Your code has been rated at|^\S+\.py:\d+:\d+: [CRWEF]\d{4}: ",
+        "lint",
+        4,
+        tool="pylint",
+    ),
+    _r(
+        "eslint",
+        ("problem", "error"),
+        r"^\s+\d+:\d+\s+error\s+.+\s\S+$|^✖ \d+ problems? \(\d+ errors?",
+        "lint",
+        4,
+        tool="eslint",
+    ),
+    _r(
+        "other-lint",
+        (
+            ".rb:",
+            ".md:",
+            "offense",
+            "Checkstyle",
+            "checkstyle",
+            "SC",
+            "MD0",
+            "scalastyle",
+            "ktlint",
+            "golint",
+            "gofmt",
+            "stylelint",
+            "Lint",
+            "lint",
+            "==>",
+        ),
+        r"^\S+\.rb:\d+:\d+: [CWEF]: |offenses? detected|reported by Checkstyle|\[checkstyle\]|\bSC\d{4}\b|\S+\.md:\d+(?::\d+)? MD\d{3}|scalastyle.*error|ktlint|gofmt|golint|stylelint|Lint errors? found|lint(?:ing)? (?:failed|errors?)|^\S+:\d+: \S+\s+==> \S",
+        "lint",
+        3,
+    ),
+    # --- configuration --------------------------------------------------------------------
+    _r(
+        "pytest-usage",
+        (
+            "usage:",
+            "unrecognized arguments",
+            "file or directory not found",
+            "not found in `markers`",
+            "Unknown config option",
+            "no tests ran",
+            "collected 0 items",
+            "INTERNALERROR",
+            "Unknown pytest.mark",
+            "unknown marker",
+            "PytestConfigWarning",
+        ),
+        r"^(?:ERROR: )?usage: |error: unrecognized arguments|^ERROR: file or directory not found|not found in `markers` configuration|Unknown config option|no tests ran|collected 0 items|^INTERNALERROR>|PytestConfigWarning",
+        "configuration",
+        4,
+        tool="pytest",
+    ),
+    _r(
+        "settings",
+        (
+            "validation error",
+            "Settings",
+            "environment variable",
+            "env var",
+            "ImproperlyConfigured",
+            "not set",
+            "Input required",
+            "Missing required",
+            "missing required",
+        ),
+        r"\d+ validation errors? for \w*(?:Settings|Config)\b|ImproperlyConfigured|environment variable\S* .*(?:not set|missing|required|undefined|empty)|(?:env(?:ironment)? ?var(?:iable)?s?|secret|token|key) .*is not set|Missing required (?:environment|env|config|setting|secret|option|input)|Input required and not supplied",
+        "configuration",
+        5,
+    ),
+    _r(
+        "environ-key",
+        ("KeyError", "environ"),
+        r"KeyError: '[A-Z][A-Z0-9_]{2,}'|os\.environ\[",
+        "configuration",
+        3,
+    ),
+    _r(
+        "credentials",
+        (
+            "credential",
+            "Credential",
+            "Unauthorized",
+            "Bad credentials",
+            "Access key",
+            "publickey",
+            "Authentication failed",
+            "authentication failed",
+            "401",
+        ),
+        r"Bad credentials|\b401\b.*Unauthorized|Unauthorized\b.*\b401\b|Access key (?:cannot be null|is missing)|[Nn]o credentials|Permission denied \(publickey|[Aa]uthentication failed|could not read Username|credentials (?:not found|are missing|were not)",
+        "configuration",
+        4,
+    ),
+    _r(
+        "config-file",
+        (
+            "yaml",
+            "YAML",
+            "config",
+            "Config",
+            "workflow",
+            "tox.ini",
+            "setup.cfg",
+            "pyproject.toml",
+            "mapping values",
+        ),
+        r"Invalid workflow file|yaml\.\w+Error|while (?:parsing|scanning) a|mapping values are not allowed|(?:ConfigError|ConfigurationError|InvalidConfig)\b|[Ii]nvalid (?:config|configuration)\b|could not (?:parse|load) (?:config|configuration)|tox\.ini.*(?:error|invalid)|(?:setup\.cfg|pyproject\.toml).*(?:invalid|error)|TOMLDecodeError|Unknown (?:config(?:uration)? )?option",
+        "configuration",
+        3,
+    ),
+    # --- environment ----------------------------------------------------------------------
+    _r(
+        "cmd-not-found",
+        ("not found", "not recognized", "No such file or directory"),
+        r"command not found|: (?:\d+: )?[\w.-]+: not found$|is not recognized as an internal or external command|^(?:/usr)?/bin/\w*sh: .*No such file or directory|exec: \"?[\w.-]+\"?: executable file not found",
+        "environment",
+        4,
+    ),
+    _r(
+        "py-version",
+        (
+            "requires a different Python",
+            "Python",
+            "python_requires",
+            "not supported",
+            "unsupported",
+            "architecture",
+            "local cache",
+        ),
+        r"requires a different Python|Python \d\.\d+ is not supported|[Uu]nsupported Python|python_requires|requires-python|The version '[\d.x]+' with architecture '\w+' was not found|Version [\d.x]+ was not found in the local cache|is not available for (?:this|the) (?:platform|architecture)",
+        "environment",
+        4,
+    ),
+    _r(
+        "shared-lib",
+        ("shared librar", "shared object", "GLIBC", "dlopen", "DLL load failed"),
+        r"error while loading shared libraries|cannot open shared object file|GLIBC_[\d.]+' not found|dlopen\(|DLL load failed",
+        "environment",
+        4,
+    ),
+    _r(
+        "env-misc",
+        (
+            "locale",
+            "Permission denied",
+            "PermissionError",
+            "Docker daemon",
+            "display",
+            "DISPLAY",
+            "Unsupported class file",
+            "JAVA_HOME",
+            "engine",
+            "incompatible",
+            "UnicodeEncodeError",
+            "read-only file system",
+        ),
+        r"locale\.Error|unsupported locale setting|Permission denied|PermissionError: \[Errno 13\]|Cannot connect to the Docker daemon|cannot open display|\$DISPLAY|Unsupported class file major version|JAVA_HOME is not set|The engine \"\w+\" is incompatible|UnicodeEncodeError: 'ascii'|[Rr]ead-only file system",
+        "environment",
+        3,
+    ),
+    # --- test -----------------------------------------------------------------------------
+    _r(
+        "pytest-section",
+        ("= FAILURES =", "= ERRORS ="),
+        r"^=+ (?:FAILURES|ERRORS) =+$",
+        "test",
+        1,
+        "context",
+        "pytest",
+    ),
+    _r(
+        "pytest-summary-line",
+        ("FAILED ", "ERROR "),
+        r"^(?:\[gw\d+\] (?:\[\s*\d+%\] )?)?(?:FAILED|ERROR) [\w./\\-]+\.py(?:::\S+)?(?: - .*)?$",
+        "test",
+        4,
+        "error",
+        "pytest",
+    ),
+    _r(
+        "pytest-counts",
+        ("failed", "error"),
+        r"^=*\s*(?:\d+ (?:passed|skipped|deselected|xfailed|xpassed|warnings?|rerun), )*\d+ (?:failed|errors?)\b.* in [\d.]+s",
+        "test",
+        3,
+        "summary",
+        "pytest",
+    ),
+    _r("pytest-E", "E  ", r"^E\s{2,}\S", "test", 2, "error", "pytest"),
+    _r(
+        "unittest-head",
+        ("FAIL:", "ERROR:"),
+        r"^(?:FAIL|ERROR): \w+ \([\w.]+\)",
+        "test",
+        4,
+        "error",
+        "unittest",
+    ),
+    _r(
+        "unittest-summary",
+        "FAILED (",
+        r"^FAILED \((?:failures|errors)=\d+",
+        "test",
+        4,
+        "summary",
+        "unittest",
+    ),
+    _r(
+        "assertion",
+        ("AssertionError", "AssertionFailedError", "assert", "Expected", "expected"),
+        r"\bAssertionError\b|AssertionFailedError|ComparisonFailure|^\s*[Ee]xpected:? .*(?:but was|[Gg]ot|[Rr]eceived|actual)|expected:<.*> but was:<",
+        "test",
+        3,
+    ),
+    _r(
+        "other-test",
+        ("FAIL", "failing", "Failures", "failures", "not ok", "failed", "Failed", "✕", "✗"),
+        r"^--- FAIL: |^FAIL\s+\S|^\s*\d+ failing$|Tests run: \d+, Failures: [1-9]|Tests run: \d+, Failures: \d+, Errors: [1-9]|test result: FAILED|\[FAIL\]|^not ok \d+|^Failed examples:|\d+ examples?, [1-9]\d* failures?|tests? completed, \d+ failed|There (?:was|were) \d+ failures?:|^FAILURES!|^Failed tests:|Tests?:\s+\d+ failed|Test Suites: \d+ failed|^\s*[✕✗] ",
+        "test",
+        3,
+    ),
+    _r("test-exec", "Execution failed for task", r"Execution failed for task ':\S*test", "test", 3),
+    # --- generic --------------------------------------------------------------------------
+    _r(
+        "gha-annotation",
+        ("::error", "##[error]"),
+        r"^(?:::error(?: [^:]*)?::|##\[error\])(?!Process completed with exit code)",
+        None,
+        1.5,
+    ),
+    _r(
+        "generic-error",
+        (
+            "rror",
+            "RROR",
+            "fatal",
+            "Fatal",
+            "FATAL",
+            "aborted",
+            "panic",
+            "Traceback",
+            "xception",
+            "FAIL",
+            "failed",
+            "Failed",
+        ),
+        r"^(?:(?:\w[\w.]*)?(?:Error|Exception)\b|error:|ERROR\b|\[ERROR\]|Error:|fatal:|FATAL|[Ff]atal error|\S+ aborted!|panic:|Traceback \(most recent call last\)|.*\b(?:[Ff]ailed|FAILED)\b)",
+        None,
+        1,
+    ),
+)
+
+
+# Short stems, case-insensitive, such that every needle contains one: one regex pass over a
+# line finds the stems present, and only the rules behind them are tried.
+_STEMS = [
+    "rror",
+    "err",
+    "fail",
+    "exit",
+    "xcept",
+    "time",
+    "found",
+    "denied",
+    "connect",
+    "conn",
+    "resol",
+    "requir",
+    "module",
+    "assert",
+    "expect",
+    "fatal",
+    "abort",
+    "panic",
+    "trace",
+    "reformat",
+    "sort",
+    "rated",
+    "usage",
+    "cancel",
+    "kill",
+    "space",
+    "runner",
+    "lock",
+    "valid",
+    "config",
+    "setting",
+    "environ",
+    "not ",
+    "unable",
+    "cannot",
+    "could",
+    "version",
+    "python",
+    "warn",
+    "***",
+    "::",
+    "50",
+    "429",
+    "137",
+    "e  ",
+    ".py:",
+    "==>",
+]
+
+
+def _build_index() -> tuple[tuple[str, ...], dict[str, list[int]]]:
+    stems = list(_STEMS)
+    index: dict[str, set[int]] = {}
+    for k, rule in enumerate(RULES):
+        for needle in rule.needles:
+            low = needle.lower()
+            stem = next((s for s in stems if s in low), None)
+            if stem is None:
+                stem = low
+                stems.append(stem)
+            index.setdefault(stem, set()).add(k)
+    return tuple(index), {s: sorted(v) for s, v in index.items()}
+
+
+_STEM_LIST, _BY_STEM = _build_index()
+
+
+def match_line(text: str) -> list[tuple[Rule, re.Match[str]]]:
+    """The rules that fire on one cleaned line."""
+    low = text.lower()
+    todo: set[int] = set()
+    for stem in _STEM_LIST:
+        if stem in low:
+            todo.update(_BY_STEM[stem])
+    if not todo:
+        return []
+    hits: list[tuple[Rule, re.Match[str]]] = []
+    for k in sorted(todo):
+        rule = RULES[k]
+        for needle in rule.needles:
+            if needle in text:
+                m = rule.pattern.search(text)
+                if m:
+                    hits.append((rule, m))
+                break
+    return hits

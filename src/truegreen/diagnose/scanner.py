@@ -1,0 +1,476 @@
+"""One pass over a log in bounded memory: steps, failing exits, evidence candidates, test
+outcomes and failure blocks.
+
+Speed comes from reading most of a log only for markers (``bytes.find`` over each chunk,
+in C). Lines are analysed in full (cleaned, every rule tried) only where failures are
+explained: the lines of a step before its failing exit code, pytest's FAILURES and ERRORS
+sections and tracebacks, and the end of the log. A ring of recent chunks keeps those lines
+available, so memory is bounded by the ring and the capped lists below, not by the log.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from truegreen.diagnose import pytest_parse as pp
+from truegreen.diagnose.reader import Chunk, clean
+from truegreen.diagnose.rules import Rule, match_line
+
+#: Lines analysed before a failing exit code (bounded further by the step's start).
+LOOKBACK = 2500
+#: Lines analysed at the end of the log, where a failure without markers usually is.
+TAIL = 2500
+#: Lines analysed after a traceback or a pytest failure section begins.
+SECTION_SPAN = 20000
+TRACEBACK_SPAN = 200
+#: Bytes of recent chunks kept for look-back.
+RING_BYTES = 8 << 20
+MAX_CANDIDATES = 20000
+MAX_TESTS = 50000
+MAX_BLOCKS = 200
+MAX_BLOCK_LINES = 400
+MAX_STEPS = 5000
+
+# Few needles, each one fast C scan per chunk: exit codes ("exit", "Error 2", "npm ERR!"),
+# GitHub groups and annotations, Travis commands, pytest sections, failures, reruns, nox
+# and tox steps. Everything else is read only inside the windows around them.
+_MARKERS: tuple[bytes, ...] = (
+    b"rror", b"RROR", b"ERR!", b"exit", b"##[", b"$ ", b"== ", b"FAIL", b"RERUN",
+    b"nox > ", b"commands[",
+)  # fmt: skip
+_OUTCOME_ONLY = re.compile(rb"(?:PASSED|FAILED|RERUN|ERROR)")
+_ANSI_B = re.compile(rb"\x1b\[[0-9;?]*[A-Za-z]")
+
+_INJECTION = re.compile(
+    r"ignore (?:all |any |the )?(?:previous|prior|above|earlier) (?:instructions|prompts?)|"
+    r"disregard (?:all |any |the )?(?:previous |prior |above )?instructions|"
+    r"you are (?:now )?(?:an? |the )?(?:ai|assistant|language model|llm)\b|system prompt|"
+    r"(?:classify|mark|report) (?:this|the) (?:build|log|job|failure) as",
+    re.IGNORECASE,
+)
+_INJECTION_NEEDLES = ("nstruction", "prompt", "ssistant", "lassify", "anguage model", "LLM")
+
+
+@dataclass
+class Step:
+    index: int
+    name: str
+    command: str | None
+    start: int
+    tools: dict[str, float] = field(default_factory=dict)
+    exit_code: int | None = None
+    exit_line: int | None = None
+    exit_text: str | None = None
+
+
+@dataclass
+class Candidate:
+    line: int
+    text: str
+    rule: str
+    cls: str | None
+    weight: float
+    kind: str
+    step: int
+    exit_distance: int | None = None  #: lines before the failing exit of its step
+
+
+@dataclass
+class ScanResult:
+    name: str
+    lines: int
+    bytes: int
+    formats: list[str]
+    steps: list[Step]
+    candidates: list[Candidate]
+    outcomes: dict[str, list[str]]
+    failing: dict[str, int]  #: node id -> line where it was reported failing
+    summary_messages: dict[str, str]
+    blocks: list[pp.FailureBlock]
+    root: str | None
+    injection_lines: list[int]
+    non_utf8: bool
+    analysed_lines: int
+
+
+@dataclass
+class _RingEntry:
+    first: int
+    data: bytes
+    starts: list[int] | None = None
+
+    @property
+    def nlines(self) -> int:
+        return self.data.count(b"\n") + (0 if self.data.endswith(b"\n") else 1)
+
+
+class Scanner:
+    """Feed chunks in order, then :meth:`finish`."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.ring: deque[_RingEntry] = deque()
+        self.ring_bytes = 0
+        self.analysed = 0  # last line analysed in full
+        self.done: set[int] = set()  # lines analysed (recent ones; pruned)
+        self.prune_at = 4 * LOOKBACK + SECTION_SPAN
+        self.analysed_count = 0
+        self.full_until = 0  # analyse every line up to here
+        self.last_line = 0
+        self.total_bytes = 0
+        self.formats: dict[str, None] = {}
+        self.steps: list[Step] = [Step(0, "(log)", None, 1)]
+        self.candidates: list[Candidate] = []
+        self.outcomes: dict[str, list[str]] = {}
+        self.failing: dict[str, int] = {}
+        self.summary_messages: dict[str, str] = {}
+        self.blocks: list[pp.FailureBlock] = []
+        self.block: pp.FailureBlock | None = None
+        self.section: str | None = None
+        self.root: str | None = None
+        self.recent: deque[tuple[int, str, bool]] = deque(maxlen=12)
+        self.in_run_group = 0
+        self.injection: list[int] = []
+        self.non_utf8 = False
+
+    # -- chunks --------------------------------------------------------------------------
+
+    def feed(self, chunk: Chunk) -> None:
+        entry = _RingEntry(chunk.first_line, chunk.data)
+        self.ring.append(entry)
+        self.ring_bytes += len(chunk.data)
+        while self.ring_bytes > RING_BYTES and len(self.ring) > 1:
+            self.ring_bytes -= len(self.ring.popleft().data)
+        self.total_bytes += len(chunk.data)
+        data = chunk.data
+        chunk_last = chunk.first_line + entry.nlines - 1
+        self.last_line = max(self.last_line, chunk_last)
+        if not self.non_utf8 and not data.isascii():
+            try:
+                data.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                # a cut at the chunk's end is not an encoding error
+                self.non_utf8 = exc.start < len(data) - 4
+        if b"PASSED" in data:
+            self._passed(data)
+        starts: set[int] = set()
+        for needle in _MARKERS:
+            i = data.find(needle)
+            while i >= 0:
+                s = data.rfind(b"\n", 0, i) + 1
+                starts.add(s)
+                e = data.find(b"\n", i)
+                if e < 0:
+                    break
+                i = data.find(needle, e)
+        line = chunk.first_line
+        prev = 0
+        for s in sorted(starts):
+            line += data.count(b"\n", prev, s)
+            prev = s
+            e = data.find(b"\n", s)
+            raw = data[s : e if e >= 0 else len(data)]
+            self._marker(line, raw)
+        if self.full_until > self.analysed:
+            self._analyse(self.analysed + 1, min(self.full_until, chunk_last))
+
+    def _passed(self, data: bytes) -> None:
+        """Passing tests of a verbose run (most of its lines): a cheap pass of their own."""
+        found: set[bytes] = set()
+        i = data.find(b"PASSED")
+        while i >= 0:
+            s = data.rfind(b"\n", 0, i) + 1
+            head = data[s:i]
+            if b"\x1b" in head:
+                head = _ANSI_B.sub(b"", head)
+            test = head.rstrip().rsplit(b" ", 1)[-1]
+            e = data.find(b"\n", i)
+            if b".py::" not in test:  # xdist: "[gw0] [ 10%] PASSED tests/t.py::test_a"
+                tail = data[i + 6 : e if e >= 0 else len(data)]
+                if b"\x1b" in tail:
+                    tail = _ANSI_B.sub(b"", tail)
+                test = tail.strip().split(b" ", 1)[0]
+            if b".py::" in test:
+                found.add(test)
+            if e < 0:
+                break
+            i = data.find(b"PASSED", e)
+        for test in sorted(found):
+            self._outcome(0, test.decode("utf-8", "replace"), "passed")
+
+    def _marker(self, n: int, raw: bytes) -> None:
+        if n in self.done:
+            return
+        if self.full_until > self.analysed:
+            self._analyse(self.analysed + 1, min(n - 1, self.full_until))
+        # Outcome lines of a verbose run are many; record them without full analysis.
+        if n > self.full_until and _OUTCOME_ONLY.search(raw) and b"::" in raw:
+            for seg in clean(raw):
+                out = pp.outcome_of(seg)
+                if out:
+                    self._outcome(n, out.test, out.outcome)
+                    return
+        segments = clean(raw)
+        if any(_is_exit(seg) for seg in segments):
+            step = self.steps[-1]
+            self._analyse(max(step.start, n - LOOKBACK), n - 1)
+        self._process(n, segments)
+        self.analysed = max(self.analysed, n)
+
+    def _analyse(self, a: int, b: int) -> None:
+        if b < a:
+            return
+        for n, raw in self._lines(a, b):
+            if n not in self.done:
+                self._process(n, clean(raw))
+                self.analysed = max(self.analysed, n)
+
+    def _lines(self, a: int, b: int) -> Iterator[tuple[int, bytes]]:
+        for entry in list(self.ring):
+            last = entry.first + entry.nlines - 1
+            if last < a or entry.first > b:
+                continue
+            if entry.starts is None:
+                data = entry.data
+                st = [0]
+                i = data.find(b"\n")
+                while i >= 0:
+                    st.append(i + 1)
+                    i = data.find(b"\n", i + 1)
+                entry.starts = st
+            starts = entry.starts
+            lo = max(a, entry.first)
+            hi = min(b, last)
+            for n in range(lo, hi + 1):
+                k = n - entry.first
+                s = starts[k]
+                e = starts[k + 1] - 1 if k + 1 < len(starts) else len(entry.data)
+                yield n, entry.data[s:e]
+
+    def finish(self) -> ScanResult:
+        if self.full_until > self.analysed:
+            self._analyse(self.analysed + 1, min(self.full_until, self.last_line))
+        self._analyse(self.last_line - TAIL + 1, self.last_line)
+        self._close_block()
+        # The last lines of a log without a failing exit marker are where it stopped.
+        if self.recent and not any(s.exit_code is not None for s in self.steps):
+            last_exit = 0
+            k = 0
+            for n, text, had in reversed(self.recent):
+                if n <= last_exit or k >= 4:
+                    break
+                if not had and not text.startswith(("Done. Your build exited", "##[")):
+                    k += 1
+                    self._add(
+                        Candidate(
+                            n, text, "log-end", None, 0.7 - 0.1 * k, "context", self.steps[-1].index
+                        )
+                    )
+        return ScanResult(
+            name=self.name,
+            lines=self.last_line,
+            bytes=self.total_bytes,
+            formats=list(self.formats),
+            steps=self.steps,
+            candidates=self.candidates,
+            outcomes=self.outcomes,
+            failing=self.failing,
+            summary_messages=self.summary_messages,
+            blocks=self.blocks,
+            root=self.root,
+            injection_lines=self.injection,
+            non_utf8=self.non_utf8,
+            analysed_lines=self.analysed_count,
+        )
+
+    # -- one line ------------------------------------------------------------------------
+
+    def _process(self, n: int, segments: list[str]) -> None:
+        self.analysed_count += 1
+        self.done.add(n)
+        if len(self.done) > self.prune_at:
+            floor = n - 2 * LOOKBACK - SECTION_SPAN
+            self.done = {x for x in self.done if x >= floor}
+            self.prune_at = len(self.done) + 4 * LOOKBACK + SECTION_SPAN
+        for text in segments:
+            if "\ufffd" in text:
+                self.non_utf8 = True
+            self._line(n, text)
+
+    def _line(self, n: int, text: str) -> None:
+        step = self.steps[-1]
+        stripped = text.strip()
+        if (
+            len(self.injection) < 50
+            and any(k in text for k in _INJECTION_NEEDLES)
+            and _INJECTION.search(text)
+        ):
+            self.injection.append(n)
+        # --- structure: steps -----------------------------------------------------------
+        if text.startswith("##["):
+            self.formats["github-actions"] = None
+            if text.startswith("##[group]"):
+                name = text[9:].strip()
+                if name.startswith("Run "):
+                    self._new_step(n, name, name[4:].strip())
+                    self.in_run_group = n + 12
+                return
+            if text.startswith("##[endgroup]"):
+                self.in_run_group = 0
+                return
+        elif self.in_run_group >= n:
+            # the rest of a multi-line `run:` script, shown inside the step's group
+            if stripped.startswith(("shell:", "env:", "with:")):
+                self.in_run_group = 0
+                return
+            cmd = step.command or ""
+            if len(cmd) < 400 and stripped and stripped not in cmd.split("\n"):
+                step.command = (cmd + "\n" + stripped).strip()
+            return
+        if text.startswith("$ ") and len(text) > 2:
+            self.formats["travis"] = None
+            self._new_step(n, text, text[2:].strip())
+            return
+        if text.startswith("nox > "):
+            self.formats["nox"] = None
+            if text.startswith("nox > Running session "):
+                self._new_step(n, text, None)
+                step = self.steps[-1]
+                step.tools["nox"] = 1
+            elif (
+                text.startswith("nox > ")
+                and not text.startswith(("nox > Command", "nox > Session", "nox > Ran "))
+                and (step.command is None or step.name.startswith("nox > Running"))
+            ):
+                step.command = text[6:].strip()
+        if ": commands[" in text or " run-test: commands[" in text:
+            self.formats["tox"] = None
+            parts = re.split(r"commands\[\d+\][^>|]*[>|] ?", text, maxsplit=1)
+            self._new_step(n, text, parts[-1].strip() if len(parts) > 1 else None)
+            self.steps[-1].tools["tox"] = 1
+            step = self.steps[-1]
+        # --- pytest / unittest structure -------------------------------------------------
+        sec = pp.section_of(stripped) if stripped.startswith("=") else None
+        if sec is not None:
+            self._close_block()
+            if "TEST SESSION STARTS" in sec:
+                self.full_until = max(self.full_until, n + 8)
+                self.formats["pytest"] = None
+                step.tools["pytest"] = step.tools.get("pytest", 0) + 3
+            if sec in ("FAILURES", "ERRORS"):
+                self.section = sec
+                self.full_until = max(self.full_until, n + SECTION_SPAN)
+            else:
+                self.section = sec
+        elif self.section in ("FAILURES", "ERRORS"):
+            header = pp.block_header(stripped)
+            if header is not None:
+                self._close_block()
+                if len(self.blocks) < MAX_BLOCKS:
+                    self.block = pp.FailureBlock(header, self.section, n, text)
+            elif self.block is not None and len(self.block.lines) < MAX_BLOCK_LINES:
+                self.block.lines.append((n, text))
+        if text.startswith("rootdir: "):
+            self.root = text[9:].split(",", 1)[0].strip() or None
+            self.formats["pytest"] = None
+            step.tools["pytest"] = step.tools.get("pytest", 0) + 3
+        if text.startswith("Traceback (most recent"):
+            self.full_until = max(self.full_until, n + TRACEBACK_SPAN)
+        if "::" in text or text.startswith(("FAILED", "ERROR")):
+            summ = pp.summary_of(stripped)
+            if summ:
+                test, out, msg = summ
+                self._outcome(n, test, out)
+                if msg and test not in self.summary_messages:
+                    self.summary_messages[test] = msg
+            else:
+                outcome = pp.outcome_of(stripped)
+                if outcome:
+                    self._outcome(n, outcome.test, outcome.outcome)
+        if text.startswith(("FAIL:", "ERROR:")):
+            ut = pp.unittest_of(text)
+            if ut:
+                self.formats["unittest"] = None
+                step.tools["unittest"] = step.tools.get("unittest", 0) + 2
+                self._outcome(n, ut[0], ut[1])
+        # --- rules ------------------------------------------------------------------------
+        hits = match_line(text)
+        if hits and any(r.cls for r, _ in hits):
+            hits = [(r, m) for r, m in hits if r.cls or r.kind == "exit"]
+        had = False
+        for rule, m in hits:
+            if rule.tool:
+                step.tools[rule.tool] = step.tools.get(rule.tool, 0) + 1
+            if rule.kind == "exit":
+                self._exit(n, text, rule, m)
+                had = True
+                continue
+            self._add(Candidate(n, text, rule.name, rule.cls, rule.weight, rule.kind, step.index))
+            had = True
+        self.recent.append((n, text, had))
+
+    def _exit(self, n: int, text: str, rule: Rule, m: re.Match[str]) -> None:
+        step = self.steps[-1]
+        code = 1
+        for g in m.groups():
+            if g and g.isdigit():
+                code = int(g)
+        if rule.name == "travis-exit" and m.group(1):
+            # Travis names the command; find the step that ran it
+            for s in reversed(self.steps):
+                if s.command == m.group(1).strip():
+                    step = s
+                    break
+        if step.exit_code is None:
+            step.exit_code, step.exit_line, step.exit_text = code, n, text
+        self._add(Candidate(n, text, rule.name, None, 0.5, "exit", step.index, 0))
+        # the unexplained lines right before the exit are the error block's context
+        for rn, rtext, had in reversed(self.recent):
+            if not had and rn < n and rn >= step.start:
+                self._add(Candidate(rn, rtext, "before-exit", None, 0.6, "context", step.index))
+        for c in reversed(self.candidates[-400:]):
+            if c.step == step.index and c.exit_distance is None:
+                c.exit_distance = n - c.line
+
+    def _new_step(self, n: int, name: str, command: str | None) -> None:
+        if len(self.steps) >= MAX_STEPS:
+            return
+        self.steps.append(Step(len(self.steps), name[:300], command[:400] if command else None, n))
+
+    def _outcome(self, n: int, test: str, outcome: str) -> None:
+        if outcome in ("failed", "error") and test not in self.failing and len(self.failing) < 1000:
+            self.failing[test] = n
+        seen = self.outcomes.get(test)
+        if seen is None:
+            if len(self.outcomes) >= MAX_TESTS:
+                return
+            seen = self.outcomes[test] = []
+        if len(seen) < 20 and not (outcome == "passed" and seen and seen[-1] == "passed"):
+            seen.append(outcome)
+
+    def _close_block(self) -> None:
+        if self.block is not None:
+            self.blocks.append(self.block)
+            self.block = None
+
+    def _add(self, cand: Candidate) -> None:
+        self.candidates.append(cand)
+        if len(self.candidates) > MAX_CANDIDATES:
+            keep = sorted(self.candidates[:-5000], key=lambda c: -c.weight)[:5000]
+            keep.sort(key=lambda c: c.line)
+            self.candidates = keep + self.candidates[-5000:]
+
+
+_EXIT_NEEDLES = (
+    "exit code", "exited with", "InvocationError", ": exit ", "failed with exit code",
+    "***", "ELIFECYCLE", "non-zero", "exit status",
+)  # fmt: skip
+
+
+def _is_exit(text: str) -> bool:
+    if not any(k in text for k in _EXIT_NEEDLES):
+        return False
+    return any(r.kind == "exit" for r, _ in match_line(text))
