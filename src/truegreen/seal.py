@@ -123,6 +123,7 @@ def run_repeated(
         args=project.settings.pytest_args,
         timeout=timeout or project.settings.suite_timeout,
         sandbox=project.sandbox,
+        grant_workdir=True,  # a disposable worktree
     )
     return [run_pytest(request) for _ in range(runs)], request
 

@@ -87,6 +87,9 @@ class PytestRequest:
     writable: Sequence[Path] = ()
     readonly: Sequence[Path] = ()
     sandbox: str | None = "none"
+    #: let the sandboxed tests write into ``repo`` (only for truegreen's own disposable
+    #: worktrees: it widens the directory's permissions)
+    grant_workdir: bool = False
     #: report ids relative to this root (default: ``repo``); used when the repository
     #: path differs from where node ids should be reported
     capture_limit: int = 4 * 1024 * 1024
@@ -181,6 +184,7 @@ def run_pytest(
             python=request.interpreter.path,
             writable=(tmp, *request.writable),
             readonly=(PROBE_DIR, *sorted(prefixes), *request.pythonpath, *request.readonly),
+            grant_workdir=request.grant_workdir,
         )
         done = ex.run(backend.wrap(command, spec))
         records = list(_read_records(out))

@@ -197,6 +197,7 @@ class _Runner:
             args=_suite_args(self.settings) if suite else self.settings.pytest_args,
             timeout=timeout or self.settings.suite_timeout,
             sandbox=self.project.sandbox,
+            grant_workdir=True,  # our disposable worktrees
         )
         return run_pytest(request)
 
