@@ -8,21 +8,19 @@ import pytest
 
 from truegreen.demo.scenario import build
 
-_CACHE: dict[str, Path] = {}
+PY = sys.executable
+
+
+@pytest.fixture(scope="session")
+def _demo_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("demo-template") / "invoicekit"
+    build(root)
+    return root
 
 
 @pytest.fixture
-def demo_repo(tmp_path: Path) -> Path:
+def demo_repo(tmp_path: Path, _demo_template: Path) -> Path:
     """The demo repository (base on main, one branch per candidate), fresh per test."""
-    if "root" not in _CACHE:
-        import tempfile
-
-        root = Path(tempfile.mkdtemp(prefix="tg-demo-cache-")) / "invoicekit"
-        build(root)
-        _CACHE["root"] = root
     dest = tmp_path / "invoicekit"
-    shutil.copytree(_CACHE["root"], dest, symlinks=True)
+    shutil.copytree(_demo_template, dest, symlinks=True)
     return dest
-
-
-PY = sys.executable
