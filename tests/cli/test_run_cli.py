@@ -8,6 +8,7 @@ import sys
 import pytest
 
 from truegreen.cli import main
+from truegreen.model.documents import validate
 
 
 def cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
@@ -35,6 +36,7 @@ def test_run_json_is_one_document_with_the_rerun_command(make_project, capsys):
     assert code == 0
     doc = json.loads(out)
     assert doc["schema"] == "truegreen.run/1"
+    validate(doc)
     assert doc["command"][1:3] == ["-m", "pytest"]
     assert doc["command"][-1] == "tests/test_a.py::test_a"
     (test,) = doc["tests"]

@@ -15,6 +15,7 @@ import pytest
 from tests.conftest import live_processes_with
 from tests.verify.conftest import PY
 from truegreen.cli import main
+from truegreen.model.documents import validate
 from truegreen.demo.scenario import EXAM_FILE, EXAM_TEST
 
 
@@ -111,6 +112,7 @@ def test_verify_the_real_fix_and_write_a_report(demo_repo, capsys, tmp_path):
     )
     doc = json.loads(out)
     assert doc["schema"] == "truegreen.verification/1"
+    validate(doc)
     assert (doc["verdict"], doc["decision"], code) == ("verified", "approve", 0), doc["reasons"]
     assert doc["exams"][0]["base"] == {
         "outcome": "failed",
