@@ -335,3 +335,49 @@ def test_ctrl_c_in_the_middle_leaves_nothing_behind(demo_repo, capsys, tmp_path,
     con = sqlite3.connect(tmp_path / "ledger.db")
     kinds = [r[0] for r in con.execute("select kind from ledger")]
     assert "verification" not in kinds
+
+
+def test_seal_needs_a_git_repository(tmp_path, capsys):
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_a.py").write_text("def test_a():\n    assert False\n")
+    code, out, err = cli(
+        capsys,
+        "seal",
+        "tests/test_a.py::test_a",
+        "--repo",
+        str(tmp_path),
+        "--python",
+        PY,
+        "--sandbox",
+        "none",
+    )
+    assert code == 2 and out == ""
+    assert "is not a git repository" in err
+
+
+@pytest.mark.parametrize(
+    ("test_id", "extra", "message"),
+    [
+        ("tests/test_x.py", [], "is not a pytest node id"),
+        ("../outside.py::test_a", [], "inside it"),
+        (EXAM_TEST, ["--test-file", "/no/such/file.py"], "does not exist"),
+        ("tests/test_nope.py::test_a", [], "does not exist at"),
+        (EXAM_TEST, ["--rev", "no-such-rev"], "does not exist"),
+    ],
+)
+def test_seal_bad_input(demo_repo, capsys, test_id, extra, message):
+    code, out, err = cli(
+        capsys,
+        "seal",
+        test_id,
+        "--repo",
+        str(demo_repo),
+        "--python",
+        PY,
+        "--sandbox",
+        "none",
+        *extra,
+    )
+    assert code == 2 and out == ""
+    assert message in err
+    assert "Traceback" not in err
