@@ -450,6 +450,8 @@ def _rank(
             s *= 0.3
         if c.kind == "exit":
             s = min(s, 0.8)
+        elif c.kind == "summary":
+            s *= 0.75  # a count says that it failed; the lines it counts say why
         scored.append((s, c.line, c))
     scored.sort(key=lambda t: (-t[0], t[1]))
     picked: list[Candidate] = []

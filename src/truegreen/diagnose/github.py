@@ -65,6 +65,7 @@ def _open(
         return _request(url, token, accept)
     except urllib.error.HTTPError as exc:
         code = exc.code
+        exc.close()
         if code in (401, 403):
             hint = "set GITHUB_TOKEN to a token that can read Actions in this repository"
             if not token:
@@ -89,11 +90,17 @@ def _open(
 
 
 def _download(url: str, token: str | None, what: str) -> IO[bytes]:
-    spool: IO[bytes] = tempfile.SpooledTemporaryFile(max_size=64 << 20)  # noqa: SIM115
-    with _open(url, token, what, accept="application/vnd.github+json") as resp:
+    with _open(url, token, what) as resp:
+        spool: IO[bytes] = tempfile.SpooledTemporaryFile(max_size=64 << 20)  # noqa: SIM115
         copied = 0
         while True:
-            block = resp.read(1 << 20)
+            try:
+                block = resp.read(1 << 20)
+            except OSError as exc:
+                spool.close()
+                raise UsageError(
+                    f"the download of {what} broke off: {exc}", hint="try again"
+                ) from exc
             if not block:
                 break
             copied += len(block)

@@ -142,6 +142,11 @@ class _Prepend(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
+    def close(self) -> None:
+        if not self.closed:
+            self._stream.close()
+        super().close()
+
     def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]
         if self._head:
             n = min(len(buffer), len(self._head))
@@ -186,12 +191,16 @@ def open_inputs(source: str | Path | BinaryIO, name: str | None = None) -> list[
 def _from_stream(stream: BinaryIO, name: str) -> list[LogInput]:
     head, stream = _sniff(stream)
     if head.startswith(b"\x1f\x8b"):
-        stream = gzip.GzipFile(fileobj=stream, mode="rb")  # type: ignore[assignment]
+        gz = gzip.GzipFile(fileobj=stream, mode="rb")
+        gz.myfileobj = stream  # type: ignore[assignment]  # so closing it closes the file too
+        stream = gz  # type: ignore[assignment]
         head, stream = _sniff(stream)
     if not head:
+        stream.close()
         raise UsageError(f"{name} is empty", hint="give the log of a failed job")
     why = looks_binary(head)
     if why:
+        stream.close()
         raise UsageError(f"{name} cannot be diagnosed: {why}", hint="give a text log")
     return [LogInput(name, stream)]
 
