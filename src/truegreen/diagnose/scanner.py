@@ -33,6 +33,8 @@ MAX_TESTS = 50000
 MAX_BLOCKS = 200
 MAX_BLOCK_LINES = 400
 MAX_STEPS = 5000
+#: Failing tests whose passing runs are looked for (flaky suspicion).
+MAX_WATCHED = 20
 
 # Few needles, each one fast C scan per chunk: exit codes ("exit", "Error 2", "npm ERR!"),
 # GitHub groups and annotations, Travis commands, pytest sections, failures, reruns, nox
@@ -101,10 +103,10 @@ class _RingEntry:
     first: int
     data: bytes
     starts: list[int] | None = None
+    nlines: int = 0
 
-    @property
-    def nlines(self) -> int:
-        return self.data.count(b"\n") + (0 if self.data.endswith(b"\n") else 1)
+    def __post_init__(self) -> None:
+        self.nlines = self.data.count(b"\n") + (0 if self.data.endswith(b"\n") else 1)
 
 
 class Scanner:
@@ -125,6 +127,7 @@ class Scanner:
         self.steps: list[Step] = [Step(0, "(log)", None, 1)]
         self.candidates: list[Candidate] = []
         self.outcomes: dict[str, list[str]] = {}
+        self.passed_at: dict[str, set[int]] = {}
         self.failing: dict[str, int] = {}
         self.summary_messages: dict[str, str] = {}
         self.blocks: list[pp.FailureBlock] = []
@@ -154,8 +157,6 @@ class Scanner:
             except UnicodeDecodeError as exc:
                 # a cut at the chunk's end is not an encoding error
                 self.non_utf8 = exc.start < len(data) - 4
-        if b"PASSED" in data:
-            self._passed(data)
         starts: set[int] = set()
         for needle in _MARKERS:
             i = data.find(needle)
@@ -176,30 +177,33 @@ class Scanner:
             self._marker(line, raw)
         if self.full_until > self.analysed:
             self._analyse(self.analysed + 1, min(self.full_until, chunk_last))
+        # Passing runs of tests that failed (reruns, second attempts), in this chunk.
+        # Passing tests in general are not parsed: most lines of a verbose log are those.
+        if b"PASSED" in data:
+            for test in list(self.failing)[:MAX_WATCHED]:
+                self._passes_of(test, entry)
 
-    def _passed(self, data: bytes) -> None:
-        """Passing tests of a verbose run (most of its lines): a cheap pass of their own."""
-        found: set[bytes] = set()
-        i = data.find(b"PASSED")
+    def _passes_of(self, test: str, entry: _RingEntry) -> None:
+        """Lines of ``entry`` where ``test`` passed (a verbose or xdist outcome line)."""
+        needle = test.encode("utf-8", "replace")
+        data = entry.data
+        i = data.find(needle)
         while i >= 0:
             s = data.rfind(b"\n", 0, i) + 1
-            head = data[s:i]
-            if b"\x1b" in head:
-                head = _ANSI_B.sub(b"", head)
-            test = head.rstrip().rsplit(b" ", 1)[-1]
             e = data.find(b"\n", i)
-            if b".py::" not in test:  # xdist: "[gw0] [ 10%] PASSED tests/t.py::test_a"
-                tail = data[i + 6 : e if e >= 0 else len(data)]
-                if b"\x1b" in tail:
-                    tail = _ANSI_B.sub(b"", tail)
-                test = tail.strip().split(b" ", 1)[0]
-            if b".py::" in test:
-                found.add(test)
+            line = data[s : e if e >= 0 else len(data)]
+            if b"PASSED" in line:
+                n = entry.first + data.count(b"\n", 0, s)
+                seen = self.passed_at.setdefault(test, set())
+                if n not in seen and len(seen) < 20:
+                    for seg in clean(line):
+                        out = pp.outcome_of(seg)
+                        if out and out.test == test and out.outcome == "passed":
+                            seen.add(n)
+                            self.outcomes.setdefault(test, []).append("passed")
             if e < 0:
                 break
-            i = data.find(b"PASSED", e)
-        for test in sorted(found):
-            self._outcome(0, test.decode("utf-8", "replace"), "passed")
+            i = data.find(needle, e)
 
     def _marker(self, n: int, raw: bytes) -> None:
         if n in self.done:
@@ -443,6 +447,11 @@ class Scanner:
     def _outcome(self, n: int, test: str, outcome: str) -> None:
         if outcome in ("failed", "error") and test not in self.failing and len(self.failing) < 1000:
             self.failing[test] = n
+            if len(self.failing) <= MAX_WATCHED:
+                # did it pass earlier? (as far back as the ring reaches)
+                for entry in list(self.ring)[:-1]:
+                    if b"PASSED" in entry.data:
+                        self._passes_of(test, entry)
         seen = self.outcomes.get(test)
         if seen is None:
             if len(self.outcomes) >= MAX_TESTS:
