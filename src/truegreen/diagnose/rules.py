@@ -381,6 +381,20 @@ RULES: tuple[Rule, ...] = (
         "dependency",
         4,
     ),
+    _r(
+        "native-dep",
+        (
+            "Could NOT find",
+            "required but not available",
+            "unavailable",
+            "is available",
+            "not available",
+            "No package '",
+        ),
+        r"Could NOT find \w+|[Pp]ackage[s]? required but not available|Package [`'‘\"]?\S+[`'’\"]? is unavailable|No version of \S+ .*is available|No package '\S+' found",
+        "dependency",
+        4,
+    ),
     # --- build ----------------------------------------------------------------------------
     _r(
         "compiler-error",
@@ -437,6 +451,7 @@ RULES: tuple[Rule, ...] = (
         2,
     ),
     _r("syntax", "SyntaxError", r"^\s*(?:E\s+)?(?:File .*)?SyntaxError: ", "build", 2),
+    _r("cmake-error", "CMake Error", r"^CMake Error", "build", 2),
     # --- type -----------------------------------------------------------------------------
     _r("mypy-line", ": error:", r"^\S+\.pyi?:\d+(?::\d+)?: error: .*", "type", 4, tool="mypy"),
     _r(
@@ -552,6 +567,13 @@ RULES: tuple[Rule, ...] = (
         r"Error: Invalid CSS after|CssSyntaxError|Illegal nesting|\[build failed\]|\[setup failed\]|SassError|Module build failed",
         "build",
         4,
+    ),
+    _r(
+        "lint-misc",
+        ("of PBP", "prettier/", "eslint", "("),
+        r"See page \d+ of PBP|^\S+\.(?:js|jsx|ts|tsx|vue|mjs|cjs|coffee):\d+(?::\d+)? .*\((?:prettier/prettier|[\w@-]+/[\w-]+|[a-z]+(?:-[a-z]+)+)\)$",
+        "lint",
+        3,
     ),
     # --- configuration --------------------------------------------------------------------
     _r(
@@ -768,6 +790,13 @@ RULES: tuple[Rule, ...] = (
         3,
     ),
     _r("test-exec", "Execution failed for task", r"Execution failed for task ':\S*test", "test", 3),
+    _r(
+        "test-misc",
+        ("FAIL", "[-]", "Expected", "Actual", "failed."),
+        r"\s(?:FAIL|FAILED)$|^\s*\[-\] |^\s*(?:Expected|Actual)\s*: |Running the tests in .* failed\.",
+        "test",
+        2,
+    ),
     # --- generic --------------------------------------------------------------------------
     _r(
         "gha-annotation",
@@ -776,6 +805,7 @@ RULES: tuple[Rule, ...] = (
         None,
         1.5,
     ),
+    _r("elixir-exc", "** (", r"^\*\* \([\w.]+\) ", None, 1.5),
     _r(
         "generic-error",
         (
