@@ -128,12 +128,9 @@ def exception_class(exc_type: str, message: str, project: set[str]) -> str:
 def decide(scan: ScanResult, hinted_step: str | None = None) -> Decision:
     steps = scan.steps
     failed = [s for s in steps if s.exit_code is not None]
-    primary = failed[0] if failed else None
     if hinted_step:
         named = [s for s in steps if hinted_step in s.name]
-        primary = named[0] if named else primary
-    region = {primary.index} if primary else {s.index for s in steps}
-    # a step without exit marker after the failing one (cancelled, timed out, runner lost)
+        failed = named[:1] + [s for s in failed if s not in named[:1]]
     job_level = [c for c in scan.candidates if c.rule in _JOB_LEVEL_RULES]
 
     project = _project_packages(scan)
@@ -143,53 +140,74 @@ def decide(scan: ScanResult, hinted_step: str | None = None) -> Decision:
 
     extra = _block_candidates(scan, parsed, test_classes)
     cands = [*scan.candidates, *extra]
-
-    votes: dict[str, float] = {}
-    per_rule: dict[tuple[str, str], float] = {}
-    reasons: list[str] = []
     last = scan.lines or 1
-    for c in cands:
-        if not c.cls:
-            continue
-        if test_classes and c.rule in _TEST_STRUCTURE:
-            continue  # the failing tests' own exceptions speak for these
-        if c.step not in region and c.rule not in _JOB_LEVEL_RULES:
-            continue
-        w = c.weight * _proximity(c, primary, last)
-        key = (c.cls, c.rule)
-        per_rule[key] = per_rule.get(key, 0.0) + w
-    for (cls, rule), total in per_rule.items():
-        cap = 2.5 * max((c.weight for c in cands if c.rule == rule), default=1.0) * 1.5
-        votes[cls] = votes.get(cls, 0.0) + min(total, cap)
-    for c in job_level:
-        votes[c.cls or "infrastructure"] = votes.get(c.cls or "infrastructure", 0.0) + 6
-    tool: str | None = None
-    step_tools: dict[str, float] = {}
-    for s in steps:
-        if s.index in region:
-            for k, v in s.tools.items():
-                step_tools[k] = step_tools.get(k, 0) + v
-    ct = command_tool(primary.command if primary else None)
-    if ct:
-        tool, prior = ct
-        votes[prior] = votes.get(prior, 0.0) + 3
-        reasons.append(f"the failing step ran {tool}")
-    elif step_tools:
-        tool = max(sorted(step_tools), key=lambda k: step_tools[k])
-    if test_classes:
-        shares = Counter(test_classes.values())
-        top, n = shares.most_common(1)[0]
-        weight = 8 * n / len(test_classes)
-        votes[top] = votes.get(top, 0.0) + weight
-        if top != "test":
-            reasons.append(f"{n} of {len(test_classes)} failing tests raised a {top} error")
-        else:
-            reasons.append(f"{len(test_classes)} failing test(s) in the log")
-    elif tests:
-        votes["test"] = votes.get("test", 0.0) + 4
-        reasons.append(f"{len(tests)} failing test(s) in the log")
 
-    _precedence(votes, cands, region, reasons)
+    def tally(primary: Step | None) -> tuple[dict[str, float], list[str], str | None, set[int]]:
+        region = {primary.index} if primary else {s.index for s in steps}
+        votes: dict[str, float] = {}
+        per_rule: dict[tuple[str, str], float] = {}
+        reasons: list[str] = []
+        for c in cands:
+            if not c.cls:
+                continue
+            if test_classes and c.rule in _TEST_STRUCTURE:
+                continue  # the failing tests' own exceptions speak for these
+            if c.step not in region and c.rule not in _JOB_LEVEL_RULES:
+                continue
+            w = c.weight * _proximity(c, primary, last)
+            key = (c.cls, c.rule)
+            per_rule[key] = per_rule.get(key, 0.0) + w
+        for (cls, rule), total in per_rule.items():
+            cap = 2.5 * max((c.weight for c in cands if c.rule == rule), default=1.0) * 1.5
+            votes[cls] = votes.get(cls, 0.0) + min(total, cap)
+        for c in job_level:
+            votes[c.cls or "infrastructure"] = votes.get(c.cls or "infrastructure", 0.0) + 6
+        tool: str | None = None
+        step_tools: dict[str, float] = {}
+        for s in steps:
+            if s.index in region:
+                for k, v in s.tools.items():
+                    step_tools[k] = step_tools.get(k, 0) + v
+        ct = command_tool(primary.command if primary else None)
+        if ct:
+            tool, prior = ct
+            votes[prior] = votes.get(prior, 0.0) + 3
+            reasons.append(f"the failing step ran {tool}")
+        elif step_tools:
+            tool = max(sorted(step_tools), key=lambda k: step_tools[k])
+        if test_classes:
+            shares = Counter(test_classes.values())
+            top, n = shares.most_common(1)[0]
+            votes[top] = votes.get(top, 0.0) + 8 * n / len(test_classes)
+            if top != "test":
+                reasons.append(f"{n} of {len(test_classes)} failing tests raised a {top} error")
+            else:
+                reasons.append(f"{len(test_classes)} failing test(s) in the log")
+        elif tests:
+            votes["test"] = votes.get("test", 0.0) + 4
+            reasons.append(f"{len(tests)} failing test(s) in the log")
+        _precedence(votes, cands, region, reasons)
+        return votes, reasons, tool, region
+
+    # The first failing step that explains itself; else the one that explains most; else
+    # the whole log (with less confidence).
+    options: list[tuple[Step | None, dict[str, float], list[str], str | None, set[int]]] = []
+    for cand_step in failed[:6] or [None]:
+        v, r, t, reg = tally(cand_step)
+        options.append((cand_step, v, r, t, reg))
+        if max(v.values(), default=0.0) >= 3:
+            break
+    explained = [o for o in options if max(o[1].values(), default=0.0) >= 3]
+    primary, votes, reasons, tool, region = (
+        explained[0] if explained else max(options, key=lambda o: max(o[1].values(), default=0.0))
+    )
+    fallback = False
+    if primary is not None and max(votes.values(), default=0.0) < 1.5:
+        v, r, t, reg = tally(None)
+        if max(v.values(), default=0.0) >= 3:
+            votes, tool, region = v, t, reg
+            reasons = [*r, "no failing step explains itself; this is from the rest of the log"]
+            fallback = True
     total = sum(votes.values())
     if votes:
         ranked = sorted(votes.items(), key=lambda kv: (-kv[1], CLASSES.index(kv[0])))
@@ -209,6 +227,8 @@ def decide(scan: ScanResult, hinted_step: str | None = None) -> Decision:
         confidence = 0.25 + 0.7 * share * strength * (0.5 + 0.5 * margin)
         if primary is None and not tests:
             confidence *= 0.85
+        if fallback:
+            confidence *= 0.7
     if primary is not None:
         reasons.insert(0, f"step '{_one_line(primary.name)}' exited with {primary.exit_code}")
     evidence = _rank(cands, cls, region, primary, last)
