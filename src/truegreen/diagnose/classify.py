@@ -192,7 +192,8 @@ def decide(scan: ScanResult, hinted_step: str | None = None) -> Decision:
     # The first failing step that explains itself; else the one that explains most; else
     # the whole log (with less confidence).
     options: list[tuple[Step | None, dict[str, float], list[str], str | None, set[int]]] = []
-    for cand_step in failed[:6] or [None]:
+    tried: list[Step | None] = [*failed[:6]] or [None]
+    for cand_step in tried:
         v, r, t, reg = tally(cand_step)
         options.append((cand_step, v, r, t, reg))
         if max(v.values(), default=0.0) >= 3:
