@@ -21,6 +21,7 @@ CLASSES = (
 #: Runner messages that decide a job wherever they are (they are not test output).
 _JOB_LEVEL_RULES = {"runner-shutdown", "runner-lost", "cancelled", "gha-timeout", "travis-timeout"}
 MAX_EVIDENCE = 8
+EARLY_BONUS = 0.4
 
 # (command shape, tool, class the tool's failure usually is)
 _COMMAND_TOOLS: tuple[tuple[re.Pattern[str], str, str], ...] = tuple(
@@ -474,6 +475,19 @@ def _rank(
         elif c.kind == "summary":
             s *= 0.75  # a count says that it failed; the lines it counts say why
         scored.append((s, c.line, c))
+    # People read a failure from its first line: among the lines of the class that won, in
+    # the failing part, the earlier ones rank higher.
+    ours = sorted(
+        c.line for _, _, c in scored if c.cls == cls and c.step in region and c.kind != "summary"
+    )
+    if len(ours) > 1:
+        order = {line: i for i, line in enumerate(ours)}
+        scored = [
+            (s * (1.0 + EARLY_BONUS * (1 - order[c.line] / (len(ours) - 1))), line, c)
+            if c.line in order and c.cls == cls
+            else (s, line, c)
+            for s, line, c in scored
+        ]
     scored.sort(key=lambda t: (-t[0], t[1]))
     picked: list[Candidate] = []
     texts: set[str] = set()
