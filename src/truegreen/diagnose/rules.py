@@ -452,6 +452,13 @@ RULES: tuple[Rule, ...] = (
     ),
     _r("syntax", "SyntaxError", r"^\s*(?:E\s+)?(?:File .*)?SyntaxError: ", "build", 2),
     _r("cmake-error", "CMake Error", r"^CMake Error", "build", 2),
+    _r(
+        "build-misc2",
+        ("configure: error", "compilation failed", "Compilation Failed"),
+        r"^configure: error: |\[compilation failed\]|[Cc]ompilation [Ff]ailed",
+        "build",
+        3,
+    ),
     # --- type -----------------------------------------------------------------------------
     _r("mypy-line", ": error:", r"^\S+\.pyi?:\d+(?::\d+)?: error: .*", "type", 4, tool="mypy"),
     _r(
@@ -572,6 +579,13 @@ RULES: tuple[Rule, ...] = (
         "lint-misc",
         ("of PBP", "prettier/", "eslint", "("),
         r"See page \d+ of PBP|^\S+\.(?:js|jsx|ts|tsx|vue|mjs|cjs|coffee):\d+(?::\d+)? .*\((?:prettier/prettier|[\w@-]+/[\w-]+|[a-z]+(?:-[a-z]+)+)\)$",
+        "lint",
+        3,
+    ),
+    _r(
+        "lint-code-line",
+        (": ", "standard: ", "Standard Style"),
+        r"^\S+:\s?\d+(?::\d+)?:? (?:[A-Z]{2,}\d{3,4}|MD\d{3})\b|^standard: |JavaScript Standard Style",
         "lint",
         3,
     ),
