@@ -1127,6 +1127,63 @@ def sc_cc_oom() -> Scenario:
     return Scenario("infrastructure", out, {1}, "pip install .")
 
 
+# ---------------------------------------------------------------- harder cases -------------
+# Decoys that a first-match keyword classifier gets wrong: a resolver warning before a test
+# failure in the same step, a type checker talking about modules, a build with warnings.
+
+
+def sc_test_after_resolver_warning() -> Scenario:
+    base = sc_pytest_assert()
+    noise = [
+        "Installing collected packages: urllib3, botocore",
+        "ERROR: pip's dependency resolver does not currently take into account all the packages that are installed. This behaviour is the source of the following dependency conflicts.",
+        f"botocore 1.34.{R.randint(1, 99)} requires urllib3<2.1,>=1.25.4, but you have urllib3 2.2.1 which is incompatible.",
+        "Successfully installed botocore-1.34.2 urllib3-2.2.1",
+    ]
+    shift = len(noise)
+    return Scenario(
+        "test",
+        noise + base.lines,
+        {i + shift for i in base.marks},
+        "pip install -e .[test] && " + base.cmd,
+        1,
+        base.tests,
+    )
+
+
+def sc_mypy_modules() -> Scenario:
+    p = proj()
+    mod = pick(["yaml", "requests", "toml", "six"])
+    out = [
+        f'src/{p}/config.py:3: error: Library stubs not installed for "{mod}"  [import-untyped]',
+        f'src/{p}/config.py:3: note: Hint: "python3 -m pip install types-{mod}"',
+        f'src/{p}/config.py:3: note: (or run "mypy --install-types" to install all missing stub packages)',
+        f'src/{p}/cli.py:12: error: Cannot find implementation or library stub for module named "{p}_ext"  [import-not-found]',
+        "Found 2 errors in 2 files (checked 31 source files)",
+    ]
+    return Scenario("type", out, {0, 3, 4}, "mypy src")
+
+
+def sc_build_with_warnings() -> Scenario:
+    p = proj()
+    out = [
+        "* Building wheel...",
+        "/tmp/build-env-3k2/lib/python3.12/site-packages/setuptools/config/_apply_pyprojecttoml.py:82: SetuptoolsDeprecationWarning: `project.license` as a TOML table is deprecated",
+        "!!",
+        "        ********************************************************************************",
+        "        Please use a simple string containing a SPDX expression for `project.license`.",
+        "        ********************************************************************************",
+        "!!",
+        "running bdist_wheel",
+        "running build",
+        "running build_py",
+        f"error: package directory 'src/{p}/plugins' does not exist",
+        "",
+        "ERROR Backend subprocess exited when trying to invoke build_wheel",
+    ]
+    return Scenario("build", out, {10, 12}, "python -m build --wheel")
+
+
 SCENARIOS: dict[str, list[Callable[[], Scenario]]] = {
     "test": [
         sc_pytest_assert,
@@ -1137,8 +1194,15 @@ SCENARIOS: dict[str, list[Callable[[], Scenario]]] = {
         sc_pytest_rerun_flaky,
     ],
     "lint": [sc_ruff, sc_flake8, sc_black, sc_ruff_format, sc_isort, sc_precommit, sc_pylint],
-    "type": [sc_mypy, sc_mypy, sc_pyright],
-    "build": [sc_c_ext, sc_sphinx, sc_pybuild, sc_docker_build, sc_tsc_build],
+    "type": [sc_mypy, sc_mypy_modules, sc_pyright],
+    "build": [
+        sc_c_ext,
+        sc_sphinx,
+        sc_pybuild,
+        sc_docker_build,
+        sc_tsc_build,
+        sc_build_with_warnings,
+    ],
     "dependency": [sc_pip_nover, sc_pip_conflict, sc_uv, sc_poetry, sc_missing_module, sc_npm],
     "network": [
         sc_pip_network,

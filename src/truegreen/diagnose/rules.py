@@ -169,7 +169,7 @@ RULES: tuple[Rule, ...] = (
             "bad_alloc",
             "Cannot allocate",
         ),
-        r"^Killed$|Killed signal terminated program|oom[-_ ]?kill|OOMKilled|exit code 137|Error 137|Out of memory: Kill|out of memory|^MemoryError|std::bad_alloc|Cannot allocate memory",
+        r"^Killed$|: line \d+: +\d+ Killed +\S|Killed signal terminated program|oom[-_ ]?kill|OOMKilled|exit code 137|Error 137|Out of memory: Kill|out of memory|^MemoryError|std::bad_alloc|Cannot allocate memory",
         "infrastructure",
         4,
     ),
