@@ -182,3 +182,17 @@ def test_thin_evidence_gives_unknown_with_low_confidence():
     doc = diagnose_text("hello\nworld\n").document()
     assert doc["class"] == "unknown"
     assert doc["confidence"] <= 0.2
+
+
+def test_workflow_annotations_are_read_for_the_tool_line_inside():
+    log = (
+        "##[group]Run ruff check --output-format=github .\n"
+        "ruff check --output-format=github .\n"
+        "##[endgroup]\n"
+        "::error title=Ruff (F401),file=/home/runner/work/x/x/src/a.py,line=1,col=8::"
+        "src/a.py:1:8: F401 `os` imported but unused\n"
+        "##[error]Process completed with exit code 1.\n"
+    )
+    doc = diagnose_text(log).document()
+    assert doc["class"] == "lint"
+    assert doc["evidence"][0]["line"] == 4

@@ -402,6 +402,10 @@ class Scanner:
                 self._outcome(n, ut[0], ut[1])
         # --- rules ------------------------------------------------------------------------
         hits = match_line(text)
+        if text.startswith(("::error", "::warning", "##[error]", "##[warning]")):
+            # a workflow annotation: the message after the command is the tool's own line
+            inner = text.split("::", 2)[-1] if text.startswith("::") else text.split("]", 1)[-1]
+            hits += [h for h in match_line(inner) if h[0].kind != "exit"]
         if hits and any(r.cls for r, _ in hits):
             hits = [(r, m) for r, m in hits if r.cls or r.kind == "exit"]
         had = False
