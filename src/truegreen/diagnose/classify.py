@@ -21,6 +21,8 @@ CLASSES = (
 #: Runner messages that decide a job wherever they are (they are not test output).
 _JOB_LEVEL_RULES = {"runner-shutdown", "runner-lost", "cancelled", "gha-timeout", "travis-timeout"}
 MAX_EVIDENCE = 8
+#: Lines before the first error of a class within which a cause (network, OOM) explains it.
+CAUSE_REACH = 60
 EARLY_BONUS = 0.4
 
 # (command shape, tool, class the tool's failure usually is)
@@ -279,9 +281,16 @@ def _precedence(
     if not votes:
         return
     winner = max(sorted(votes), key=lambda k: votes[k])
-    fired = {c.rule for c in cands if c.step in region or c.rule in _JOB_LEVEL_RULES}
+    inside = [c for c in cands if c.step in region or c.rule in _JOB_LEVEL_RULES]
+    effect_lines = [c.line for c in inside if c.cls == winner]
+    first_effect = min(effect_lines, default=0)
     for rules, cause, effects in _CAUSES:
-        if fired & rules and winner in effects and winner != cause:
+        if winner not in effects or winner == cause:
+            continue
+        # a cause explains what comes right after it (or after it at all), not errors that
+        # happened long after it recovered
+        near = [c for c in inside if c.rule in rules and c.line >= first_effect - CAUSE_REACH]
+        if near:
             votes[cause] = max(votes.get(cause, 0.0), votes[winner] + 1)
             reasons.append(
                 f"a {cause} error came first; the {winner} errors after it follow from it"
