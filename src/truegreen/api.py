@@ -100,19 +100,17 @@ def tamper_findings(
     head_collected: set[str] | None,
 ) -> list[Finding]:
     """The tamper layer's reasons, as verdict findings."""
-    from truegreen.verify import tamper
+    from truegreen.verify import guard
 
-    snapshot = tamper.ChangeSnapshot.from_git(
+    change = guard.Change.from_git(
         git,
         base,
         head,
-        exams=[
-            tamper.ExamRef(test=e.test, path=e.path, content=e.file(e.path).content) for e in exams
-        ],
+        exams=[guard.ExamSource(e.test, e.path, e.file(e.path).content) for e in exams],
         base_collected=base_collected,
         head_collected=head_collected,
     )
-    return [Finding(r.code, r.file, r.line, r.detail) for r in tamper.analyze(snapshot)]
+    return guard.analyze(change)
 
 
 def verify_fix(
