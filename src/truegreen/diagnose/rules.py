@@ -802,7 +802,7 @@ RULES: tuple[Rule, ...] = (
     _r(
         "other-test",
         ("FAIL", "failing", "Failures", "failures", "not ok", "failed", "Failed", "✕", "✗"),
-        r"^--- FAIL: |^FAIL\s+\S|^\s*\d+ failing$|Tests run: \d+, Failures: [1-9]|Tests run: \d+, Failures: \d+, Errors: [1-9]|test result: FAILED|\[FAIL\]|^not ok \d+|^Failed examples:|\d+ examples?, [1-9]\d* failures?|tests? completed, \d+ failed|There (?:was|were) \d+ failures?:|^FAILURES!|^Failed tests:|Tests?:\s+\d+ failed|Test Suites: \d+ failed|^\s*[✕✗] ",
+        r"^\s*--- FAIL: |^\s*FAIL\s+\S|^\s*\d+ failing$|Tests run: \d+, Failures: [1-9]|Tests run: \d+, Failures: \d+, Errors: [1-9]|test result: FAILED|\[FAIL\]|^not ok \d+|^Failed examples:|\d+ examples?, [1-9]\d* failures?|tests? completed, \d+ failed|There (?:was|were) \d+ failures?:|^FAILURES!|^Failed tests:|Tests?:\s+\d+ failed|Test Suites: \d+ failed|^\s*[✕✗] ",
         "test",
         3,
     ),
@@ -813,6 +813,13 @@ RULES: tuple[Rule, ...] = (
         r"\s(?:FAIL|FAILED)$|^\s*\[-\] |^\s*(?:Expected|Actual)\s*: |Running the tests in .* failed\.",
         "test",
         2,
+    ),
+    _r(
+        "test-lists",
+        (") ", "●", "Sanitizer"),
+        r"^\s{0,4}\d+\) (?:test |Failure:|Error:)|^\s{0,4}\d+\) \S.*\(\S+\)$|^\s+● |==\d+==ERROR: \w*Sanitizer",
+        "test",
+        3,
     ),
     # --- generic --------------------------------------------------------------------------
     _r(
