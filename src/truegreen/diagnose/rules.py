@@ -399,7 +399,7 @@ RULES: tuple[Rule, ...] = (
     _r(
         "compiler-error",
         ("error", "Error", "ERROR"),
-        r"^\S+\.(?:c|cc|cpp|cxx|h|hh|hpp|m|mm|rs|go|java|kt|scala|cs|swift|hs|f90|cu|pyx|d|zig|vala|ts|tsx|js|jsx|mjs|vue|svelte|scss|less)[:(]\d+(?:[:,]\d+)?\)?:? ?(?:fatal )?(?:[Ee]rror|ERROR)(?! TS\d)",
+        r"^(?:\[error\]\s*)?\S+\.(?:c|cc|cpp|cxx|h|hh|hpp|m|mm|rs|go|java|kt|scala|cs|swift|hs|f90|cu|pyx|d|zig|vala|ts|tsx|js|jsx|mjs|vue|svelte|scss|less)[:(]\d+(?:[:,]\d+)?\)?:? ?(?:fatal )?(?:[Ee]rror|ERROR)(?! TS\d)",
         "build",
         4,
     ),
@@ -816,8 +816,8 @@ RULES: tuple[Rule, ...] = (
     ),
     _r(
         "test-lists",
-        (") ", "●", "Sanitizer"),
-        r"^\s{0,4}\d+\) (?:test |Failure:|Error:)|^\s{0,4}\d+\) \S.*\(\S+\)$|^\s+● |==\d+==ERROR: \w*Sanitizer",
+        (") ", "●", "Sanitizer", "Failure:", "Error:", "<<<", "----", "panicked"),
+        r"^\s{0,4}\d+\) \S|^\s*(?:Failure|Error):$|<<< (?:FAILURE|ERROR)!|^---- \S+ stdout ----$|thread '.*' panicked at|^\s+● |==\d+==ERROR: \w*Sanitizer",
         "test",
         3,
     ),
