@@ -196,3 +196,19 @@ def test_workflow_annotations_are_read_for_the_tool_line_inside():
     doc = diagnose_text(log).document()
     assert doc["class"] == "lint"
     assert doc["evidence"][0]["line"] == 4
+
+
+def test_words_inside_test_ids_are_not_evidence():
+    log = "\n".join(
+        [
+            "tests/test_net.py::test_retry[Connection refused] PASSED      [ 33%]",
+            "tests/test_cli.py::test_match[git: command not found] PASSED   [ 66%]",
+            "tests/test_cli.py::test_timeout[timed out] FAILED              [100%]",
+            "=========================== short test summary info ============================",
+            "FAILED tests/test_cli.py::test_timeout[timed out] - assert 1 == 2",
+            "========================= 1 failed, 2 passed in 0.10s ==========================",
+        ]
+    )
+    doc = diagnose_text(log).document()
+    assert doc["class"] == "test"
+    assert doc["failing_tests"] == ["tests/test_cli.py::test_timeout[timed out]"]

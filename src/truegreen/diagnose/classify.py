@@ -255,7 +255,7 @@ def decide(scan: ScanResult, hinted_step: str | None = None) -> Decision:
 
 
 _TEST_STRUCTURE = {
-    "pytest-summary-line", "pytest-counts", "pytest-E", "unittest-head", "unittest-summary",
+    "pytest-summary-line", "pytest-outcome", "pytest-counts", "pytest-E", "unittest-head", "unittest-summary",
     "pytest-section", "pytest-block", "pytest-exception",
 }  # fmt: skip
 #: Causes that show up as other failures after them: a network error during an install

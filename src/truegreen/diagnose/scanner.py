@@ -383,6 +383,9 @@ class Scanner:
             step.tools["pytest"] = step.tools.get("pytest", 0) + 3
         if text.startswith("Traceback (most recent"):
             self.full_until = max(self.full_until, n + TRACEBACK_SPAN)
+        # The rules read the text a tool wrote, not test ids: a parametrized id such as
+        # test_x[got: command not found] says nothing about this failure.
+        rule_text = text
         if "::" in text or text.startswith(("FAILED", "ERROR")):
             summ = pp.summary_of(stripped)
             if summ:
@@ -390,10 +393,17 @@ class Scanner:
                 self._outcome(n, test, out)
                 if msg and test not in self.summary_messages:
                     self.summary_messages[test] = msg
+                rule_text = msg or ""
+                self._add(Candidate(n, text, "pytest-summary-line", "test", 4, "error", step.index))
             else:
                 outcome = pp.outcome_of(stripped)
                 if outcome:
                     self._outcome(n, outcome.test, outcome.outcome)
+                    rule_text = ""
+                    if outcome.outcome in ("failed", "error"):
+                        self._add(
+                            Candidate(n, text, "pytest-outcome", "test", 2.5, "error", step.index)
+                        )
         if text.startswith(("FAIL:", "ERROR:")):
             ut = pp.unittest_of(text)
             if ut:
@@ -401,7 +411,7 @@ class Scanner:
                 step.tools["unittest"] = step.tools.get("unittest", 0) + 2
                 self._outcome(n, ut[0], ut[1])
         # --- rules ------------------------------------------------------------------------
-        hits = match_line(text)
+        hits = match_line(rule_text) if rule_text else []
         if text.startswith(("::error", "::warning", "##[error]", "##[warning]")):
             # a workflow annotation: the message after the command is the tool's own line
             inner = text.split("::", 2)[-1] if text.startswith("::") else text.split("]", 1)[-1]
