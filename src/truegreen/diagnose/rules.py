@@ -454,8 +454,15 @@ RULES: tuple[Rule, ...] = (
     _r("cmake-error", "CMake Error", r"^CMake Error", "build", 2),
     _r(
         "build-misc2",
-        ("configure: error", "compilation failed", "Compilation Failed"),
-        r"^configure: error: |\[compilation failed\]|[Cc]ompilation [Ff]ailed",
+        (
+            "configure: error",
+            "compilation failed",
+            "Compilation Failed",
+            "Installation failed",
+            "Werror",
+            "treated as errors",
+        ),
+        r"^configure: error: |\[compilation failed\]|[Cc]ompilation [Ff]ailed|^Installation failed\.|Failing due to -Werror|warnings? (?:being )?treated as errors",
         "build",
         3,
     ),

@@ -386,6 +386,9 @@ class Scanner:
         # The rules read the text a tool wrote, not test ids: a parametrized id such as
         # test_x[got: command not found] says nothing about this failure.
         rule_text = text
+        if text.startswith(("> ", "+ ")):
+            # a command echoed by npm scripts or `set -x`: it names a tool, it is no error
+            rule_text = ""
         if "::" in text or text.startswith(("FAILED", "ERROR")):
             summ = pp.summary_of(stripped)
             if summ:
