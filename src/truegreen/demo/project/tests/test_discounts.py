@@ -24,3 +24,12 @@ def test_coupon_codes():
     assert coupon_discount(" SPRING5 ") == 5
     assert coupon_discount("NOPE") == 0
     assert coupon_discount(None) == 0
+
+
+def test_coupons_match_the_published_list():
+    import json
+    from pathlib import Path
+
+    published = json.loads((Path(__file__).parent / "data" / "coupons.json").read_text())
+    for code, percent in published.items():
+        assert coupon_discount(code) == percent
