@@ -436,7 +436,7 @@ def _block_candidates(
                 block.header_text or block.header,
                 "pytest-block",
                 cls,
-                3.2 * decay,
+                4.2 * decay,
                 "error",
                 step,
             )

@@ -466,6 +466,13 @@ RULES: tuple[Rule, ...] = (
         "build",
         3,
     ),
+    _r(
+        "jvm-compile",
+        "[error]",
+        r"^\[error\] (?:/|[A-Za-z]:\\)\S+\.(?:scala|java|kt|groovy):\d+(?::\d+)?:? ",
+        "build",
+        4,
+    ),
     # --- type -----------------------------------------------------------------------------
     _r("mypy-line", ": error:", r"^\S+\.pyi?:\d+(?::\d+)?: error: .*", "type", 4, tool="mypy"),
     _r(
@@ -837,6 +844,7 @@ RULES: tuple[Rule, ...] = (
         1.5,
     ),
     _r("elixir-exc", "** (", r"^\*\* \([\w.]+\) ", None, 1.5),
+    _r("xcpretty-error", "❌", r"^(?:nl)?❌\s", None, 2.5),
     _r(
         "generic-error",
         (
