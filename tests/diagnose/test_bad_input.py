@@ -28,6 +28,9 @@ def cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
         (b"", "is empty"),
         (b"\x7fELF\x02\x01\x01\x00" + b"\x00" * 4000, "looks binary"),
         ("ERROR: boom\n".encode("utf-16"), "UTF-16"),
+        (b"\x1f\x8b\x08\x00garbage, not deflate data", "not a readable gzip"),
+        (gzip.compress(b"ERROR: x\n" * 100)[:40], "not a readable gzip"),
+        (b"PK\x03\x04 not really a zip", "not a readable zip"),
     ],
 )
 def test_unreadable_logs_are_one_line_and_exit_2(tmp_path, capsys, content, message):

@@ -12,6 +12,7 @@ them changes what truegreen does (no command, URL or path in a log is ever acted
 from __future__ import annotations
 
 import io
+import zlib
 from pathlib import Path
 from typing import BinaryIO
 
@@ -43,7 +44,7 @@ def scan(log: LogInput) -> ScanResult:
     try:
         for chunk in iter_chunks(log.stream):
             scanner.feed(chunk)
-    except (OSError, EOFError) as exc:
+    except (OSError, EOFError, zlib.error) as exc:
         raise UsageError(
             f"cannot read {log.name}: {exc}", hint="check that the log is complete and readable"
         ) from exc

@@ -16,6 +16,7 @@ import io
 import re
 import sys
 import zipfile
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -194,7 +195,13 @@ def _from_stream(stream: BinaryIO, name: str) -> list[LogInput]:
         gz = gzip.GzipFile(fileobj=stream, mode="rb")
         gz.myfileobj = stream  # type: ignore[assignment]  # so closing it closes the file too
         stream = gz  # type: ignore[assignment]
-        head, stream = _sniff(stream)
+        try:
+            head, stream = _sniff(stream)
+        except (OSError, EOFError, zlib.error) as exc:
+            gz.close()
+            raise UsageError(
+                f"{name} is not a readable gzip file: {exc}", hint="give the log uncompressed"
+            ) from exc
     if not head:
         stream.close()
         raise UsageError(f"{name} is empty", hint="give the log of a failed job")
