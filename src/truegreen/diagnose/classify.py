@@ -24,6 +24,7 @@ MAX_EVIDENCE = 8
 #: Lines before the first error of a class within which a cause (network, OOM) explains it.
 CAUSE_REACH = 60
 EARLY_BONUS = 0.4
+_FAILING_HEADER = re.compile(r"^\s*\d+ failing$")
 
 # (command shape, tool, class the tool's failure usually is)
 _COMMAND_TOOLS: tuple[tuple[re.Pattern[str], str, str], ...] = tuple(
@@ -495,6 +496,16 @@ def _rank(
             (s * (1.0 + EARLY_BONUS * (1 - order[c.line] / (len(ours) - 1))), line, c)
             if c.line in order and c.cls == cls
             else (s, line, c)
+            for s, line, c in scored
+        ]
+    # mocha and friends list each failure twice: briefly while running, in full after
+    # "N failing"; the full one is the one to read
+    details_from = min(
+        (c.line for _, _, c in scored if _FAILING_HEADER.match(c.text)), default=None
+    )
+    if details_from is not None:
+        scored = [
+            (s * 1.5, line, c) if c.rule == "test-lists" and c.line > details_from else (s, line, c)
             for s, line, c in scored
         ]
     scored.sort(key=lambda t: (-t[0], t[1]))
