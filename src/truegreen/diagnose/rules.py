@@ -835,6 +835,13 @@ RULES: tuple[Rule, ...] = (
         "test",
         3,
     ),
+    _r(
+        "test-summaries",
+        ("FAILED", "failed"),
+        r"\| FAILED: [1-9]\d* \]|FAILED:\s+[1-9]\d* Tests?|Running examples in .* failed|checking tests \.\.\. ERROR",
+        "test",
+        3,
+    ),
     # --- generic --------------------------------------------------------------------------
     _r(
         "gha-annotation",
