@@ -704,8 +704,8 @@ RULES: tuple[Rule, ...] = (
     ),
     _r(
         "missing-script",
-        "No such file or directory",
-        r"^\S+: line \d+: [^:]+: No such file or directory$",
+        ("No such file or directory", "manifest", "pull access denied"),
+        r"^\S+: line \d+: (?:cd: )?[^:]+: No such file or directory$|manifest for \S+ not found|manifest unknown|pull access denied for",
         "configuration",
         3,
     ),
