@@ -43,6 +43,14 @@ def put(path: str, text: str) -> Edit:
     return edit
 
 
+def append(path: str, text: str) -> Edit:
+    def edit(root: Path) -> None:
+        target = root / path
+        target.write_text(target.read_text() + text)
+
+    return edit
+
+
 def rm(path: str) -> Edit:
     def edit(root: Path) -> None:
         (root / path).unlink()
@@ -109,12 +117,7 @@ CASES: list[Case] = [
     *cheat(
         "dunder-test-false",
         "tamper.test_deleted",
-        sub(
-            T_DISC,
-            "def test_negative_quantity_is_an_error():",
-            "def test_negative_quantity_is_an_error():\n    pass\n\n\ntest_coupon_codes.__test__ = False\n\n\n"
-            "def _negative_quantity_is_an_error():",
-        ),
+        append(T_DISC, "\n\ntest_coupon_codes.__test__ = False\n"),
     ),
     # -- skips and xfails, aliases resolved
     *cheat(

@@ -738,7 +738,8 @@ class _Analysis:
             old_tree = _parse(self.c.base.get(path))
             fn = test_functions(old_tree).get(q) if old_tree is not None else None
             if fn is not None:
-                moved = bodies.get(body_key(fn.node), [])
+                here = f"{path}::{q}"
+                moved = [m for m in bodies.get(body_key(fn.node), []) if m != here]
                 if any(m.rsplit("::", 1)[-1] == fn.name for m in moved):
                     continue  # moved to another file or class, same name and body
                 if moved:
@@ -747,6 +748,10 @@ class _Analysis:
                     )
                     continue
             why = "no longer collected"
+            if fn is not None and any(
+                m == f"{path}::{q}" for m in bodies.get(body_key(fn.node), [])
+            ):
+                why = "still in the file but no longer collected by pytest"
             if path in self.c.head and self.c.head.get(path) is None:
                 why = "its file was deleted"
             self.add("tamper.test_deleted", path, _line(fn.node) if fn else None, f"{tid}: {why}")
