@@ -108,6 +108,11 @@ def generated() -> dict[str, str]:
         + "\n"
         for name, model in DOCUMENTS.items()
     }
+    from truegreen.diagnose.model import Diagnosis
+
+    out["truegreen.diagnosis-1.schema.json"] = (
+        json.dumps(Diagnosis.model_json_schema(by_alias=True), indent=2, sort_keys=True) + "\n"
+    )
     out["truegreen.exam-1.schema.json"] = (
         json.dumps(Exam.model_json_schema(by_alias=True), indent=2, sort_keys=True) + "\n"
     )
