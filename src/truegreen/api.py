@@ -6,6 +6,7 @@ Python objects or JSON documents. None of them prints, reads arguments or exits.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -152,7 +153,8 @@ def verify_fix(
         "sandbox": project.sandbox,
         "truegreen": __version__,
     }
-    receipt = make_receipt(inputs, doc)
+    # a copy: the document gets the receipt's hash below, the receipt holds it as it was
+    receipt = make_receipt(inputs, copy.deepcopy(doc))
     doc["receipt"] = {"sha256": receipt["sha256"]}
     with Ledger(db_url) as ledger:
         ledger.record_verification(doc)
