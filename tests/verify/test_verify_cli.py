@@ -15,8 +15,8 @@ import pytest
 from tests.conftest import live_processes_with
 from tests.verify.conftest import PY
 from truegreen.cli import main
-from truegreen.model.documents import validate
 from truegreen.demo.scenario import EXAM_FILE, EXAM_TEST
+from truegreen.model.documents import validate
 
 
 def cli(capsys, *args: str) -> tuple[int, str, str]:
