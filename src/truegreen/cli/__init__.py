@@ -6,7 +6,7 @@ import sys
 
 # Each command lives in its own module and registers itself on ``app`` when imported.
 from truegreen.cli import demo as _demo  # noqa: F401
-from truegreen.cli import diagnose as _diagnose  # noqa: E402,F401
+from truegreen.cli import diagnose as _diagnose  # noqa: F401
 from truegreen.cli import env as _env  # noqa: F401
 from truegreen.cli import info as _info  # noqa: F401  (version, doctor)
 from truegreen.cli import localize as _localize  # noqa: F401

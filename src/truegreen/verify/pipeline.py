@@ -131,19 +131,19 @@ def shadowing_findings(git: GitRepo, base: str, head: str) -> list[Finding]:
     for path in git.files(head):
         top = path.split("/", 1)[0]
         name = top.removesuffix(".py")
-        if (name in SHADOWING and (top.endswith(".py") or "/" in path)) or (
+        shadows = (name in SHADOWING and (top.endswith(".py") or "/" in path)) or (
             top.endswith(".pth") and "/" not in path
-        ):
-            if path not in base_files:
-                found.append(
-                    Finding(
-                        "tamper.pytest_config_changed",
-                        path,
-                        None,
-                        f"adds {path} at the repository root: under `python -m pytest` it is imported instead of "
-                        f"{name!r} and can decide what runs and what passes",
-                    )
+        )
+        if shadows and path not in base_files:
+            found.append(
+                Finding(
+                    "tamper.pytest_config_changed",
+                    path,
+                    None,
+                    f"adds {path} at the repository root: under `python -m pytest` it is imported instead of "
+                    f"{name!r} and can decide what runs and what passes",
                 )
+            )
     return found
 
 
