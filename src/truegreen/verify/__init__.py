@@ -1,0 +1,1 @@
+"""Verifying a claimed fix: exam, tamper, regression layers and the verdict."""

@@ -1,0 +1,82 @@
+"""The tamper layer: what a change did to the evidence, found with syntax trees and
+pytest's own collection, not line regexes.
+
+``analyze(snap) -> list[Reason]`` reports only what the change *added* (base vs head):
+a skip marker or a ``sys.exit`` that was already there is not the change's doing. Every
+code is from DESIGN.md's "Tamper layer" list (see docs/tamper.md).
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import PurePosixPath
+
+from truegreen.verify import reasons as R
+from truegreen.verify.reasons import Reason
+from truegreen.verify.tamper import ci, config, source
+from truegreen.verify.tamper.names import is_test_code, is_test_file, parse
+from truegreen.verify.tamper.snapshot import ChangeSnapshot, ExamRef
+from truegreen.verify.tamper.testcode import TestAnalysis
+
+__all__ = ["ChangeSnapshot", "ExamRef", "Reason", "analyze"]
+
+_DOC_SUFFIXES = (".md", ".rst", ".txt.in")
+
+
+def analyze(snap: ChangeSnapshot) -> list[Reason]:
+    """Every tamper reason for one change, sorted by file, line and code."""
+    changed = snap.changed_paths()
+    head_tests = [p for p in snap.head_files if is_test_file(p)]
+    tests = TestAnalysis(snap, changed, head_tests)
+    found: list[Reason] = []
+    exam_lits = source.exam_literals(snap.exams)
+    deleted_src = [
+        p for p in changed if p.endswith(".py") and not is_test_code(p) and p not in snap.head_files
+    ]
+    base_plugins = config.plugin_modules(snap, snap.base_files, snap.base_text)
+    head_plugins = config.plugin_modules(snap, snap.head_files, snap.head_text)
+    for path in changed:
+        old, new = snap.base_text(path), snap.head_text(path)
+        name = PurePosixPath(path).name
+        if name == "conftest.py" or path in base_plugins | head_plugins:
+            found += config.plugin_changes(path, old, new)
+        elif path.endswith(".py") and is_test_code(path):
+            if old is not None and new is not None:
+                tests.compare_file(path)
+        elif path.endswith(".py") and new is not None:
+            olds = [old] if old is not None else [t for p in deleted_src if (t := snap.base_text(p))]
+            found += source.added(olds, new, path, exam_lits)
+        elif _is_test_data(snap, path) and old is not None:
+            found.append(
+                Reason.of(
+                    R.TAMPER_TEST_DATA_CHANGED,
+                    path,
+                    None,
+                    f"a data file the tests read was {'deleted' if new is None else 'changed'}",
+                )
+            )
+        found += ci.analyze_ci(path, old, new)
+    found += config.pytest_config(snap)
+    found += config.coverage(snap, changed)
+    tests.gone_tests()
+    tests.exams_edited()
+    found += tests.found
+    return sorted(set(found), key=lambda r: (r.file or "", r.line or 0, r.code, r.detail))
+
+
+def _is_test_data(snap: ChangeSnapshot, path: str) -> bool:
+    """A non-Python file under a test directory, or one a test names."""
+    if path.endswith((".py", ".pyc")) or path.endswith(_DOC_SUFFIXES) or "__pycache__" in path:
+        return False
+    if is_test_code(path):
+        return True
+    base_name = PurePosixPath(path).name
+    if len(base_name) < 5:
+        return False
+    for p in snap.base_files:
+        if is_test_file(p):
+            tree = parse(snap.base_text(p))
+            for node in ast.walk(tree) if tree else []:
+                if isinstance(node, ast.Constant) and isinstance(node.value, str) and base_name in node.value:
+                    return True
+    return False

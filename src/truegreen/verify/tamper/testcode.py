@@ -1,0 +1,338 @@
+"""Existing tests: skips and xfails added, assertions weakened, the exam edited, tests
+deleted, renamed or hidden from collection."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator, Mapping
+
+from truegreen.verify import reasons as R
+from truegreen.verify.reasons import Reason
+from truegreen.verify.tamper import asserts
+from truegreen.verify.tamper.names import (
+    TestFunc,
+    aliases,
+    body_key,
+    dotted,
+    dump,
+    line,
+    marker_kind,
+    parse,
+    test_functions,
+)
+from truegreen.verify.tamper.snapshot import ChangeSnapshot, ExamRef
+
+
+def _markers_in(node: ast.AST, names: Mapping[str, str]) -> list[tuple[str, ast.AST]]:
+    """(kind, node) for every skip/xfail marker or call inside ``node``."""
+    out: list[tuple[str, ast.AST]] = []
+    for n in ast.walk(node):
+        if isinstance(n, ast.Call | ast.Attribute | ast.Name):
+            kind = marker_kind(dotted(n, names))
+            if kind and not (isinstance(n, ast.Attribute | ast.Name) and _is_call_func(node, n)):
+                out.append((kind, n))
+    return out
+
+
+def _is_call_func(root: ast.AST, target: ast.AST) -> bool:
+    return any(isinstance(c, ast.Call) and c.func is target for c in ast.walk(root))
+
+
+def _module_markers(tree: ast.Module, names: Mapping[str, str]) -> list[tuple[str, ast.AST, str]]:
+    """Skips and xfails that reach every test of a module."""
+    out: list[tuple[str, ast.AST, str]] = []
+    for node in tree.body:
+        targets = node.targets if isinstance(node, ast.Assign) else []
+        if any(isinstance(t, ast.Name) and t.id == "pytestmark" for t in targets):
+            out += [(k, n, "pytestmark") for k, n in _markers_in(node, names)]
+        elif isinstance(node, ast.Expr | ast.Assign | ast.If | ast.Try):
+            for k, n in _markers_in(node, names):
+                if isinstance(n, ast.Call):
+                    out.append((k, n, f"module-level {dotted(n, names)}()"))
+    return out
+
+
+def _counted(items: list[tuple[str, ast.AST, str]]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for kind, node, _ in items:
+        key = f"{kind}:{dump(node)}"
+        out[key] = out.get(key, 0) + 1
+    return out
+
+
+def _added(
+    old: list[tuple[str, ast.AST, str]], new: list[tuple[str, ast.AST, str]]
+) -> Iterator[tuple[str, ast.AST, str]]:
+    have = _counted(old)
+    for kind, node, text in new:
+        key = f"{kind}:{dump(node)}"
+        if have.get(key, 0) > 0:
+            have[key] -= 1
+        else:
+            yield kind, node, text
+
+
+def _hidden(tree: ast.Module) -> list[ast.AST]:
+    """``__test__ = False`` at module level, in a class, or on a function."""
+    out: list[ast.AST] = []
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Assign) and isinstance(n.value, ast.Constant) and not n.value.value:
+            for t in n.targets:
+                if (isinstance(t, ast.Name) and t.id == "__test__") or (
+                    isinstance(t, ast.Attribute) and t.attr == "__test__"
+                ):
+                    out.append(n)
+    return out
+
+
+class TestAnalysis:
+    def __init__(self, snap: ChangeSnapshot, changed: list[str], test_paths_head: list[str]) -> None:
+        self.snap = snap
+        self.changed = changed
+        self.head_tests = test_paths_head
+        self.found: list[Reason] = []
+        self.exam_ids = {e.test for e in snap.exams}
+        self.exam_quals = {(e.path, e.qualname) for e in snap.exams}
+
+    def add(self, code: str, file: str | None, ln: int | None, detail: str) -> None:
+        self.found.append(Reason.of(code, file, ln, detail))
+
+    # -- files that exist on both sides ------------------------------------------------
+    def compare_file(self, path: str) -> None:
+        old, new = parse(self.snap.base_text(path)), parse(self.snap.head_text(path))
+        if old is None or new is None:
+            return
+        o_names, n_names = aliases(old), aliases(new)
+        for kind, node, text in _added(_module_markers(old, o_names), _module_markers(new, n_names)):
+            self.add(f"tamper.{kind}_added", path, line(node), f"{text}: {kind} added for the whole module")
+        o_funcs, n_funcs = test_functions(old), test_functions(new)
+        for q, fn in n_funcs.items():
+            if q in o_funcs and (path, q) not in self.exam_quals:
+                self.compare_test(path, q, o_funcs[q], fn, o_names, n_names)
+        if self.snap.base_collected is None:
+            for node in _hidden(new)[len(_hidden(old)):]:
+                self.add(R.TAMPER_TEST_DELETED, path, line(node), "`__test__ = False` hides tests from pytest")
+
+    def compare_test(
+        self,
+        path: str,
+        q: str,
+        before: TestFunc,
+        after: TestFunc,
+        o_names: Mapping[str, str],
+        n_names: Mapping[str, str],
+    ) -> None:
+        if dump(before.node) == dump(after.node) and _cls_decos(before) == _cls_decos(after):
+            return
+        old_marks = [(k, n, "") for d in before.node.decorator_list for k, n in _markers_in(d, o_names)]
+        old_marks += [(k, n, "") for d in _cls_deco_nodes(before) for k, n in _markers_in(d, o_names)]
+        old_marks += [(k, n, "") for k, n in _markers_in(ast.Module(before.node.body, []), o_names)]
+        new_marks = [(k, n, f"@{dotted(n, n_names)}") for d in after.node.decorator_list for k, n in _markers_in(d, n_names)]
+        new_marks += [
+            (k, n, f"@{dotted(n, n_names)} on class") for d in _cls_deco_nodes(after) for k, n in _markers_in(d, n_names)
+        ]
+        new_marks += [(k, n, f"{dotted(n, n_names)}()") for k, n in _markers_in(ast.Module(after.node.body, []), n_names)]
+        for kind, node, text in _added(old_marks, new_marks):
+            self.add(f"tamper.{kind}_added", path, line(node), f"{q}: {text} added to an existing test")
+        for node, why in asserts.compare(before.node, after.node, o_names, n_names):
+            self.add(R.TAMPER_ASSERT_WEAKENED, path, line(node), f"{q}: {why}")
+
+    # -- tests that are gone -------------------------------------------------------------
+    def gone_tests(self) -> None:
+        """Tests of the base missing from the head, from the syntax trees; with pytest's
+        collection on both sides, also those still written but no longer collected."""
+        head_funcs: dict[str, list[tuple[str, TestFunc]]] = {}
+        by_body: dict[str, list[str]] = {}
+        for p in self.head_tests:
+            tree = parse(self.snap.head_text(p))
+            for q, tf in (test_functions(tree) if tree else {}).items():
+                head_funcs.setdefault(tf.name, []).append((p, tf))
+                by_body.setdefault(body_key(tf.node), []).append(f"{p}::{q}")
+        head_ids = {f"{p}::{tf.qualname}" for v in head_funcs.values() for p, tf in v}
+        collected = self.snap.base_collected is not None and self.snap.head_collected is not None
+        if collected:
+            self._gone_collected(head_funcs, by_body, head_ids)
+            return
+        for path in self.changed:
+            if not path.endswith(".py"):
+                continue
+            old = parse(self.snap.base_text(path))
+            if old is None:
+                continue
+            old_names = aliases(old)
+            for q, fn in test_functions(old).items():
+                tid = f"{path}::{q}"
+                if tid in head_ids or tid in self.exam_ids or (path, q) in self.exam_quals:
+                    continue
+                self._judge_missing(path, q, fn, head_funcs, by_body, old_names, tid)
+
+    def _judge_missing(
+        self,
+        path: str,
+        q: str,
+        fn: TestFunc,
+        head_funcs: dict[str, list[tuple[str, TestFunc]]],
+        by_body: dict[str, list[str]],
+        old_names: Mapping[str, str],
+        tid: str,
+        why: str = "removed",
+    ) -> None:
+        same_body = [m for m in by_body.get(body_key(fn.node), []) if m != f"{path}::{q}"]
+        if any(m.rsplit("::", 1)[-1] == fn.name for m in same_body):
+            return  # moved to another file or class
+        moved = [(p, tf) for p, tf in head_funcs.get(fn.name, []) if f"{p}::{tf.qualname}" != f"{path}::{q}"]
+        if moved:
+            # moved and edited: judge the edit like one in place
+            p, tf = moved[0]
+            tree = parse(self.snap.head_text(p))
+            self.compare_test(p, tf.qualname, fn, tf, old_names, aliases(tree) if tree else {})
+            return
+        if same_body:
+            self.add(R.TAMPER_TEST_RENAMED, path, line(fn.node), f"{tid} is now {same_body[0]} (same body, new name)")
+            return
+        self.add(R.TAMPER_TEST_DELETED, path, line(fn.node), f"{tid}: {why}")
+
+    def _gone_collected(
+        self,
+        head_funcs: dict[str, list[tuple[str, TestFunc]]],
+        by_body: dict[str, list[str]],
+        head_ids: set[str],
+    ) -> None:
+        base_c, head_c = self.snap.base_collected or set(), self.snap.head_collected or set()
+        head_quals = {i.split("[", 1)[0] for i in head_c}
+        reported: set[str] = set()
+        for tid in sorted(base_c - head_c):
+            path, _, rest = tid.partition("::")
+            q = rest.split("[", 1)[0]
+            if tid in self.exam_ids or (path, q) in self.exam_quals:
+                continue
+            old = parse(self.snap.base_text(path))
+            fn = test_functions(old).get(q) if old is not None else None
+            if f"{path}::{q}" in head_quals:
+                self.add(R.TAMPER_TEST_DELETED, path, line(fn.node) if fn else None, f"{tid}: a parametrized case is gone")
+                continue
+            if f"{path}::{q}" in reported:
+                continue
+            reported.add(f"{path}::{q}")
+            if fn is None or old is None:
+                self.add(R.TAMPER_TEST_DELETED, path, None, f"{tid}: no longer collected")
+                continue
+            # moved or renamed only counts if pytest collects the new place
+            by_body_c = {k: [m for m in v if m in head_quals] for k, v in by_body.items()}
+            funcs_c = {
+                k: [(p, tf) for p, tf in v if f"{p}::{tf.qualname}" in head_quals] for k, v in head_funcs.items()
+            }
+            still = f"{path}::{q}" in head_ids
+            why = "still written but no longer collected by pytest" if still else (
+                "its file was deleted" if path not in self.snap.head_files else "removed"
+            )
+            self._judge_missing(path, q, fn, funcs_c, by_body_c, aliases(old), tid, why)
+
+    # -- the sealed exam -----------------------------------------------------------------
+    def exams_edited(self) -> None:
+        for exam in self.snap.exams:
+            new = self.snap.head_text(exam.path)
+            if new is None:
+                continue  # not on the head: the sealed copy runs anyway
+            self.exam_edited(exam, new)
+
+    def exam_edited(self, exam: ExamRef, new: str) -> None:
+        sealed, head = parse(exam.content), parse(new)
+        if head is None:
+            self.add(R.TAMPER_EXAM_EDITED, exam.path, None, f"{exam.test}: the exam's file no longer parses")
+            return
+        if sealed is None:
+            return
+        a, b = exam_slice(sealed, exam.qualname), exam_slice(head, exam.qualname)
+        for key in sorted(set(a) | set(b)):
+            if a.get(key, (None, ""))[1] != b.get(key, (None, ""))[1]:
+                node = b.get(key, (None, ""))[0]
+                what = "changed" if key in a and key in b else ("removed" if key in a else "added")
+                self.add(R.TAMPER_EXAM_EDITED, exam.path, line(node) if node else None, f"{exam.test}: {key} {what}")
+
+
+def _cls_deco_nodes(tf: TestFunc) -> list[ast.expr]:
+    return list(tf.cls.decorator_list) if tf.cls is not None else []
+
+
+def _cls_decos(tf: TestFunc) -> list[str]:
+    return [dump(d) for d in _cls_deco_nodes(tf)]
+
+
+def _used_names(node: ast.AST) -> set[str]:
+    out = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+        out |= {a.arg for a in [*node.args.args, *node.args.kwonlyargs]}
+    # fixtures asked for by name
+    for n in ast.walk(node):
+        if isinstance(n, ast.Constant) and isinstance(n.value, str) and n.value.isidentifier():
+            out.add(n.value)
+    return out
+
+
+def exam_slice(tree: ast.Module, qualname: str) -> dict[str, tuple[ast.AST | None, str]]:
+    """What the exam depends on in its file, each part by a stable key: the function, its
+    class (decorators and every member that is not another test), the module-level
+    definitions and imports it uses (transitively), autouse fixtures, hooks, pytestmark
+    and module-level statements with effects. Other tests and unrelated helpers are not
+    part of it."""
+    parts: dict[str, tuple[ast.AST | None, str]] = {}
+    fn = test_functions(tree).get(qualname)
+    if fn is None:
+        return {"the exam's test function": (None, "<missing>")}
+    parts["the test function"] = (fn.node, dump(fn.node))
+    wanted = _used_names(fn.node)
+    if fn.cls is not None:
+        parts["the test class's decorators"] = (fn.cls, "|".join(dump(d) for d in fn.cls.decorator_list))
+        for m in fn.cls.body:
+            if isinstance(m, ast.FunctionDef | ast.AsyncFunctionDef) and m.name.startswith("test"):
+                continue
+            parts[f"class member {getattr(m, 'name', dump(m)[:40])}"] = (m, dump(m))
+            wanted |= _used_names(m)
+    defs: dict[str, list[ast.stmt]] = {}
+    effects: list[ast.stmt] = []
+    imports: dict[str, tuple[ast.AST, str]] = {}
+    for node in tree.body:
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            for a in node.names:
+                local = a.asname or a.name.split(".")[0]
+                origin = (
+                    a.name if isinstance(node, ast.Import) else f"{'.' * node.level}{node.module}.{a.name}"
+                )
+                imports[local] = (node, origin)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            if node.name.startswith("test") or node is fn.cls:
+                continue
+            defs.setdefault(node.name, []).append(node)
+            text = ast.unparse(node.decorator_list[0]) if node.decorator_list else ""
+            if "autouse" in ast.unparse(node)[:200] and "fixture" in text or node.name.startswith("pytest_"):
+                wanted.add(node.name)
+        elif isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for t in targets:
+                for n in ast.walk(t):
+                    if isinstance(n, ast.Name):
+                        defs.setdefault(n.id, []).append(node)
+                        if n.id in ("pytestmark", "__test__", "pytest_plugins"):
+                            wanted.add(n.id)
+                    elif isinstance(n, ast.Attribute):
+                        effects.append(node)
+        elif not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)):
+            effects.append(node)
+    # transitively: what the used definitions use
+    todo = list(wanted)
+    seen: set[str] = set()
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        for d in defs.get(name, []):
+            todo += list(_used_names(d) - seen)
+    for name in sorted(seen):
+        if name in defs:
+            parts[f"`{name}`"] = (defs[name][-1], "|".join(dump(d) for d in defs[name]))
+        if name in imports:
+            parts[f"import of `{name}`"] = imports[name]
+    parts["module-level statements"] = (effects[0] if effects else None, "|".join(dump(e) for e in effects))
+    return parts
