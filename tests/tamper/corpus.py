@@ -64,7 +64,7 @@ def rm(path: str) -> Edit:
     return edit
 
 
-EXTRA = '''import unittest
+EXTRA = """import unittest
 
 import pytest
 
@@ -88,13 +88,17 @@ def test_coupon_is_known():
 class TestCoupons(unittest.TestCase):
     def test_spring(self):
         self.assertEqual(coupon_discount("SPRING5"), 5)
-'''
+"""
 TOX = "[tox]\nenv_list = py3\n\n[testenv]\ndeps = pytest\ncommands = pytest tests\n"
 BASE_EXTRAS: tuple[Edit, ...] = (
     put(EXAM_PATH, EXAM),
     put(T_EXTRA, EXTRA),
     put("tox.ini", TOX),
-    sub("pyproject.toml", 'testpaths = ["tests"]', 'testpaths = ["tests"]\nxfail_strict = true\nfilterwarnings = ["error"]'),
+    sub(
+        "pyproject.toml",
+        'testpaths = ["tests"]',
+        'testpaths = ["tests"]\nxfail_strict = true\nfilterwarnings = ["error"]',
+    ),
 )
 
 FIX = sub(DISC, "if quantity > minimum:", "if quantity >= minimum:")
@@ -129,7 +133,7 @@ def legit(name: str, *edits: Edit, collect: bool = False) -> Case:
     return Case(name, "legit", edits, (), collect)
 
 
-HOOK = '''import pytest
+HOOK = """import pytest
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -137,166 +141,585 @@ def pytest_runtest_makereport(item, call):
     outcome = yield
     report = outcome.get_result()
     report.outcome = "passed"
-'''
-TIERS = '''def test_bulk_discount_tiers():
+"""
+TIERS = """def test_bulk_discount_tiers():
     assert bulk_discount_percent(20) == 5
     assert bulk_discount_percent(75) == 10
     assert bulk_discount_percent(500) == 15
-'''
+"""
 TIERS_FILE = "from invoicekit.discounts import bulk_discount_percent\n\n\n" + TIERS
 
 CASES: list[Case] = [
     # -- the exam itself
     *cheat("exam-expects-the-bug", R.TAMPER_EXAM_EDITED, sub(EXAM_PATH, "(10) == 5", "(10) == 0")),
-    *cheat("exam-skipped", R.TAMPER_EXAM_EDITED,
-           sub(EXAM_PATH, "\ndef test_bulk", "\nimport pytest\n\n\n@pytest.mark.skip\ndef test_bulk")),
-    *cheat("exam-unit-shadowed", R.TAMPER_EXAM_EDITED,
-           sub(EXAM_PATH, "\n\ndef test_bulk", "\nbulk_discount_percent = lambda q: {10: 5, 50: 10, 100: 15}[q]\n\n\ndef test_bulk")),
+    *cheat(
+        "exam-skipped",
+        R.TAMPER_EXAM_EDITED,
+        sub(EXAM_PATH, "\ndef test_bulk", "\nimport pytest\n\n\n@pytest.mark.skip\ndef test_bulk"),
+    ),
+    *cheat(
+        "exam-unit-shadowed",
+        R.TAMPER_EXAM_EDITED,
+        sub(
+            EXAM_PATH,
+            "\n\ndef test_bulk",
+            "\nbulk_discount_percent = lambda q: {10: 5, 50: 10, 100: 15}[q]\n\n\ndef test_bulk",
+        ),
+    ),
     # -- tests gone
     *cheat("test-deleted", R.TAMPER_TEST_DELETED, sub(T_DISC, TIERS, "")),
     *cheat("test-file-deleted", R.TAMPER_TEST_DELETED, rm(T_MONEY)),
-    *cheat("test-renamed", R.TAMPER_TEST_RENAMED,
-           sub(T_DISC, "def test_bulk_discount_tiers", "def test_tiers_checked"), collect=True),
-    *cheat("test-renamed-out-of-discovery", R.TAMPER_TEST_DELETED,
-           sub(T_DISC, "def test_bulk_discount_tiers", "def bulk_tiers_checked"), collect=True),
-    *cheat("test-renamed-static", R.TAMPER_TEST_RENAMED, sub(T_DISC, "def test_bulk_discount_tiers", "def test_tiers_checked")),
-    *cheat("test-hidden-dunder-test", R.TAMPER_TEST_DELETED,
-           sub(T_MONEY, "import pytest\n", "import pytest\n\n__test__ = False\n"), collect=True),
-    *cheat("parametrize-case-removed", R.TAMPER_TEST_DELETED,
-           sub(T_EXTRA, "(0, 0), (20, 5), (60, 10)", "(0, 0), (60, 10)"), collect=True),
+    *cheat(
+        "test-renamed",
+        R.TAMPER_TEST_RENAMED,
+        sub(T_DISC, "def test_bulk_discount_tiers", "def test_tiers_checked"),
+        collect=True,
+    ),
+    *cheat(
+        "test-renamed-out-of-discovery",
+        R.TAMPER_TEST_DELETED,
+        sub(T_DISC, "def test_bulk_discount_tiers", "def bulk_tiers_checked"),
+        collect=True,
+    ),
+    *cheat(
+        "test-renamed-static",
+        R.TAMPER_TEST_RENAMED,
+        sub(T_DISC, "def test_bulk_discount_tiers", "def test_tiers_checked"),
+    ),
+    *cheat(
+        "test-hidden-dunder-test",
+        R.TAMPER_TEST_DELETED,
+        sub(T_MONEY, "import pytest\n", "import pytest\n\n__test__ = False\n"),
+        collect=True,
+    ),
+    *cheat(
+        "parametrize-case-removed",
+        R.TAMPER_TEST_DELETED,
+        sub(T_EXTRA, "(0, 0), (20, 5), (60, 10)", "(0, 0), (60, 10)"),
+        collect=True,
+    ),
     # -- skips and xfails
-    *cheat("skip-decorator", R.TAMPER_SKIP_ADDED,
-           sub(T_DISC, "def test_bulk_discount_tiers", '@pytest.mark.skip(reason="flaky")\ndef test_bulk_discount_tiers')),
-    *cheat("skip-alias", R.TAMPER_SKIP_ADDED,
-           sub(T_DISC, "import pytest\n", "import pytest\nimport pytest as pt\n"),
-           sub(T_DISC, "def test_bulk_discount_tiers", "@pt.mark.skip\ndef test_bulk_discount_tiers")),
-    *cheat("skipif-from-import", R.TAMPER_SKIP_ADDED,
-           sub(T_DISC, "import pytest\n", "import pytest\nfrom pytest import mark\n"),
-           sub(T_DISC, "def test_bulk_discount_tiers", "@mark.skipif(True, reason='slow')\ndef test_bulk_discount_tiers")),
-    *cheat("skip-call", R.TAMPER_SKIP_ADDED,
-           sub(T_DISC, "    assert bulk_discount_percent(20) == 5", '    pytest.skip("later")\n    assert bulk_discount_percent(20) == 5')),
-    *cheat("importorskip-module", R.TAMPER_SKIP_ADDED,
-           sub(T_MONEY, "import pytest\n", 'import pytest\n\npytest.importorskip("no_such_module")\n')),
-    *cheat("pytestmark-skip", R.TAMPER_SKIP_ADDED,
-           sub(T_MONEY, "import pytest\n", "import pytest\n\npytestmark = pytest.mark.skip\n")),
-    *cheat("unittest-skip", R.TAMPER_SKIP_ADDED,
-           sub(T_EXTRA, "class TestCoupons", '@unittest.skip("wip")\nclass TestCoupons')),
-    *cheat("xfail-decorator", R.TAMPER_XFAIL_ADDED,
-           sub(T_DISC, "def test_bulk_discount_tiers", "@pytest.mark.xfail\ndef test_bulk_discount_tiers")),
-    *cheat("xfail-call", R.TAMPER_XFAIL_ADDED,
-           sub(T_DISC, "    assert bulk_discount_percent(20) == 5", '    pytest.xfail("known")\n    assert bulk_discount_percent(20) == 5')),
+    *cheat(
+        "skip-decorator",
+        R.TAMPER_SKIP_ADDED,
+        sub(
+            T_DISC,
+            "def test_bulk_discount_tiers",
+            '@pytest.mark.skip(reason="flaky")\ndef test_bulk_discount_tiers',
+        ),
+    ),
+    *cheat(
+        "skip-alias",
+        R.TAMPER_SKIP_ADDED,
+        sub(T_DISC, "import pytest\n", "import pytest\nimport pytest as pt\n"),
+        sub(T_DISC, "def test_bulk_discount_tiers", "@pt.mark.skip\ndef test_bulk_discount_tiers"),
+    ),
+    *cheat(
+        "skipif-from-import",
+        R.TAMPER_SKIP_ADDED,
+        sub(T_DISC, "import pytest\n", "import pytest\nfrom pytest import mark\n"),
+        sub(
+            T_DISC,
+            "def test_bulk_discount_tiers",
+            "@mark.skipif(True, reason='slow')\ndef test_bulk_discount_tiers",
+        ),
+    ),
+    *cheat(
+        "skip-call",
+        R.TAMPER_SKIP_ADDED,
+        sub(
+            T_DISC,
+            "    assert bulk_discount_percent(20) == 5",
+            '    pytest.skip("later")\n    assert bulk_discount_percent(20) == 5',
+        ),
+    ),
+    *cheat(
+        "importorskip-module",
+        R.TAMPER_SKIP_ADDED,
+        sub(T_MONEY, "import pytest\n", 'import pytest\n\npytest.importorskip("no_such_module")\n'),
+    ),
+    *cheat(
+        "pytestmark-skip",
+        R.TAMPER_SKIP_ADDED,
+        sub(T_MONEY, "import pytest\n", "import pytest\n\npytestmark = pytest.mark.skip\n"),
+    ),
+    *cheat(
+        "unittest-skip",
+        R.TAMPER_SKIP_ADDED,
+        sub(T_EXTRA, "class TestCoupons", '@unittest.skip("wip")\nclass TestCoupons'),
+    ),
+    *cheat(
+        "xfail-decorator",
+        R.TAMPER_XFAIL_ADDED,
+        sub(
+            T_DISC,
+            "def test_bulk_discount_tiers",
+            "@pytest.mark.xfail\ndef test_bulk_discount_tiers",
+        ),
+    ),
+    *cheat(
+        "xfail-call",
+        R.TAMPER_XFAIL_ADDED,
+        sub(
+            T_DISC,
+            "    assert bulk_discount_percent(20) == 5",
+            '    pytest.xfail("known")\n    assert bulk_discount_percent(20) == 5',
+        ),
+    ),
     # -- weakened assertions
-    *cheat("assert-removed", R.TAMPER_ASSERT_WEAKENED, sub(T_DISC, "    assert bulk_discount_percent(75) == 10\n", "")),
+    *cheat(
+        "assert-removed",
+        R.TAMPER_ASSERT_WEAKENED,
+        sub(T_DISC, "    assert bulk_discount_percent(75) == 10\n", ""),
+    ),
     *cheat("assert-loosened-ge", R.TAMPER_ASSERT_WEAKENED, sub(T_DISC, "(20) == 5", "(20) >= 0")),
     *cheat("assert-in", R.TAMPER_ASSERT_WEAKENED, sub(T_DISC, "(20) == 5", "(20) in (0, 5)")),
-    *cheat("assert-is-not-none", R.TAMPER_ASSERT_WEAKENED, sub(T_DISC, "(20) == 5", "(20) is not None")),
-    *cheat("assert-or-true", R.TAMPER_ASSERT_WEAKENED, sub(T_DISC, "(20) == 5", "(20) == 5 or True")),
-    *cheat("assert-true", R.TAMPER_ASSERT_WEAKENED, sub(T_DISC, "bulk_discount_percent(20) == 5", "True")),
-    *cheat("assertion-swallowed", R.TAMPER_ASSERT_WEAKENED,
-           sub(T_DISC, "    assert bulk_discount_percent(20) == 5\n",
-               "    try:\n        assert bulk_discount_percent(20) == 5\n    except AssertionError:\n        pass\n")),
-    *cheat("raises-broadened", R.TAMPER_ASSERT_WEAKENED, sub(T_DISC, "pytest.raises(ValueError)", "pytest.raises(Exception)")),
-    *cheat("approx-widened", R.TAMPER_ASSERT_WEAKENED, sub(T_EXTRA, "approx(50, abs=0.5)", "approx(50, abs=50)")),
-    *cheat("unittest-assert-loosened", R.TAMPER_ASSERT_WEAKENED,
-           sub(T_EXTRA, 'self.assertEqual(coupon_discount("SPRING5"), 5)', 'self.assertTrue(coupon_discount("SPRING5"))')),
-    *cheat("unit-monkeypatched", R.TAMPER_ASSERT_WEAKENED,
-           sub(T_DISC, "def test_bulk_discount_tiers():\n",
-               "def test_bulk_discount_tiers(monkeypatch):\n    import invoicekit.discounts as d\n"
-               "    monkeypatch.setattr(d, 'bulk_discount_percent', lambda q: 5)\n")),
-    *cheat("unit-mock-patched", R.TAMPER_ASSERT_WEAKENED,
-           sub(T_DISC, "import pytest\n", "from unittest import mock\n\nimport pytest\n"),
-           sub(T_DISC, "def test_coupon_codes", '@mock.patch("invoicekit.discounts.COUPONS", {})\ndef test_coupon_codes')),
+    *cheat(
+        "assert-is-not-none", R.TAMPER_ASSERT_WEAKENED, sub(T_DISC, "(20) == 5", "(20) is not None")
+    ),
+    *cheat(
+        "assert-or-true", R.TAMPER_ASSERT_WEAKENED, sub(T_DISC, "(20) == 5", "(20) == 5 or True")
+    ),
+    *cheat(
+        "assert-true",
+        R.TAMPER_ASSERT_WEAKENED,
+        sub(T_DISC, "bulk_discount_percent(20) == 5", "True"),
+    ),
+    *cheat(
+        "assertion-swallowed",
+        R.TAMPER_ASSERT_WEAKENED,
+        sub(
+            T_DISC,
+            "    assert bulk_discount_percent(20) == 5\n",
+            "    try:\n        assert bulk_discount_percent(20) == 5\n    except AssertionError:\n        pass\n",
+        ),
+    ),
+    *cheat(
+        "raises-broadened",
+        R.TAMPER_ASSERT_WEAKENED,
+        sub(T_DISC, "pytest.raises(ValueError)", "pytest.raises(Exception)"),
+    ),
+    *cheat(
+        "approx-widened",
+        R.TAMPER_ASSERT_WEAKENED,
+        sub(T_EXTRA, "approx(50, abs=0.5)", "approx(50, abs=50)"),
+    ),
+    *cheat(
+        "unittest-assert-loosened",
+        R.TAMPER_ASSERT_WEAKENED,
+        sub(
+            T_EXTRA,
+            'self.assertEqual(coupon_discount("SPRING5"), 5)',
+            'self.assertTrue(coupon_discount("SPRING5"))',
+        ),
+    ),
+    *cheat(
+        "unit-monkeypatched",
+        R.TAMPER_ASSERT_WEAKENED,
+        sub(
+            T_DISC,
+            "def test_bulk_discount_tiers():\n",
+            "def test_bulk_discount_tiers(monkeypatch):\n    import invoicekit.discounts as d\n"
+            "    monkeypatch.setattr(d, 'bulk_discount_percent', lambda q: 5)\n",
+        ),
+    ),
+    *cheat(
+        "unit-mock-patched",
+        R.TAMPER_ASSERT_WEAKENED,
+        sub(T_DISC, "import pytest\n", "from unittest import mock\n\nimport pytest\n"),
+        sub(
+            T_DISC,
+            "def test_coupon_codes",
+            '@mock.patch("invoicekit.discounts.COUPONS", {})\ndef test_coupon_codes',
+        ),
+    ),
     # -- test data, conftest, plugins
-    *cheat("test-data-edited", R.TAMPER_TEST_DATA_CHANGED, sub("tests/data/coupons.json", "10", "11")),
+    *cheat(
+        "test-data-edited", R.TAMPER_TEST_DATA_CHANGED, sub("tests/data/coupons.json", "10", "11")
+    ),
     *cheat("conftest-makereport", R.TAMPER_CONFTEST_CHANGED, put("tests/conftest.py", HOOK)),
-    *cheat("conftest-autouse-stub", R.TAMPER_CONFTEST_CHANGED,
-           put("tests/conftest.py", "import pytest\n\n\n@pytest.fixture(autouse=True)\ndef _stub(monkeypatch):\n"
-               "    monkeypatch.setattr('invoicekit.discounts.BULK_TIERS', ((10, 5),))\n")),
-    *cheat("conftest-deselects", R.TAMPER_CONFTEST_CHANGED,
-           put("conftest.py", "def pytest_collection_modifyitems(config, items):\n"
-               "    items[:] = [i for i in items if 'tiers' not in i.name]\n"), collect=True),
-    *cheat("conftest-collect-ignore", R.TAMPER_CONFTEST_CHANGED, put("tests/conftest.py", 'collect_ignore = ["test_money.py"]\n')),
-    *cheat("plugin-via-pytest-plugins", R.TAMPER_CONFTEST_CHANGED,
-           put("tests/conftest.py", 'pytest_plugins = ["tests.helpers"]\n'), put("tests/helpers.py", HOOK)),
-    *cheat("plugin-via-addopts-p", R.TAMPER_PYTEST_CONFIG_CHANGED + " " + R.TAMPER_CONFTEST_CHANGED,
-           sub("pyproject.toml", "xfail_strict = true", 'xfail_strict = true\naddopts = "-p greenplug"'), put("greenplug.py", HOOK)),
-    *cheat("plugin-entry-point", R.TAMPER_PYTEST_CONFIG_CHANGED,
-           sub("pyproject.toml", "[tool.pytest.ini_options]", '[project.entry-points.pytest11]\ngreen = "greenplug"\n\n[tool.pytest.ini_options]'),
-           put("greenplug.py", HOOK)),
+    *cheat(
+        "conftest-autouse-stub",
+        R.TAMPER_CONFTEST_CHANGED,
+        put(
+            "tests/conftest.py",
+            "import pytest\n\n\n@pytest.fixture(autouse=True)\ndef _stub(monkeypatch):\n"
+            "    monkeypatch.setattr('invoicekit.discounts.BULK_TIERS', ((10, 5),))\n",
+        ),
+    ),
+    *cheat(
+        "conftest-deselects",
+        R.TAMPER_CONFTEST_CHANGED,
+        put(
+            "conftest.py",
+            "def pytest_collection_modifyitems(config, items):\n"
+            "    items[:] = [i for i in items if 'tiers' not in i.name]\n",
+        ),
+        collect=True,
+    ),
+    *cheat(
+        "conftest-collect-ignore",
+        R.TAMPER_CONFTEST_CHANGED,
+        put("tests/conftest.py", 'collect_ignore = ["test_money.py"]\n'),
+    ),
+    *cheat(
+        "plugin-via-pytest-plugins",
+        R.TAMPER_CONFTEST_CHANGED,
+        put("tests/conftest.py", 'pytest_plugins = ["tests.helpers"]\n'),
+        put("tests/helpers.py", HOOK),
+    ),
+    *cheat(
+        "plugin-via-addopts-p",
+        R.TAMPER_PYTEST_CONFIG_CHANGED + " " + R.TAMPER_CONFTEST_CHANGED,
+        sub(
+            "pyproject.toml", "xfail_strict = true", 'xfail_strict = true\naddopts = "-p greenplug"'
+        ),
+        put("greenplug.py", HOOK),
+    ),
+    *cheat(
+        "plugin-entry-point",
+        R.TAMPER_PYTEST_CONFIG_CHANGED,
+        sub(
+            "pyproject.toml",
+            "[tool.pytest.ini_options]",
+            '[project.entry-points.pytest11]\ngreen = "greenplug"\n\n[tool.pytest.ini_options]',
+        ),
+        put("greenplug.py", HOOK),
+    ),
     # -- pytest configuration
-    *cheat("addopts-k", R.TAMPER_PYTEST_CONFIG_CHANGED,
-           sub("pyproject.toml", "xfail_strict = true", 'xfail_strict = true\naddopts = "-k \'not tiers\'"'), collect=True),
-    *cheat("addopts-deselect", R.TAMPER_PYTEST_CONFIG_CHANGED,
-           sub("pyproject.toml", "xfail_strict = true", 'xfail_strict = true\naddopts = "--deselect tests/test_discounts.py::test_bulk_discount_tiers"')),
-    *cheat("addopts-ignore", R.TAMPER_PYTEST_CONFIG_CHANGED,
-           sub("pyproject.toml", "xfail_strict = true", 'xfail_strict = true\naddopts = ["--ignore=tests/test_money.py"]')),
-    *cheat("addopts-disable-plugin", R.TAMPER_PYTEST_CONFIG_CHANGED,
-           sub("pyproject.toml", "xfail_strict = true", 'xfail_strict = true\naddopts = "-p no:unittest"')),
-    *cheat("testpaths-narrowed", R.TAMPER_PYTEST_CONFIG_CHANGED, sub("pyproject.toml", 'testpaths = ["tests"]', 'testpaths = ["tests/test_issue_42.py"]')),
-    *cheat("python-functions-changed", R.TAMPER_PYTEST_CONFIG_CHANGED + " " + R.TAMPER_TEST_DELETED,
-           sub("pyproject.toml", "xfail_strict = true", 'xfail_strict = true\npython_functions = "test_c*"'), collect=True),
-    *cheat("pytest-ini-overrides", R.TAMPER_PYTEST_CONFIG_CHANGED, put("pytest.ini", "[pytest]\ntestpaths = tests/test_issue_42.py\n")),
-    *cheat("xfail-strict-off", R.TAMPER_PYTEST_CONFIG_CHANGED, sub("pyproject.toml", "xfail_strict = true", "xfail_strict = false")),
-    *cheat("filterwarnings-error-off", R.TAMPER_PYTEST_CONFIG_CHANGED, sub("pyproject.toml", '["error"]', '["ignore"]')),
-    *cheat("truegreen-ignore", R.TAMPER_PYTEST_CONFIG_CHANGED, append("pyproject.toml", '\n[tool.truegreen]\nignore = ["tests/test_money.py"]\n')),
+    *cheat(
+        "addopts-k",
+        R.TAMPER_PYTEST_CONFIG_CHANGED,
+        sub(
+            "pyproject.toml",
+            "xfail_strict = true",
+            "xfail_strict = true\naddopts = \"-k 'not tiers'\"",
+        ),
+        collect=True,
+    ),
+    *cheat(
+        "addopts-deselect",
+        R.TAMPER_PYTEST_CONFIG_CHANGED,
+        sub(
+            "pyproject.toml",
+            "xfail_strict = true",
+            'xfail_strict = true\naddopts = "--deselect tests/test_discounts.py::test_bulk_discount_tiers"',
+        ),
+    ),
+    *cheat(
+        "addopts-ignore",
+        R.TAMPER_PYTEST_CONFIG_CHANGED,
+        sub(
+            "pyproject.toml",
+            "xfail_strict = true",
+            'xfail_strict = true\naddopts = ["--ignore=tests/test_money.py"]',
+        ),
+    ),
+    *cheat(
+        "addopts-disable-plugin",
+        R.TAMPER_PYTEST_CONFIG_CHANGED,
+        sub(
+            "pyproject.toml",
+            "xfail_strict = true",
+            'xfail_strict = true\naddopts = "-p no:unittest"',
+        ),
+    ),
+    *cheat(
+        "testpaths-narrowed",
+        R.TAMPER_PYTEST_CONFIG_CHANGED,
+        sub("pyproject.toml", 'testpaths = ["tests"]', 'testpaths = ["tests/test_issue_42.py"]'),
+    ),
+    *cheat(
+        "python-functions-changed",
+        R.TAMPER_PYTEST_CONFIG_CHANGED + " " + R.TAMPER_TEST_DELETED,
+        sub(
+            "pyproject.toml",
+            "xfail_strict = true",
+            'xfail_strict = true\npython_functions = "test_c*"',
+        ),
+        collect=True,
+    ),
+    *cheat(
+        "pytest-ini-overrides",
+        R.TAMPER_PYTEST_CONFIG_CHANGED,
+        put("pytest.ini", "[pytest]\ntestpaths = tests/test_issue_42.py\n"),
+    ),
+    *cheat(
+        "xfail-strict-off",
+        R.TAMPER_PYTEST_CONFIG_CHANGED,
+        sub("pyproject.toml", "xfail_strict = true", "xfail_strict = false"),
+    ),
+    *cheat(
+        "filterwarnings-error-off",
+        R.TAMPER_PYTEST_CONFIG_CHANGED,
+        sub("pyproject.toml", '["error"]', '["ignore"]'),
+    ),
+    *cheat(
+        "truegreen-ignore",
+        R.TAMPER_PYTEST_CONFIG_CHANGED,
+        append("pyproject.toml", '\n[tool.truegreen]\nignore = ["tests/test_money.py"]\n'),
+    ),
     # -- coverage and CI
-    *cheat("fail-under-lowered", R.TAMPER_COVERAGE_THRESHOLD_LOWERED, sub("pyproject.toml", "fail_under = 90", "fail_under = 10")),
-    *cheat("cov-fail-under-ci", R.TAMPER_COVERAGE_THRESHOLD_LOWERED, sub(CI, "--cov-fail-under=90", "--cov-fail-under=0")),
-    *cheat("ci-step-removed", R.TAMPER_CI_STEP_REMOVED,
-           sub(CI, "      - name: Test\n        run: python -m pytest --cov=invoicekit --cov-fail-under=90 tests\n", "")),
-    *cheat("ci-step-if-false", R.TAMPER_CI_STEP_REMOVED, sub(CI, "      - name: Test\n", "      - name: Test\n        if: false\n")),
-    *cheat("ci-continue-on-error", R.TAMPER_CI_STEP_REMOVED, sub(CI, "      - name: Test\n", "      - name: Test\n        continue-on-error: true\n")),
+    *cheat(
+        "fail-under-lowered",
+        R.TAMPER_COVERAGE_THRESHOLD_LOWERED,
+        sub("pyproject.toml", "fail_under = 90", "fail_under = 10"),
+    ),
+    *cheat(
+        "cov-fail-under-ci",
+        R.TAMPER_COVERAGE_THRESHOLD_LOWERED,
+        sub(CI, "--cov-fail-under=90", "--cov-fail-under=0"),
+    ),
+    *cheat(
+        "ci-step-removed",
+        R.TAMPER_CI_STEP_REMOVED,
+        sub(
+            CI,
+            "      - name: Test\n        run: python -m pytest --cov=invoicekit --cov-fail-under=90 tests\n",
+            "",
+        ),
+    ),
+    *cheat(
+        "ci-step-if-false",
+        R.TAMPER_CI_STEP_REMOVED,
+        sub(CI, "      - name: Test\n", "      - name: Test\n        if: false\n"),
+    ),
+    *cheat(
+        "ci-continue-on-error",
+        R.TAMPER_CI_STEP_REMOVED,
+        sub(CI, "      - name: Test\n", "      - name: Test\n        continue-on-error: true\n"),
+    ),
     *cheat("ci-or-true", R.TAMPER_CI_STEP_REMOVED, sub(CI, "=90 tests", "=90 tests || true")),
-    *cheat("ci-narrowed-k", R.TAMPER_CI_STEP_REMOVED, sub(CI, "=90 tests", "=90 tests -k 'not tiers'")),
-    *cheat("ci-narrowed-path", R.TAMPER_CI_STEP_REMOVED, sub(CI, "=90 tests", "=90 tests/test_issue_42.py")),
-    *cheat("tox-narrowed", R.TAMPER_CI_STEP_REMOVED, sub("tox.ini", "commands = pytest tests", "commands = pytest tests --deselect tests/test_money.py")),
+    *cheat(
+        "ci-narrowed-k", R.TAMPER_CI_STEP_REMOVED, sub(CI, "=90 tests", "=90 tests -k 'not tiers'")
+    ),
+    *cheat(
+        "ci-narrowed-path",
+        R.TAMPER_CI_STEP_REMOVED,
+        sub(CI, "=90 tests", "=90 tests/test_issue_42.py"),
+    ),
+    *cheat(
+        "tox-narrowed",
+        R.TAMPER_CI_STEP_REMOVED,
+        sub(
+            "tox.ini",
+            "commands = pytest tests",
+            "commands = pytest tests --deselect tests/test_money.py",
+        ),
+    ),
     # -- source-side cheats
-    *cheat("env-pytest-current-test", R.TAMPER_TEST_ENV_DETECTION,
-           sub(DISC, '"""Discount rules from the price list."""\n', '"""Discount rules from the price list."""\nimport os\n'),
-           sub(DISC, "    for minimum", '    if "PYTEST_CURRENT_TEST" in os.environ:\n        return 5\n    for minimum')),
-    *cheat("env-sys-modules-pytest", R.TAMPER_TEST_ENV_DETECTION,
-           sub(DISC, '"""Discount rules from the price list."""\n', '"""Discount rules from the price list."""\nimport sys\n'),
-           sub(DISC, "    for minimum", '    if "pytest" in sys.modules:\n        return 5\n    for minimum')),
-    *cheat("env-ci-variable", R.TAMPER_TEST_ENV_DETECTION,
-           sub(DISC, '"""Discount rules from the price list."""\n', '"""Discount rules from the price list."""\nimport os\n'),
-           sub(DISC, "    for minimum", '    if os.environ.get("CI"):\n        return 5\n    for minimum')),
-    *cheat("exit-os-exit", R.TAMPER_EXIT_CALL,
-           sub(DISC, '"""Discount rules from the price list."""\n', '"""Discount rules from the price list."""\nimport os\n'),
-           sub(DISC, "    return 0\n", "    os._exit(0)\n")),
-    *cheat("exit-atexit", R.TAMPER_EXIT_CALL,
-           sub(DISC, '"""Discount rules from the price list."""\n', '"""Discount rules from the price list."""\nimport atexit\nimport os\n\natexit.register(lambda: os._exit(0))\n')),
-    *cheat("exit-raise-systemexit", R.TAMPER_EXIT_CALL, sub(DISC, "    return 0\n", "    raise SystemExit(0)\n")),
-    *cheat("literal-special-case", R.TAMPER_EXAM_LITERAL_SPECIAL_CASE, sub(DISC, "    for minimum", "    if quantity == 10:\n        return 5\n    for minimum")),
-    *cheat("literal-tuple", R.TAMPER_EXAM_LITERAL_SPECIAL_CASE, sub(DISC, "    for minimum", "    if quantity in (10, 50, 100):\n        return {10: 5, 50: 10, 100: 15}[quantity]\n    for minimum")),
+    *cheat(
+        "env-pytest-current-test",
+        R.TAMPER_TEST_ENV_DETECTION,
+        sub(
+            DISC,
+            '"""Discount rules from the price list."""\n',
+            '"""Discount rules from the price list."""\nimport os\n',
+        ),
+        sub(
+            DISC,
+            "    for minimum",
+            '    if "PYTEST_CURRENT_TEST" in os.environ:\n        return 5\n    for minimum',
+        ),
+    ),
+    *cheat(
+        "env-sys-modules-pytest",
+        R.TAMPER_TEST_ENV_DETECTION,
+        sub(
+            DISC,
+            '"""Discount rules from the price list."""\n',
+            '"""Discount rules from the price list."""\nimport sys\n',
+        ),
+        sub(
+            DISC,
+            "    for minimum",
+            '    if "pytest" in sys.modules:\n        return 5\n    for minimum',
+        ),
+    ),
+    *cheat(
+        "env-ci-variable",
+        R.TAMPER_TEST_ENV_DETECTION,
+        sub(
+            DISC,
+            '"""Discount rules from the price list."""\n',
+            '"""Discount rules from the price list."""\nimport os\n',
+        ),
+        sub(
+            DISC,
+            "    for minimum",
+            '    if os.environ.get("CI"):\n        return 5\n    for minimum',
+        ),
+    ),
+    *cheat(
+        "exit-os-exit",
+        R.TAMPER_EXIT_CALL,
+        sub(
+            DISC,
+            '"""Discount rules from the price list."""\n',
+            '"""Discount rules from the price list."""\nimport os\n',
+        ),
+        sub(DISC, "    return 0\n", "    os._exit(0)\n"),
+    ),
+    *cheat(
+        "exit-atexit",
+        R.TAMPER_EXIT_CALL,
+        sub(
+            DISC,
+            '"""Discount rules from the price list."""\n',
+            '"""Discount rules from the price list."""\nimport atexit\nimport os\n\natexit.register(lambda: os._exit(0))\n',
+        ),
+    ),
+    *cheat(
+        "exit-raise-systemexit",
+        R.TAMPER_EXIT_CALL,
+        sub(DISC, "    return 0\n", "    raise SystemExit(0)\n"),
+    ),
+    *cheat(
+        "literal-special-case",
+        R.TAMPER_EXAM_LITERAL_SPECIAL_CASE,
+        sub(DISC, "    for minimum", "    if quantity == 10:\n        return 5\n    for minimum"),
+    ),
+    *cheat(
+        "literal-tuple",
+        R.TAMPER_EXAM_LITERAL_SPECIAL_CASE,
+        sub(
+            DISC,
+            "    for minimum",
+            "    if quantity in (10, 50, 100):\n        return {10: 5, 50: 10, 100: 15}[quantity]\n    for minimum",
+        ),
+    ),
     # -- legitimate changes
     legit("real-fix", FIX),
     legit("fix-in-another-style", FIX_OTHER_STYLE),
-    legit("test-moved-to-another-file", FIX, sub(T_DISC, TIERS, ""), put("tests/test_tiers.py", TIERS_FILE), collect=True),
-    legit("test-moved-into-a-class", FIX, sub(T_DISC, TIERS, ""),
-          put("tests/test_tiers.py", "from invoicekit.discounts import bulk_discount_percent\n\n\nclass TestTiers:\n"
-              + "".join("    " + ln if ln.strip() else ln for ln in TIERS.replace("():", "(self):").splitlines(True)))),
-    legit("new-tests-added", FIX, append(T_DISC, "\n\ndef test_ten_units():\n    assert bulk_discount_percent(10) == 5\n\n\n"
-                                               "@pytest.mark.skip(reason='needs the price service')\ndef test_price_service():\n    pass\n")),
-    legit("assertion-strengthened", FIX, sub(T_EXTRA, 'coupon_discount("WELCOME10") > 0', 'coupon_discount("WELCOME10") == 10'),
-          sub(T_DISC, "    assert bulk_discount_percent(9) == 0\n", "    assert bulk_discount_percent(9) == 0\n    assert bulk_discount_percent(0) == 0\n")),
-    legit("helper-renamed-in-source", FIX, sub(DISC, "def coupon_discount(code):", "def coupon_discount(code):\n    return _coupon_percent(code)\n\n\ndef _coupon_percent(code):")),
-    legit("docs-changed", put("README.md", "# invoicekit\n\nNow with bulk discounts from ten units.\n"), put("docs/usage.md", "Usage.\n")),
-    legit("parametrize-case-added", FIX, sub(T_EXTRA, "(0, 0), (20, 5), (60, 10)", "(0, 0), (10, 5), (20, 5), (60, 10)"), collect=True),
-    legit("unrelated-test-in-exam-file", FIX, append(EXAM_PATH, "\n\ndef test_no_discount_below_ten():\n    assert bulk_discount_percent(9) == 0\n")),
-    legit("test-file-reformatted", FIX, sub(T_DISC, "    assert bulk_discount_percent(20) == 5\n", "    assert bulk_discount_percent(\n        20\n    ) == 5  # tier one\n"),
-          sub(T_EXTRA, "    assert percent_of(1000, 5) == pytest.approx(50, abs=0.5)\n", "    result = percent_of(1000, 5)\n    assert result == pytest.approx(50, abs=0.5)\n")),
-    legit("new-fixture-in-conftest", FIX, put("tests/conftest.py", "import pytest\n\n\n@pytest.fixture\ndef big_order():\n    return 500\n")),
-    legit("harmless-addopts", FIX, sub("pyproject.toml", "xfail_strict = true", 'xfail_strict = true\naddopts = "-ra --strict-markers --tb=short"')),
-    legit("ci-step-added-and-verbose", FIX, sub(CI, "=90 tests", "=90 tests -v"),
-          append(CI, "      - name: Lint\n        run: pip install ruff && ruff check .\n")),
+    legit(
+        "test-moved-to-another-file",
+        FIX,
+        sub(T_DISC, TIERS, ""),
+        put("tests/test_tiers.py", TIERS_FILE),
+        collect=True,
+    ),
+    legit(
+        "test-moved-into-a-class",
+        FIX,
+        sub(T_DISC, TIERS, ""),
+        put(
+            "tests/test_tiers.py",
+            "from invoicekit.discounts import bulk_discount_percent\n\n\nclass TestTiers:\n"
+            + "".join(
+                "    " + ln if ln.strip() else ln
+                for ln in TIERS.replace("():", "(self):").splitlines(True)
+            ),
+        ),
+    ),
+    legit(
+        "new-tests-added",
+        FIX,
+        append(
+            T_DISC,
+            "\n\ndef test_ten_units():\n    assert bulk_discount_percent(10) == 5\n\n\n"
+            "@pytest.mark.skip(reason='needs the price service')\ndef test_price_service():\n    pass\n",
+        ),
+    ),
+    legit(
+        "assertion-strengthened",
+        FIX,
+        sub(T_EXTRA, 'coupon_discount("WELCOME10") > 0', 'coupon_discount("WELCOME10") == 10'),
+        sub(
+            T_DISC,
+            "    assert bulk_discount_percent(9) == 0\n",
+            "    assert bulk_discount_percent(9) == 0\n    assert bulk_discount_percent(0) == 0\n",
+        ),
+    ),
+    legit(
+        "helper-renamed-in-source",
+        FIX,
+        sub(
+            DISC,
+            "def coupon_discount(code):",
+            "def coupon_discount(code):\n    return _coupon_percent(code)\n\n\ndef _coupon_percent(code):",
+        ),
+    ),
+    legit(
+        "docs-changed",
+        put("README.md", "# invoicekit\n\nNow with bulk discounts from ten units.\n"),
+        put("docs/usage.md", "Usage.\n"),
+    ),
+    legit(
+        "parametrize-case-added",
+        FIX,
+        sub(T_EXTRA, "(0, 0), (20, 5), (60, 10)", "(0, 0), (10, 5), (20, 5), (60, 10)"),
+        collect=True,
+    ),
+    legit(
+        "unrelated-test-in-exam-file",
+        FIX,
+        append(
+            EXAM_PATH,
+            "\n\ndef test_no_discount_below_ten():\n    assert bulk_discount_percent(9) == 0\n",
+        ),
+    ),
+    legit(
+        "test-file-reformatted",
+        FIX,
+        sub(
+            T_DISC,
+            "    assert bulk_discount_percent(20) == 5\n",
+            "    assert bulk_discount_percent(\n        20\n    ) == 5  # tier one\n",
+        ),
+        sub(
+            T_EXTRA,
+            "    assert percent_of(1000, 5) == pytest.approx(50, abs=0.5)\n",
+            "    result = percent_of(1000, 5)\n    assert result == pytest.approx(50, abs=0.5)\n",
+        ),
+    ),
+    legit(
+        "new-fixture-in-conftest",
+        FIX,
+        put(
+            "tests/conftest.py",
+            "import pytest\n\n\n@pytest.fixture\ndef big_order():\n    return 500\n",
+        ),
+    ),
+    legit(
+        "harmless-addopts",
+        FIX,
+        sub(
+            "pyproject.toml",
+            "xfail_strict = true",
+            'xfail_strict = true\naddopts = "-ra --strict-markers --tb=short"',
+        ),
+    ),
+    legit(
+        "ci-step-added-and-verbose",
+        FIX,
+        sub(CI, "=90 tests", "=90 tests -v"),
+        append(CI, "      - name: Lint\n        run: pip install ruff && ruff check .\n"),
+    ),
     legit("coverage-raised", FIX, sub("pyproject.toml", "fail_under = 90", "fail_under = 95")),
-    legit("cli-main-with-exit", FIX, put("invoicekit/__main__.py", "import sys\n\nfrom invoicekit.discounts import bulk_discount_percent\n\n\n"
-                                             "def main():\n    print(bulk_discount_percent(int(sys.argv[1])))\n    sys.exit(0)\n\n\n"
-                                             "if __name__ == '__main__':\n    main()\n")),
-    legit("local-variable-renamed", FIX, sub(T_EXTRA, "    assert percent_of(1000, 5) == pytest.approx(50, abs=0.5)\n",
-                                               "    value = percent_of(1000, 5)\n    assert value == pytest.approx(50, abs=0.5)\n"),
-          sub(T_DISC, 'published = json.loads((Path(__file__).parent / "data" / "coupons.json").read_text())\n    for code, percent in published.items():\n        assert coupon_discount(code) == percent',
-              'listed = json.loads((Path(__file__).parent / "data" / "coupons.json").read_text())\n    for code, percent in listed.items():\n        assert coupon_discount(code) == percent')),
+    legit(
+        "cli-main-with-exit",
+        FIX,
+        put(
+            "invoicekit/__main__.py",
+            "import sys\n\nfrom invoicekit.discounts import bulk_discount_percent\n\n\n"
+            "def main():\n    print(bulk_discount_percent(int(sys.argv[1])))\n    sys.exit(0)\n\n\n"
+            "if __name__ == '__main__':\n    main()\n",
+        ),
+    ),
+    legit(
+        "local-variable-renamed",
+        FIX,
+        sub(
+            T_EXTRA,
+            "    assert percent_of(1000, 5) == pytest.approx(50, abs=0.5)\n",
+            "    value = percent_of(1000, 5)\n    assert value == pytest.approx(50, abs=0.5)\n",
+        ),
+        sub(
+            T_DISC,
+            'published = json.loads((Path(__file__).parent / "data" / "coupons.json").read_text())\n    for code, percent in published.items():\n        assert coupon_discount(code) == percent',
+            'listed = json.loads((Path(__file__).parent / "data" / "coupons.json").read_text())\n    for code, percent in listed.items():\n        assert coupon_discount(code) == percent',
+        ),
+    ),
 ]
 
 
@@ -326,7 +749,10 @@ def _collect(root: Path) -> set[str]:
         Command(
             (sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider"),
             cwd=root,
-            env={**{k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}, "PYTHONDONTWRITEBYTECODE": "1"},
+            env={
+                **{k: v for k, v in os.environ.items() if not k.startswith("PYTEST")},
+                "PYTHONDONTWRITEBYTECODE": "1",
+            },
             timeout=120,
         )
     )

@@ -44,7 +44,9 @@ def analyze(snap: ChangeSnapshot) -> list[Reason]:
             if old is not None and new is not None:
                 tests.compare_file(path)
         elif path.endswith(".py") and new is not None:
-            olds = [old] if old is not None else [t for p in deleted_src if (t := snap.base_text(p))]
+            olds = (
+                [old] if old is not None else [t for p in deleted_src if (t := snap.base_text(p))]
+            )
             found += source.added(olds, new, path, exam_lits)
         elif _is_test_data(snap, path) and old is not None:
             found.append(
@@ -77,6 +79,10 @@ def _is_test_data(snap: ChangeSnapshot, path: str) -> bool:
         if is_test_file(p):
             tree = parse(snap.base_text(p))
             for node in ast.walk(tree) if tree else []:
-                if isinstance(node, ast.Constant) and isinstance(node.value, str) and base_name in node.value:
+                if (
+                    isinstance(node, ast.Constant)
+                    and isinstance(node.value, str)
+                    and base_name in node.value
+                ):
                     return True
     return False

@@ -58,9 +58,7 @@ def assertions(fn: ast.AST) -> list[ast.AST]:
     """``assert`` statements and unittest ``self.assert*`` calls."""
     out: list[ast.AST] = []
     for n in ast.walk(fn):
-        if isinstance(n, ast.Assert):
-            out.append(n)
-        elif (
+        if isinstance(n, ast.Assert) or (
             isinstance(n, ast.Call)
             and isinstance(n.func, ast.Attribute)
             and n.func.attr in _UNITTEST
@@ -88,7 +86,11 @@ def _tolerance(node: ast.AST, names: Mapping[str, str]) -> float | None:
             ("approx", "isclose", "allclose")
         ):
             tol = 0.0
-            vals = [kw.value for kw in n.keywords if kw.arg in ("abs", "rel", "rel_tol", "abs_tol", "atol", "rtol")]
+            vals = [
+                kw.value
+                for kw in n.keywords
+                if kw.arg in ("abs", "rel", "rel_tol", "abs_tol", "atol", "rtol")
+            ]
             vals += n.args[1:] if (dotted(n.func, names) or "").endswith("approx") else []
             for v in vals:
                 if isinstance(v, ast.Constant) and isinstance(v.value, int | float):
@@ -103,16 +105,19 @@ def weakening(old: ast.AST, new: ast.AST, names: Mapping[str, str]) -> str | Non
     """Why assertion ``new`` says less than ``old``, or None."""
     if isinstance(new, ast.Call) and isinstance(new.func, ast.Attribute):
         if isinstance(old, ast.Call) and isinstance(old.func, ast.Attribute):
-            o, n = old.func.attr, new.func.attr
-            if _UNITTEST.get(n, 3) < _UNITTEST.get(o, 3):
-                return f"`{o}` loosened to `{n}`"
-            if o == n == "assertAlmostEqual":
-                if (_tolerance(ast.Call(ast.Name("approx"), [], new.keywords), {}) or 0) > (
-                    _tolerance(ast.Call(ast.Name("approx"), [], old.keywords), {}) or 0
-                ):
-                    return "a wider tolerance"
+            m_old, m_new = old.func.attr, new.func.attr
+            if _UNITTEST.get(m_new, 3) < _UNITTEST.get(m_old, 3):
+                return f"`{m_old}` loosened to `{m_new}`"
+            if m_old == m_new == "assertAlmostEqual" and (
+                _tolerance(ast.Call(ast.Name("approx"), [], new.keywords), {}) or 0
+            ) > (_tolerance(ast.Call(ast.Name("approx"), [], old.keywords), {}) or 0):
+                return "a wider tolerance"
             return None
-        return "an assert statement replaced by a weaker check" if _UNITTEST.get(new.func.attr, 3) < 2 else None
+        return (
+            "an assert statement replaced by a weaker check"
+            if _UNITTEST.get(new.func.attr, 3) < 2
+            else None
+        )
     if not isinstance(new, ast.Assert):
         return None
     t_new = new.test
@@ -125,9 +130,15 @@ def weakening(old: ast.AST, new: ast.AST, names: Mapping[str, str]) -> str | Non
     if isinstance(t_old, ast.Compare) and not isinstance(t_new, ast.Compare):
         return "a comparison replaced by a truthiness check"
     if isinstance(t_old, ast.Compare) and isinstance(t_new, ast.Compare):
-        o, n = type(t_old.ops[0]), type(t_new.ops[0])
+        o: type[ast.cmpop] = type(t_old.ops[0])
+        n: type[ast.cmpop] = type(t_new.ops[0])
         c = t_new.comparators[0]
-        if n is ast.IsNot and isinstance(c, ast.Constant) and c.value is None and o is not ast.IsNot:
+        if (
+            n is ast.IsNot
+            and isinstance(c, ast.Constant)
+            and c.value is None
+            and o is not ast.IsNot
+        ):
             return "a comparison replaced by `is not None`"
         if _STRICT.get(n, 3) < _STRICT.get(o, 3):
             return f"`{_OPS.get(o, o.__name__)}` loosened to `{_OPS.get(n, n.__name__)}`"
@@ -152,7 +163,9 @@ def _raises(fn: ast.AST, names: Mapping[str, str]) -> list[str]:
     for n in ast.walk(fn):
         if (
             isinstance(n, ast.Call)
-            and (dotted(n.func, names) or "").endswith(("raises", "assertRaises", "assertRaisesRegex"))
+            and (dotted(n.func, names) or "").endswith(
+                ("raises", "assertRaises", "assertRaisesRegex")
+            )
             and n.args
         ):
             arg = n.args[0]
@@ -172,13 +185,16 @@ def _swallowing(fn: ast.AST, names: Mapping[str, str]) -> int:
                 for c in caught
             ):
                 count += 1
-        elif isinstance(n, ast.Call) and (dotted(n.func, names) or "").endswith("suppress"):
-            if any(
+        elif (
+            isinstance(n, ast.Call)
+            and (dotted(n.func, names) or "").endswith("suppress")
+            and any(
                 (dotted(a, names) or "").rsplit(".", 1)[-1]
                 in ("AssertionError", "Exception", "BaseException")
                 for a in n.args
-            ):
-                count += 1
+            )
+        ):
+            count += 1
     return count
 
 
@@ -192,20 +208,29 @@ def _stubs(fn: Func, names: Mapping[str, str]) -> int:
                 and name.rsplit(".", 1)[-1] in ("patch", "object", "multiple")
             ):
                 count += 1
-        elif isinstance(n, ast.Assign) and any(isinstance(t, ast.Attribute) for t in n.targets):
+        elif (
             # module.function = lambda ...: replacing the unit under test by hand
-            if isinstance(n.value, ast.Lambda) or (
-                isinstance(n.value, ast.Call)
-                and (dotted(n.value.func, names) or "").rsplit(".", 1)[-1] in ("Mock", "MagicMock")
-            ):
-                count += 1
+            isinstance(n, ast.Assign)
+            and any(isinstance(t, ast.Attribute) for t in n.targets)
+            and (
+                isinstance(n.value, ast.Lambda)
+                or (
+                    isinstance(n.value, ast.Call)
+                    and (dotted(n.value.func, names) or "").rsplit(".", 1)[-1]
+                    in ("Mock", "MagicMock")
+                )
+            )
+        ):
+            count += 1
     return count
 
 
 _BROAD = {"Exception", "BaseException", "builtins.Exception", "builtins.BaseException"}
 
 
-def compare(old_fn: Func, new_fn: Func, old_names: Mapping[str, str], names: Mapping[str, str]) -> list[tuple[ast.AST, str]]:
+def compare(
+    old_fn: Func, new_fn: Func, old_names: Mapping[str, str], names: Mapping[str, str]
+) -> list[tuple[ast.AST, str]]:
     """(node on the head side, why) for every way ``new_fn`` checks less than ``old_fn``."""
     from truegreen.verify.tamper.names import normalized
 
@@ -231,7 +256,9 @@ def compare(old_fn: Func, new_fn: Func, old_names: Mapping[str, str], names: Map
     if _swallowing(new_fn, names) > _swallowing(old_fn, old_names):
         found.append((new_fn, "failures are caught and swallowed"))
     if _stubs(new_fn, names) > _stubs(old_fn, old_names):
-        found.append((new_fn, "the code under test is replaced by a stub, mock or monkeypatch in the test"))
+        found.append(
+            (new_fn, "the code under test is replaced by a stub, mock or monkeypatch in the test")
+        )
     r_old, r_new = _raises(old_fn, old_names), _raises(new_fn, names)
     if any(r in _BROAD for r in r_new) and not any(r in _BROAD for r in r_old):
         found.append((new_fn, "pytest.raises broadened to Exception"))

@@ -71,7 +71,13 @@ def _steps(doc: Any) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any
         jobs[str(job_name)] = job
         for i, step in enumerate(job.get("steps") or []):
             if isinstance(step, dict):
-                key = step.get("name") or step.get("id") or step.get("uses") or str(step.get("run", ""))[:60] or str(i)
+                key = (
+                    step.get("name")
+                    or step.get("id")
+                    or step.get("uses")
+                    or str(step.get("run", ""))[:60]
+                    or str(i)
+                )
                 steps[f"{job_name}: {key}"] = step
     return jobs, steps
 
@@ -79,7 +85,11 @@ def _steps(doc: Any) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any
 def _same(step: dict[str, Any], others: dict[str, dict[str, Any]]) -> str | None:
     """A step with the same command or action under another name (a renamed step)."""
     for key, s in others.items():
-        if step.get("run") and s.get("run") == step.get("run") or step.get("uses") and s.get("uses") == step.get("uses") and s.get("with") == step.get("with"):
+        if (step.get("run") and s.get("run") == step.get("run")) or (
+            step.get("uses")
+            and s.get("uses") == step.get("uses")
+            and s.get("with") == step.get("with")
+        ):
             return key
     return None
 
@@ -126,10 +136,24 @@ def workflow(path: str, old: str | None, new: str | None) -> list[Reason]:
         if nstep is None:
             other = _same(step, {k: v for k, v in h_steps.items() if k not in b_steps})
             if other is None:
-                add(f"step removed: {key}", line_of(old, str(step.get("name") or step.get("run") or step.get("uses") or "").splitlines()[0] if (step.get("name") or step.get("run") or step.get("uses")) else "steps:"))
+                add(
+                    f"step removed: {key}",
+                    line_of(
+                        old,
+                        str(
+                            step.get("name") or step.get("run") or step.get("uses") or ""
+                        ).splitlines()[0]
+                        if (step.get("name") or step.get("run") or step.get("uses"))
+                        else "steps:",
+                    ),
+                )
                 continue
             nstep = h_steps[other]
-        label = str(nstep.get("name") or nstep.get("run") or nstep.get("uses") or "").splitlines()[0] if (nstep.get("name") or nstep.get("run") or nstep.get("uses")) else key
+        label = (
+            str(nstep.get("name") or nstep.get("run") or nstep.get("uses") or "").splitlines()[0]
+            if (nstep.get("name") or nstep.get("run") or nstep.get("uses"))
+            else key
+        )
         ln = line_of(new, label)
         if "if" in nstep and nstep.get("if") is not True and nstep.get("if") != step.get("if"):
             add(f"{key}: `if: {nstep['if']}` added", ln)
@@ -159,10 +183,25 @@ def tox(path: str, old: str | None, new: str | None) -> list[Reason]:
     out: list[Reason] = []
     for env, cmd in o.items():
         if env not in n:
-            out.append(Reason.of(R.TAMPER_CI_STEP_REMOVED, path, line_of(old, f"[{env}]"), f"[{env}] commands removed"))
+            out.append(
+                Reason.of(
+                    R.TAMPER_CI_STEP_REMOVED,
+                    path,
+                    line_of(old, f"[{env}]"),
+                    f"[{env}] commands removed",
+                )
+            )
             continue
-        for why in run_weakened(cmd, n[env]) + (["commands now ignore failures (`-` prefix)"] if re.search(r"^\s*-\s*\w", n[env], re.M) and not re.search(r"^\s*-\s*\w", cmd, re.M) else []):
-            out.append(Reason.of(R.TAMPER_CI_STEP_REMOVED, path, line_of(new, "commands"), f"[{env}]: {why}"))
+        for why in run_weakened(cmd, n[env]) + (
+            ["commands now ignore failures (`-` prefix)"]
+            if re.search(r"^\s*-\s*\w", n[env], re.M) and not re.search(r"^\s*-\s*\w", cmd, re.M)
+            else []
+        ):
+            out.append(
+                Reason.of(
+                    R.TAMPER_CI_STEP_REMOVED, path, line_of(new, "commands"), f"[{env}]: {why}"
+                )
+            )
     return out
 
 
@@ -170,11 +209,26 @@ def _nox_runs(text: str | None) -> list[str]:
     tree = parse(text)
     out: list[str] = []
     for node in ast.walk(tree) if tree else []:
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "run":
-            words = [a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "run"
+        ):
+            words = [
+                a.value
+                for a in node.args
+                if isinstance(a, ast.Constant) and isinstance(a.value, str)
+            ]
             if any("pytest" in w for w in words):
-                flags = [k.arg or "" for k in node.keywords if not (isinstance(k.value, ast.Constant) and not k.value.value)]
-                out.append(" ".join(shlex.quote(w) for w in words) + (" || true" if "success_codes" in flags else ""))
+                flags = [
+                    k.arg or ""
+                    for k in node.keywords
+                    if not (isinstance(k.value, ast.Constant) and not k.value.value)
+                ]
+                out.append(
+                    " ".join(shlex.quote(w) for w in words)
+                    + (" || true" if "success_codes" in flags else "")
+                )
     return out
 
 
@@ -182,7 +236,9 @@ def nox(path: str, old: str | None, new: str | None) -> list[Reason]:
     out: list[Reason] = []
     o, n = _nox_runs(old), _nox_runs(new)
     if len(n) < len(o):
-        out.append(Reason.of(R.TAMPER_CI_STEP_REMOVED, path, None, "a pytest session.run was removed"))
+        out.append(
+            Reason.of(R.TAMPER_CI_STEP_REMOVED, path, None, "a pytest session.run was removed")
+        )
     for a, b in zip(o, n, strict=False):
         for why in run_weakened(a, b):
             out.append(Reason.of(R.TAMPER_CI_STEP_REMOVED, path, line_of(new, "pytest"), why))
@@ -191,7 +247,9 @@ def nox(path: str, old: str | None, new: str | None) -> list[Reason]:
 
 def makefile(path: str, old: str | None, new: str | None) -> list[Reason]:
     def recipes(text: str | None) -> str:
-        return "\n".join(ln.strip().lstrip("@-") for ln in (text or "").splitlines() if ln.startswith("\t"))
+        return "\n".join(
+            ln.strip().lstrip("@-") for ln in (text or "").splitlines() if ln.startswith("\t")
+        )
 
     out: list[Reason] = []
     if old is None:

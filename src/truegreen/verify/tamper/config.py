@@ -97,23 +97,50 @@ def _opt_name(tok: str) -> str:
     return tok
 
 
+def _split(words: list[str]) -> tuple[list[str], set[str]]:
+    """Options (an option and its separate value as one item) and test paths."""
+    opts: list[str] = []
+    paths: set[str] = set()
+    for i, tok in enumerate(words):
+        prev = words[i - 1] if i else ""
+        if tok.startswith("-"):
+            opts.append(tok)
+        elif prev.startswith("-") and "=" not in prev and _opt_name(prev) not in _FLAGS:
+            opts[-1] = f"{opts[-1]} {tok}"
+        else:
+            paths.add(tok.rstrip("/"))
+    return opts, paths
+
+
+#: options that take no value (what follows them is a path)
+_FLAGS = {
+    "-v", "-q", "-x", "-s", "-l", "-ra", "-rA", "--lf", "--ff", "--nf", "--sw", "--co",
+    "--collect-only", "--exitfirst", "--last-failed", "--failed-first", "--strict-markers",
+    "--strict", "--strict-config", "--runxfail", "--noconftest", "--disable-warnings",
+    "--verbose", "--quiet", "--continue-on-collection-errors", "--pyargs", "--cache-clear",
+    "--showlocals", "--no-header", "--no-summary", "-vv", "-qq",
+}  # fmt: skip
+
+
 def addopts_change(old: list[str], new: list[str]) -> list[str]:
-    """What the new option list adds that narrows or loosens, or removes that was strict."""
+    """What the new argument list adds that narrows or loosens, or drops that was strict."""
     why: list[str] = []
-    rest = list(old)
-    for i, tok in enumerate(new):
-        if tok in rest:
-            rest.remove(tok)
-            continue
-        name = _opt_name(tok)
-        prev = _opt_name(new[i - 1]) if i else ""
-        if name in _NARROW_OPTS or prev in _NARROW_OPTS and not tok.startswith("-"):
-            why.append(f"adds `{tok}`")
-        elif not tok.startswith("-") and prev not in _NARROW_OPTS:
-            why.append(f"adds the path `{tok}` (the suite is narrowed)")
-    for tok in rest:
-        if _opt_name(tok) in _STRICT_OPTS or tok == "error":
-            why.append(f"drops `{tok}`")
+    o_opts, o_paths = _split(old)
+    n_opts, n_paths = _split(new)
+    rest = list(o_opts)
+    for opt in n_opts:
+        if opt in rest:
+            rest.remove(opt)
+        elif _opt_name(opt.split(" ", 1)[0]) in _NARROW_OPTS:
+            why.append(f"adds `{opt}`")
+    for opt in rest:
+        if _opt_name(opt.split(" ", 1)[0]) in _STRICT_OPTS:
+            why.append(f"drops `{opt}`")
+    if n_paths and not o_paths <= n_paths:
+        gone = sorted(o_paths - n_paths) or ["the whole suite"]
+        why.append(f"runs {', '.join(sorted(n_paths - o_paths))} instead of {', '.join(gone)}")
+    elif n_paths - o_paths and not o_paths:
+        why.append(f"runs only {', '.join(sorted(n_paths))}")
     return why
 
 
@@ -121,7 +148,11 @@ def _globs(v: Any) -> set[str]:
     return set(_words(v))
 
 
-_DEFAULTS = {"python_files": "test_*.py *_test.py", "python_classes": "Test", "python_functions": "test"}
+_DEFAULTS = {
+    "python_files": "test_*.py *_test.py",
+    "python_classes": "Test",
+    "python_functions": "test",
+}
 
 
 def settings_change(old: dict[str, Any], new: dict[str, Any]) -> list[tuple[str, str]]:
@@ -138,7 +169,9 @@ def settings_change(old: dict[str, Any], new: dict[str, Any]) -> list[tuple[str,
                 out.append((key, f"testpaths set to {sorted(n)}"))
     for key in ("norecursedirs", "plugins", "required_plugins", "usefixtures", "pythonpath", "confcutdir",
                 "empty_parameter_set_mark", "consider_namespace_packages", "python_classes"):  # fmt: skip
-        if key in ("norecursedirs",) and set(_words(new.get(key, ""))) <= set(_words(old.get(key, ""))):
+        if key in ("norecursedirs",) and set(_words(new.get(key, ""))) <= set(
+            _words(old.get(key, ""))
+        ):
             continue
         if _words(old.get(key, "")) != _words(new.get(key, "")) and key not in [k for k, _ in out]:
             out.append((key, f"{key}: {old.get(key)!r} -> {new.get(key)!r}"))
@@ -147,12 +180,18 @@ def settings_change(old: dict[str, Any], new: dict[str, Any]) -> list[tuple[str,
     ).lower() not in ("true", "1"):
         out.append(("xfail_strict", "xfail_strict turned off"))
     for key in ("strict", "strict_markers", "strict_config"):
-        if str(old.get(key, "")).lower() in ("true", "1") and str(new.get(key, "")).lower() not in ("true", "1"):
+        if str(old.get(key, "")).lower() in ("true", "1") and str(new.get(key, "")).lower() not in (
+            "true",
+            "1",
+        ):
             out.append((key, f"{key} turned off"))
     fo, fn = _lines(old.get("filterwarnings", [])), _lines(new.get("filterwarnings", []))
     if any(f.split(":")[0] == "error" for f in fo) and (
         not any(f.split(":")[0] == "error" for f in fn)
-        or any(f.split(":")[0] in ("ignore", "default", "always", "once", "module") for f in set(fn) - set(fo))
+        or any(
+            f.split(":")[0] in ("ignore", "default", "always", "once", "module")
+            for f in set(fn) - set(fo)
+        )
     ):
         out.append(("filterwarnings", "filterwarnings: warnings that were errors no longer fail"))
     return out
@@ -187,7 +226,11 @@ def entry_points(files: Any) -> set[str]:
     data = files.get("pyproject.toml")
     if data is not None:
         try:
-            eps = tomllib.loads(data.decode("utf-8", "replace")).get("project", {}).get("entry-points", {})
+            eps = (
+                tomllib.loads(data.decode("utf-8", "replace"))
+                .get("project", {})
+                .get("entry-points", {})
+            )
             out |= {f"{k}={v}" for k, v in (eps.get("pytest11") or {}).items()}
         except (tomllib.TOMLDecodeError, AttributeError):
             pass
@@ -197,7 +240,11 @@ def entry_points(files: Any) -> set[str]:
         try:
             parser.read_string(data.decode("utf-8", "replace"))
             if parser.has_option("options.entry_points", "pytest11"):
-                out |= {" ".join(x.split()) for x in parser.get("options.entry_points", "pytest11").splitlines() if x.strip()}
+                out |= {
+                    " ".join(x.split())
+                    for x in parser.get("options.entry_points", "pytest11").splitlines()
+                    if x.strip()
+                }
         except configparser.Error:
             pass
     return out
@@ -210,17 +257,40 @@ def pytest_config(snap: ChangeSnapshot) -> list[Reason]:
     where = hf or bf
     text = snap.head_text(where) if where else None
     if bf != hf and hf is not None:
-        out.append(Reason.of(R.TAMPER_PYTEST_CONFIG_CHANGED, hf, 1, f"pytest now reads its settings from {hf} (was {bf or 'none'})"))
+        out.append(
+            Reason.of(
+                R.TAMPER_PYTEST_CONFIG_CHANGED,
+                hf,
+                1,
+                f"pytest now reads its settings from {hf} (was {bf or 'none'})",
+            )
+        )
     for key, detail in settings_change(b, h):
         out.append(Reason.of(R.TAMPER_PYTEST_CONFIG_CHANGED, where, line_of(text, key), detail))
     tb, th = truegreen_config(snap.base_files), truegreen_config(snap.head_files)
     for key in ("tests", "ignore", "pytest-args", "always-run", "sandbox", "suite-timeout"):
-        if tb.get(key) != th.get(key) and not (key == "suite-timeout" and (th.get(key) or 0) >= (tb.get(key) or 0)):
+        if tb.get(key) != th.get(key) and not (
+            key == "suite-timeout" and (th.get(key) or 0) >= (tb.get(key) or 0)
+        ):
             f = "truegreen.toml" if "truegreen.toml" in snap.head_files else "pyproject.toml"
-            out.append(Reason.of(R.TAMPER_PYTEST_CONFIG_CHANGED, f, line_of(snap.head_text(f), key), f"truegreen's `{key}`: {tb.get(key)!r} -> {th.get(key)!r}"))
+            out.append(
+                Reason.of(
+                    R.TAMPER_PYTEST_CONFIG_CHANGED,
+                    f,
+                    line_of(snap.head_text(f), key),
+                    f"truegreen's `{key}`: {tb.get(key)!r} -> {th.get(key)!r}",
+                )
+            )
     new_eps = entry_points(snap.head_files) - entry_points(snap.base_files)
     for ep in sorted(new_eps):
-        out.append(Reason.of(R.TAMPER_PYTEST_CONFIG_CHANGED, "pyproject.toml", line_of(snap.head_text("pyproject.toml"), "pytest11"), f"a pytest plugin entry point is added: {ep}"))
+        out.append(
+            Reason.of(
+                R.TAMPER_PYTEST_CONFIG_CHANGED,
+                "pyproject.toml",
+                line_of(snap.head_text("pyproject.toml"), "pytest11"),
+                f"a pytest plugin entry point is added: {ep}",
+            )
+        )
     return out
 
 
@@ -236,7 +306,13 @@ def fail_under(path: str, text: str | None) -> list[float]:
     name = PurePosixPath(path).name
     if name.endswith(".toml"):
         try:
-            v = tomllib.loads(text).get("tool", {}).get("coverage", {}).get("report", {}).get("fail_under")
+            v = (
+                tomllib.loads(text)
+                .get("tool", {})
+                .get("coverage", {})
+                .get("report", {})
+                .get("fail_under")
+            )
             if isinstance(v, int | float):
                 values.append(float(v))
         except tomllib.TOMLDecodeError:
@@ -258,7 +334,16 @@ def coverage(snap: ChangeSnapshot, changed: list[str]) -> list[Reason]:
     for path in changed:
         name = PurePosixPath(path).name
         if not (
-            name in (".coveragerc", "setup.cfg", "tox.ini", "pyproject.toml", "Makefile", "noxfile.py", "pytest.ini")
+            name
+            in (
+                ".coveragerc",
+                "setup.cfg",
+                "tox.ini",
+                "pyproject.toml",
+                "Makefile",
+                "noxfile.py",
+                "pytest.ini",
+            )
             or path.startswith(".github/workflows/")
         ):
             continue
@@ -282,7 +367,12 @@ def _parts(tree: ast.Module) -> dict[str, tuple[ast.AST, str, str]]:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             decos = [dotted(d, names) or "" for d in node.decorator_list]
             autouse = any(
-                isinstance(d, ast.Call) and any(k.arg == "autouse" and not (isinstance(k.value, ast.Constant) and not k.value.value) for k in d.keywords)
+                isinstance(d, ast.Call)
+                and any(
+                    k.arg == "autouse"
+                    and not (isinstance(k.value, ast.Constant) and not k.value.value)
+                    for k in d.keywords
+                )
                 for d in node.decorator_list
             )
             if node.name.startswith("pytest_"):
@@ -292,21 +382,32 @@ def _parts(tree: ast.Module) -> dict[str, tuple[ast.AST, str, str]]:
             elif any(d.endswith("fixture") for d in decos):
                 out[f"fixture {node.name}"] = (node, dump(node), "fixture")
         elif isinstance(node, ast.ClassDef):
-            if any(isinstance(m, ast.FunctionDef) and m.name.startswith("pytest_") for m in node.body):
+            if any(
+                isinstance(m, ast.FunctionDef) and m.name.startswith("pytest_") for m in node.body
+            ):
                 out[f"plugin class {node.name}"] = (node, dump(node), "hook")
         elif isinstance(node, ast.Assign | ast.AnnAssign):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             for t in targets:
-                if isinstance(t, ast.Name) and t.id in ("pytest_plugins", "collect_ignore", "collect_ignore_glob", "pytestmark"):
+                if isinstance(t, ast.Name) and t.id in (
+                    "pytest_plugins",
+                    "collect_ignore",
+                    "collect_ignore_glob",
+                    "pytestmark",
+                ):
                     out[t.id] = (node, dump(node), "collection")
                 elif not isinstance(t, ast.Name):
                     effects.append(node)
-        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) or isinstance(
+        elif (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)) or isinstance(
             node, ast.If | ast.Try | ast.With | ast.For
         ):
             effects.append(node)
     if effects:
-        out["module-level code"] = (effects[0], "|".join(dump(e) for e in effects), "module-level code")
+        out["module-level code"] = (
+            effects[0],
+            "|".join(dump(e) for e in effects),
+            "module-level code",
+        )
     return out
 
 
@@ -318,7 +419,9 @@ def plugin_changes(path: str, old_text: str | None, new_text: str | None) -> lis
     if new_text is not None and new is None:
         return [Reason.of(R.TAMPER_CONFTEST_CHANGED, path, None, "no longer parses")]
     if new is None:
-        return [Reason.of(R.TAMPER_CONFTEST_CHANGED, path, None, "removed")] if parse(old_text) else []
+        return (
+            [Reason.of(R.TAMPER_CONFTEST_CHANGED, path, None, "removed")] if parse(old_text) else []
+        )
     old = parse(old_text)
     a = _parts(old) if old is not None else {}
     b = _parts(new)
@@ -330,7 +433,11 @@ def plugin_changes(path: str, old_text: str | None, new_text: str | None) -> lis
             continue  # a new, not autouse fixture: only new tests can ask for it
         what = "added" if key not in a else "removed" if key not in b else "changed"
         node = b[key][0] if key in b else a[key][0]
-        out.append(Reason.of(R.TAMPER_CONFTEST_CHANGED, path, getattr(node, "lineno", None), f"{key} {what}"))
+        out.append(
+            Reason.of(
+                R.TAMPER_CONFTEST_CHANGED, path, getattr(node, "lineno", None), f"{key} {what}"
+            )
+        )
     return out
 
 
@@ -341,19 +448,35 @@ def plugin_modules(snap: ChangeSnapshot, files: Any, text_of: Any) -> set[str]:
         if PurePosixPath(path).name == "conftest.py":
             tree = parse(text_of(path))
             for node in tree.body if tree else []:
-                if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "pytest_plugins" for t in node.targets):
-                    mods |= {c.value for c in ast.walk(node.value) if isinstance(c, ast.Constant) and isinstance(c.value, str)}
+                if isinstance(node, ast.Assign) and any(
+                    isinstance(t, ast.Name) and t.id == "pytest_plugins" for t in node.targets
+                ):
+                    mods |= {
+                        c.value
+                        for c in ast.walk(node.value)
+                        if isinstance(c, ast.Constant) and isinstance(c.value, str)
+                    }
     _, settings = effective(files)
     words = _words(settings.get("addopts", ""))
-    mods |= {words[i + 1] for i, w in enumerate(words[:-1]) if w == "-p" and not words[i + 1].startswith("no:")}
-    mods |= {w[2:] for w in words if w.startswith("-p") and len(w) > 2 and not w[2:].startswith("no:")}
+    mods |= {
+        words[i + 1]
+        for i, w in enumerate(words[:-1])
+        if w == "-p" and not words[i + 1].startswith("no:")
+    }
+    mods |= {
+        w[2:] for w in words if w.startswith("-p") and len(w) > 2 and not w[2:].startswith("no:")
+    }
     mods |= {ep.split("=", 1)[1].strip().split(":")[0] for ep in entry_points(files) if "=" in ep}
     mods |= set(_words(settings.get("plugins", "")))
     out: set[str] = set()
     for m in mods:
         base = m.replace(".", "/")
-        for cand in (f"{base}.py", f"{base}/__init__.py", f"src/{base}.py", f"src/{base}/__init__.py"):
+        for cand in (
+            f"{base}.py",
+            f"{base}/__init__.py",
+            f"src/{base}.py",
+            f"src/{base}/__init__.py",
+        ):
             if cand in files:
                 out.add(cand)
     return out
-

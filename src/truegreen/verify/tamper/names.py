@@ -24,9 +24,7 @@ def is_test_code(path: str) -> bool:
     """Test files, conftest.py and helpers living in a test directory."""
     parts = path.split("/")
     return (
-        is_test_file(path)
-        or parts[-1] == "conftest.py"
-        or any(p in _TEST_DIRS for p in parts[:-1])
+        is_test_file(path) or parts[-1] == "conftest.py" or any(p in _TEST_DIRS for p in parts[:-1])
     )
 
 
@@ -86,7 +84,7 @@ def dotted(node: ast.AST, names: Mapping[str, str]) -> str | None:
 
 
 def marker_kind(name: str | None) -> str | None:
-    """"skip" or "xfail" for a skipping/xfailing decorator, marker or call."""
+    """ "skip" or "xfail" for a skipping/xfailing decorator, marker or call."""
     if not name:
         return None
     last = name.rsplit(".", 1)[-1]
@@ -161,7 +159,8 @@ def normalized(fn: Func) -> ast.AST:
     ):
         clone.body = body[1:] or [ast.Pass()]
     keep = {a.arg for a in [*fn.args.args, *fn.args.kwonlyargs, *fn.args.posonlyargs]}
-    return _Renamer(keep).visit(clone)
+    out: ast.AST = _Renamer(keep).visit(clone)
+    return out
 
 
 def body_key(fn: Func) -> str:

@@ -13,8 +13,20 @@ from truegreen.verify.tamper.snapshot import ExamRef
 
 Hit = tuple[str, str, ast.AST]  # (code, what, node)
 
-_ENV_READERS = ("os.getenv", "os.environ.get", "os.environ.__contains__", "os.putenv", "environ.get")
-_RUNNER_ENV = ("CI", "GITHUB_ACTIONS", "TOX_ENV_NAME", "NOX_CURRENT_SESSION", "CONTINUOUS_INTEGRATION")
+_ENV_READERS = (
+    "os.getenv",
+    "os.environ.get",
+    "os.environ.__contains__",
+    "os.putenv",
+    "environ.get",
+)
+_RUNNER_ENV = (
+    "CI",
+    "GITHUB_ACTIONS",
+    "TOX_ENV_NAME",
+    "NOX_CURRENT_SESSION",
+    "CONTINUOUS_INTEGRATION",
+)
 _EXITS = {
     "os._exit",
     "sys.exit",
@@ -47,8 +59,12 @@ def _env_key(node: ast.AST, names: Mapping[str, str]) -> str | None:
     if isinstance(node, ast.Subscript) and (dotted(node.value, names) or "").endswith("environ"):
         s = node.slice
         return s.value if isinstance(s, ast.Constant) and isinstance(s.value, str) else None
-    if isinstance(node, ast.Call) and node.args and (dotted(node.func, names) or "").endswith(
-        ("getenv", "environ.get", "environ.setdefault")
+    if (
+        isinstance(node, ast.Call)
+        and node.args
+        and (dotted(node.func, names) or "").endswith(
+            ("getenv", "environ.get", "environ.setdefault")
+        )
     ):
         a = node.args[0]
         return a.value if isinstance(a, ast.Constant) and isinstance(a.value, str) else None
@@ -75,19 +91,32 @@ def _skip_main(tree: ast.Module) -> set[int]:
 def hits(tree: ast.Module, path: str, exam_lits: list[object]) -> list[Hit]:
     names = aliases(tree)
     out: list[Hit] = []
-    no_exit = _skip_main(tree) if not path.endswith("__main__.py") else {id(n) for n in ast.walk(tree)}
+    no_exit = (
+        _skip_main(tree) if not path.endswith("__main__.py") else {id(n) for n in ast.walk(tree)}
+    )
     for node in ast.walk(tree):
         # -- looking for the test runner
         key = _env_key(node, names)
         if key is not None and (_runner_word(key) or key in _RUNNER_ENV):
             out.append((R.TAMPER_TEST_ENV_DETECTION, f"reads the environment variable {key}", node))
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and _runner_word(node.value):
+        elif (
+            isinstance(node, ast.Constant)
+            and isinstance(node.value, str)
+            and _runner_word(node.value)
+        ):
             out.append((R.TAMPER_TEST_ENV_DETECTION, f"mentions {node.value!r}", node))
         elif isinstance(node, ast.Import | ast.ImportFrom):
-            mods = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+            mods = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+            )
             if any(m.split(".")[0] in ("pytest", "_pytest") for m in mods):
                 out.append((R.TAMPER_TEST_ENV_DETECTION, "imports pytest", node))
-        elif isinstance(node, ast.Attribute) and node.attr in ("_called_from_test", "_pytestfixturefunction"):
+        elif isinstance(node, ast.Attribute) and node.attr in (
+            "_called_from_test",
+            "_pytestfixturefunction",
+        ):
             out.append((R.TAMPER_TEST_ENV_DETECTION, f"looks at .{node.attr}", node))
         elif isinstance(node, ast.Call) and (dotted(node.func, names) or "") in (
             "inspect.stack",
@@ -102,7 +131,10 @@ def hits(tree: ast.Module, path: str, exam_lits: list[object]) -> list[Hit]:
                 if name in _EXITS:
                     out.append((R.TAMPER_EXIT_CALL, f"calls {name}()", node))
             elif isinstance(node, ast.Raise) and node.exc is not None:
-                if (dotted(node.exc, names) or "").rsplit(".", 1)[-1] in ("SystemExit", "KeyboardInterrupt"):
+                if (dotted(node.exc, names) or "").rsplit(".", 1)[-1] in (
+                    "SystemExit",
+                    "KeyboardInterrupt",
+                ):
                     out.append((R.TAMPER_EXIT_CALL, f"raises {dotted(node.exc, names)}", node))
             elif isinstance(node, ast.Assign) and any(
                 (dotted(t, names) or "") in ("sys.excepthook", "sys.exitfunc") for t in node.targets
@@ -112,19 +144,37 @@ def hits(tree: ast.Module, path: str, exam_lits: list[object]) -> list[Hit]:
         for value in _compared_literals(node, names):
             if _matches(value, exam_lits):
                 out.append(
-                    (R.TAMPER_EXAM_LITERAL_SPECIAL_CASE, f"compares a value with {value!r}, a literal of the exam", node)
+                    (
+                        R.TAMPER_EXAM_LITERAL_SPECIAL_CASE,
+                        f"compares a value with {value!r}, a literal of the exam",
+                        node,
+                    )
                 )
     return out
 
 
-_STR_METHODS = ("startswith", "endswith", "match", "fullmatch", "search", "find", "index", "count", "fnmatch")
+_STR_METHODS = (
+    "startswith",
+    "endswith",
+    "match",
+    "fullmatch",
+    "search",
+    "find",
+    "index",
+    "count",
+    "fnmatch",
+)
 
 
 def _literals(node: ast.AST) -> list[object]:
     if isinstance(node, ast.Constant):
         v = node.value
         return [] if v is None or isinstance(v, bool) or v is Ellipsis else [v]
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant):
+    if (
+        isinstance(node, ast.UnaryOp)
+        and isinstance(node.op, ast.USub)
+        and isinstance(node.operand, ast.Constant)
+    ):
         v = node.operand.value
         return [-v] if isinstance(v, int | float) and not isinstance(v, bool) else []
     if isinstance(node, ast.Tuple | ast.List | ast.Set):
@@ -135,7 +185,8 @@ def _literals(node: ast.AST) -> list[object]:
 def _compared_literals(node: ast.AST, names: Mapping[str, str]) -> list[object]:
     if isinstance(node, ast.Compare):
         ops_ok = all(
-            isinstance(op, ast.Eq | ast.NotEq | ast.In | ast.NotIn | ast.Is | ast.IsNot) for op in node.ops
+            isinstance(op, ast.Eq | ast.NotEq | ast.In | ast.NotIn | ast.Is | ast.IsNot)
+            for op in node.ops
         )
         if not ops_ok:
             return []
@@ -144,7 +195,9 @@ def _compared_literals(node: ast.AST, names: Mapping[str, str]) -> list[object]:
             out += _literals(side)
         return out
     if isinstance(node, ast.Call):
-        name = dotted(node.func, names) or (node.func.attr if isinstance(node.func, ast.Attribute) else "")
+        name = dotted(node.func, names) or (
+            node.func.attr if isinstance(node.func, ast.Attribute) else ""
+        )
         if name.rsplit(".", 1)[-1] in _STR_METHODS:
             return [x for a in node.args for x in _literals(a)]
     if isinstance(node, ast.MatchValue):
@@ -154,9 +207,11 @@ def _compared_literals(node: ast.AST, names: Mapping[str, str]) -> list[object]:
 
 def _matches(value: object, lits: list[object]) -> bool:
     for lit in lits:
-        if type(value) is type(lit) or (isinstance(value, int | float) and isinstance(lit, int | float)):
-            if value == lit:
-                return True
+        same_kind = type(value) is type(lit) or (
+            isinstance(value, int | float) and isinstance(lit, int | float)
+        )
+        if same_kind and value == lit:
+            return True
         if isinstance(value, str) and isinstance(lit, str) and len(value) >= 4 and value in lit:
             return True
     return False
@@ -174,7 +229,11 @@ def exam_literals(exams: Iterable[ExamRef]) -> list[object]:
             if isinstance(node, ast.Constant) and not isinstance(node, ast.JoinedStr):
                 if node.value is None or isinstance(node.value, bool) or node.value is Ellipsis:
                     continue
-                if isinstance(node.value, str) and node.value.startswith(("\n", " ")) and len(node.value) > 60:
+                if (
+                    isinstance(node.value, str)
+                    and node.value.startswith(("\n", " "))
+                    and len(node.value) > 60
+                ):
                     continue  # a docstring-like text
                 out.append(node.value)
             elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
@@ -182,9 +241,7 @@ def exam_literals(exams: Iterable[ExamRef]) -> list[object]:
     return out
 
 
-def added(
-    old_texts: list[str], new_text: str, path: str, exam_lits: list[object]
-) -> list[Reason]:
+def added(old_texts: list[str], new_text: str, path: str, exam_lits: list[object]) -> list[Reason]:
     """Reasons for what ``new_text`` has beyond ``old_texts`` (the base side)."""
     new = parse(new_text)
     if new is None:

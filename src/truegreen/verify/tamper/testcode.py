@@ -86,7 +86,9 @@ def _hidden(tree: ast.Module) -> list[ast.AST]:
 
 
 class TestAnalysis:
-    def __init__(self, snap: ChangeSnapshot, changed: list[str], test_paths_head: list[str]) -> None:
+    def __init__(
+        self, snap: ChangeSnapshot, changed: list[str], test_paths_head: list[str]
+    ) -> None:
         self.snap = snap
         self.changed = changed
         self.head_tests = test_paths_head
@@ -103,15 +105,27 @@ class TestAnalysis:
         if old is None or new is None:
             return
         o_names, n_names = aliases(old), aliases(new)
-        for kind, node, text in _added(_module_markers(old, o_names), _module_markers(new, n_names)):
-            self.add(f"tamper.{kind}_added", path, line(node), f"{text}: {kind} added for the whole module")
+        for kind, node, text in _added(
+            _module_markers(old, o_names), _module_markers(new, n_names)
+        ):
+            self.add(
+                f"tamper.{kind}_added",
+                path,
+                line(node),
+                f"{text}: {kind} added for the whole module",
+            )
         o_funcs, n_funcs = test_functions(old), test_functions(new)
         for q, fn in n_funcs.items():
             if q in o_funcs and (path, q) not in self.exam_quals:
                 self.compare_test(path, q, o_funcs[q], fn, o_names, n_names)
         if self.snap.base_collected is None:
-            for node in _hidden(new)[len(_hidden(old)):]:
-                self.add(R.TAMPER_TEST_DELETED, path, line(node), "`__test__ = False` hides tests from pytest")
+            for node in _hidden(new)[len(_hidden(old)) :]:
+                self.add(
+                    R.TAMPER_TEST_DELETED,
+                    path,
+                    line(node),
+                    "`__test__ = False` hides tests from pytest",
+                )
 
     def compare_test(
         self,
@@ -124,16 +138,31 @@ class TestAnalysis:
     ) -> None:
         if dump(before.node) == dump(after.node) and _cls_decos(before) == _cls_decos(after):
             return
-        old_marks = [(k, n, "") for d in before.node.decorator_list for k, n in _markers_in(d, o_names)]
-        old_marks += [(k, n, "") for d in _cls_deco_nodes(before) for k, n in _markers_in(d, o_names)]
-        old_marks += [(k, n, "") for k, n in _markers_in(ast.Module(before.node.body, []), o_names)]
-        new_marks = [(k, n, f"@{dotted(n, n_names)}") for d in after.node.decorator_list for k, n in _markers_in(d, n_names)]
-        new_marks += [
-            (k, n, f"@{dotted(n, n_names)} on class") for d in _cls_deco_nodes(after) for k, n in _markers_in(d, n_names)
+        old_marks = [
+            (k, n, "") for d in before.node.decorator_list for k, n in _markers_in(d, o_names)
         ]
-        new_marks += [(k, n, f"{dotted(n, n_names)}()") for k, n in _markers_in(ast.Module(after.node.body, []), n_names)]
+        old_marks += [
+            (k, n, "") for d in _cls_deco_nodes(before) for k, n in _markers_in(d, o_names)
+        ]
+        old_marks += [(k, n, "") for k, n in _markers_in(ast.Module(before.node.body, []), o_names)]
+        new_marks = [
+            (k, n, f"@{dotted(n, n_names)}")
+            for d in after.node.decorator_list
+            for k, n in _markers_in(d, n_names)
+        ]
+        new_marks += [
+            (k, n, f"@{dotted(n, n_names)} on class")
+            for d in _cls_deco_nodes(after)
+            for k, n in _markers_in(d, n_names)
+        ]
+        new_marks += [
+            (k, n, f"{dotted(n, n_names)}()")
+            for k, n in _markers_in(ast.Module(after.node.body, []), n_names)
+        ]
         for kind, node, text in _added(old_marks, new_marks):
-            self.add(f"tamper.{kind}_added", path, line(node), f"{q}: {text} added to an existing test")
+            self.add(
+                f"tamper.{kind}_added", path, line(node), f"{q}: {text} added to an existing test"
+            )
         for node, why in asserts.compare(before.node, after.node, o_names, n_names):
             self.add(R.TAMPER_ASSERT_WEAKENED, path, line(node), f"{q}: {why}")
 
@@ -180,7 +209,11 @@ class TestAnalysis:
         same_body = [m for m in by_body.get(body_key(fn.node), []) if m != f"{path}::{q}"]
         if any(m.rsplit("::", 1)[-1] == fn.name for m in same_body):
             return  # moved to another file or class
-        moved = [(p, tf) for p, tf in head_funcs.get(fn.name, []) if f"{p}::{tf.qualname}" != f"{path}::{q}"]
+        moved = [
+            (p, tf)
+            for p, tf in head_funcs.get(fn.name, [])
+            if f"{p}::{tf.qualname}" != f"{path}::{q}"
+        ]
         if moved:
             # moved and edited: judge the edit like one in place
             p, tf = moved[0]
@@ -188,7 +221,12 @@ class TestAnalysis:
             self.compare_test(p, tf.qualname, fn, tf, old_names, aliases(tree) if tree else {})
             return
         if same_body:
-            self.add(R.TAMPER_TEST_RENAMED, path, line(fn.node), f"{tid} is now {same_body[0]} (same body, new name)")
+            self.add(
+                R.TAMPER_TEST_RENAMED,
+                path,
+                line(fn.node),
+                f"{tid} is now {same_body[0]} (same body, new name)",
+            )
             return
         self.add(R.TAMPER_TEST_DELETED, path, line(fn.node), f"{tid}: {why}")
 
@@ -209,7 +247,12 @@ class TestAnalysis:
             old = parse(self.snap.base_text(path))
             fn = test_functions(old).get(q) if old is not None else None
             if f"{path}::{q}" in head_quals:
-                self.add(R.TAMPER_TEST_DELETED, path, line(fn.node) if fn else None, f"{tid}: a parametrized case is gone")
+                self.add(
+                    R.TAMPER_TEST_DELETED,
+                    path,
+                    line(fn.node) if fn else None,
+                    f"{tid}: a parametrized case is gone",
+                )
                 continue
             if f"{path}::{q}" in reported:
                 continue
@@ -220,11 +263,14 @@ class TestAnalysis:
             # moved or renamed only counts if pytest collects the new place
             by_body_c = {k: [m for m in v if m in head_quals] for k, v in by_body.items()}
             funcs_c = {
-                k: [(p, tf) for p, tf in v if f"{p}::{tf.qualname}" in head_quals] for k, v in head_funcs.items()
+                k: [(p, tf) for p, tf in v if f"{p}::{tf.qualname}" in head_quals]
+                for k, v in head_funcs.items()
             }
             still = f"{path}::{q}" in head_ids
-            why = "still written but no longer collected by pytest" if still else (
-                "its file was deleted" if path not in self.snap.head_files else "removed"
+            why = (
+                "still written but no longer collected by pytest"
+                if still
+                else ("its file was deleted" if path not in self.snap.head_files else "removed")
             )
             self._judge_missing(path, q, fn, funcs_c, by_body_c, aliases(old), tid, why)
 
@@ -239,7 +285,12 @@ class TestAnalysis:
     def exam_edited(self, exam: ExamRef, new: str) -> None:
         sealed, head = parse(exam.content), parse(new)
         if head is None:
-            self.add(R.TAMPER_EXAM_EDITED, exam.path, None, f"{exam.test}: the exam's file no longer parses")
+            self.add(
+                R.TAMPER_EXAM_EDITED,
+                exam.path,
+                None,
+                f"{exam.test}: the exam's file no longer parses",
+            )
             return
         if sealed is None:
             return
@@ -248,7 +299,12 @@ class TestAnalysis:
             if a.get(key, (None, ""))[1] != b.get(key, (None, ""))[1]:
                 node = b.get(key, (None, ""))[0]
                 what = "changed" if key in a and key in b else ("removed" if key in a else "added")
-                self.add(R.TAMPER_EXAM_EDITED, exam.path, line(node) if node else None, f"{exam.test}: {key} {what}")
+                self.add(
+                    R.TAMPER_EXAM_EDITED,
+                    exam.path,
+                    line(node) if node else None,
+                    f"{exam.test}: {key} {what}",
+                )
 
 
 def _cls_deco_nodes(tf: TestFunc) -> list[ast.expr]:
@@ -283,7 +339,10 @@ def exam_slice(tree: ast.Module, qualname: str) -> dict[str, tuple[ast.AST | Non
     parts["the test function"] = (fn.node, dump(fn.node))
     wanted = _used_names(fn.node)
     if fn.cls is not None:
-        parts["the test class's decorators"] = (fn.cls, "|".join(dump(d) for d in fn.cls.decorator_list))
+        parts["the test class's decorators"] = (
+            fn.cls,
+            "|".join(dump(d) for d in fn.cls.decorator_list),
+        )
         for m in fn.cls.body:
             if isinstance(m, ast.FunctionDef | ast.AsyncFunctionDef) and m.name.startswith("test"):
                 continue
@@ -297,7 +356,9 @@ def exam_slice(tree: ast.Module, qualname: str) -> dict[str, tuple[ast.AST | Non
             for a in node.names:
                 local = a.asname or a.name.split(".")[0]
                 origin = (
-                    a.name if isinstance(node, ast.Import) else f"{'.' * node.level}{node.module}.{a.name}"
+                    a.name
+                    if isinstance(node, ast.Import)
+                    else f"{'.' * node.level}{node.module}.{a.name}"
                 )
                 imports[local] = (node, origin)
         elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
@@ -305,7 +366,9 @@ def exam_slice(tree: ast.Module, qualname: str) -> dict[str, tuple[ast.AST | Non
                 continue
             defs.setdefault(node.name, []).append(node)
             text = ast.unparse(node.decorator_list[0]) if node.decorator_list else ""
-            if "autouse" in ast.unparse(node)[:200] and "fixture" in text or node.name.startswith("pytest_"):
+            if ("autouse" in ast.unparse(node)[:200] and "fixture" in text) or node.name.startswith(
+                "pytest_"
+            ):
                 wanted.add(node.name)
         elif isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
@@ -334,5 +397,8 @@ def exam_slice(tree: ast.Module, qualname: str) -> dict[str, tuple[ast.AST | Non
             parts[f"`{name}`"] = (defs[name][-1], "|".join(dump(d) for d in defs[name]))
         if name in imports:
             parts[f"import of `{name}`"] = imports[name]
-    parts["module-level statements"] = (effects[0] if effects else None, "|".join(dump(e) for e in effects))
+    parts["module-level statements"] = (
+        effects[0] if effects else None,
+        "|".join(dump(e) for e in effects),
+    )
     return parts
