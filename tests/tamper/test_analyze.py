@@ -1,0 +1,161 @@
+"""The tamper layer on small in-memory changes: precision at the edges."""
+
+from __future__ import annotations
+
+from truegreen.verify import reasons as R
+from truegreen.verify.reasons import Reason, default_severity
+from truegreen.verify.tamper import ChangeSnapshot, ExamRef, analyze
+
+
+def snap(base: dict[str, str], head: dict[str, str], **kw: object) -> ChangeSnapshot:
+    return ChangeSnapshot(
+        {k: v.encode() for k, v in base.items()},
+        {k: v.encode() for k, v in head.items()},
+        **kw,  # type: ignore[arg-type]
+    )
+
+
+def codes(s: ChangeSnapshot) -> list[str]:
+    return [r.code for r in analyze(s)]
+
+
+T = "import pytest\n\n\n@pytest.mark.skip\ndef test_old():\n    assert 1 == 1\n\n\ndef test_a():\n    assert f(2) == 4\n"
+
+
+def test_reason_json_and_severity() -> None:
+    r = Reason.of(R.TAMPER_TEST_DATA_CHANGED, "tests/data/x.json", None, "changed")
+    assert r.severity == "escalate"
+    assert r.to_json() == {
+        "code": "tamper.test_data_changed",
+        "file": "tests/data/x.json",
+        "line": None,
+        "detail": "changed",
+    }
+    assert default_severity(R.TAMPER_SKIP_ADDED) == "refute"
+    assert default_severity(R.TAMPER_EXAM_LITERAL_SPECIAL_CASE) == "escalate"
+    assert len(R.TAMPER_CODES) == 14
+
+
+def test_a_skip_that_was_there_is_not_the_changes_doing() -> None:
+    head = T.replace("assert f(2) == 4", "assert f(2) == 4\n    assert f(3) == 9")
+    assert codes(snap({"tests/test_x.py": T}, {"tests/test_x.py": head})) == []
+
+
+def test_a_new_test_with_a_skip_is_not_tampering() -> None:
+    head = T + "\n\n@pytest.mark.skip(reason='later')\ndef test_new():\n    pass\n"
+    assert codes(snap({"tests/test_x.py": T}, {"tests/test_x.py": head})) == []
+
+
+def test_a_test_moved_and_skipped_is_caught_where_it_went() -> None:
+    head = {
+        "tests/test_x.py": T.replace("\n\ndef test_a():\n    assert f(2) == 4\n", ""),
+        "tests/test_y.py": "import pytest\n\n\n@pytest.mark.xfail\ndef test_a():\n    assert f(2) == 4\n",
+    }
+    found = analyze(snap({"tests/test_x.py": T}, head))
+    assert [(r.code, r.file, r.line) for r in found] == [
+        (R.TAMPER_XFAIL_ADDED, "tests/test_y.py", 4)
+    ]
+
+
+def test_reformatting_and_a_docstring_change_nothing() -> None:
+    head = T.replace(
+        "def test_a():\n    assert f(2) == 4",
+        'def test_a():\n    """Doubles."""\n    assert (\n        f(2) == 4\n    )',
+    )
+    assert codes(snap({"tests/test_x.py": T}, {"tests/test_x.py": head})) == []
+
+
+def test_an_aliased_mark_from_a_module_attribute() -> None:
+    head = T.replace("def test_a", "skip_me = pytest.mark.skip\n\n\n@skip_me\ndef test_a")
+    assert codes(snap({"tests/test_x.py": T}, {"tests/test_x.py": head})) == [R.TAMPER_SKIP_ADDED]
+
+
+EXAM = 'def test_greeting():\n    assert greet("WELCOME10") == "hi"\n'
+
+
+def test_literals_of_the_exam_in_a_comparison_escalate() -> None:
+    base = {"app.py": "def greet(c):\n    return c\n", "tests/test_e.py": EXAM}
+    exams = [ExamRef("tests/test_e.py::test_greeting", "tests/test_e.py", EXAM)]
+    for cond, flagged in [
+        ('c.startswith("WELC")', True),
+        ('c == "WELCOME10"', True),
+        ('c in ("WELCOME10", "X")', True),
+        ('c.startswith("WEL")', False),  # under 4 characters
+        ("c is None", False),
+        ('c == "welcome10"', False),  # case-sensitive
+    ]:
+        head = {
+            **base,
+            "app.py": f"def greet(c):\n    if {cond}:\n        return 'hi'\n    return c\n",
+        }
+        found = analyze(snap(base, head, exams=exams))
+        assert (R.TAMPER_EXAM_LITERAL_SPECIAL_CASE in [r.code for r in found]) is flagged, cond
+        assert all(r.severity == "escalate" for r in found)
+
+
+def test_exits_in_a_main_are_not_exit_calls() -> None:
+    base = {"app.py": "def f():\n    return 1\n"}
+    head = {
+        "app.py": "import sys\n\n\ndef f():\n    return 1\n\n\ndef main():\n    sys.exit(f())\n\n\nif __name__ == '__main__':\n    sys.exit(main())\n"
+    }
+    assert codes(snap(base, head)) == []
+    head2 = {
+        "app.py": "import signal\n\n\ndef f():\n    signal.signal(signal.SIGTERM, signal.SIG_IGN)\n    return 1\n"
+    }
+    assert codes(snap(base, head2)) == [R.TAMPER_EXIT_CALL]
+
+
+def test_a_moved_source_module_keeps_its_exits() -> None:
+    text = "import sys\n\n\ndef stop():\n    sys.exit(3)\n"
+    assert codes(snap({"pkg/a.py": text}, {"pkg/b.py": text})) == []
+
+
+def test_exam_edit_only_counts_what_the_exam_uses() -> None:
+    sealed = "import pytest\n\nfrom app import f\n\n\n@pytest.fixture\ndef two():\n    return 2\n\n\ndef test_exam(two):\n    assert f(two) == 4\n"
+    exams = [ExamRef("tests/test_e.py::test_exam", "tests/test_e.py", sealed)]
+    unrelated = (
+        sealed.replace("from app import f\n", "from app import f, g\n")
+        + "\n\ndef helper():\n    return 0\n\n\ndef test_g():\n    assert g() == helper()\n"
+    )
+    assert (
+        codes(snap({"tests/test_e.py": sealed}, {"tests/test_e.py": unrelated}, exams=exams)) == []
+    )
+    fixture = sealed.replace("return 2", "return 0")
+    found = analyze(snap({"tests/test_e.py": sealed}, {"tests/test_e.py": fixture}, exams=exams))
+    assert [(r.code, r.line) for r in found] == [(R.TAMPER_EXAM_EDITED, 7)]
+
+
+def test_a_workflow_that_no_longer_runs_on_pull_requests() -> None:
+    wf = "on: [push, pull_request]\njobs:\n  t:\n    runs-on: x\n    steps:\n      - run: pytest\n"
+    head = wf.replace("[push, pull_request]", "[push]")
+    found = analyze(snap({".github/workflows/ci.yml": wf}, {".github/workflows/ci.yml": head}))
+    assert [r.code for r in found] == [R.TAMPER_CI_STEP_REMOVED]
+
+
+def test_a_removed_conftest_and_a_changed_fixture() -> None:
+    conf = "import pytest\n\n\n@pytest.fixture\ndef db():\n    return {}\n"
+    assert codes(snap({"tests/conftest.py": conf}, {})) == [R.TAMPER_CONFTEST_CHANGED]
+    changed = conf.replace("return {}", "return {'ok': True}")
+    assert codes(snap({"tests/conftest.py": conf}, {"tests/conftest.py": changed})) == [
+        R.TAMPER_CONFTEST_CHANGED
+    ]
+
+
+def test_a_collected_test_hidden_by_dunder_test_without_collection() -> None:
+    head = T.replace("import pytest\n", "import pytest\n\n__test__ = False\n")
+    assert codes(snap({"tests/test_x.py": T}, {"tests/test_x.py": head})) == [R.TAMPER_TEST_DELETED]
+
+
+def test_setup_cfg_and_coveragerc_thresholds() -> None:
+    base = {
+        ".coveragerc": "[report]\nfail_under = 80\n",
+        "setup.cfg": "[tool:pytest]\naddopts = --cov-fail-under=80\n",
+    }
+    head = {
+        ".coveragerc": "[report]\nfail_under = 70\n",
+        "setup.cfg": "[tool:pytest]\naddopts = --cov-fail-under=80 -x\n",
+    }
+    assert sorted(codes(snap(base, head))) == [
+        R.TAMPER_COVERAGE_THRESHOLD_LOWERED,
+        R.TAMPER_PYTEST_CONFIG_CHANGED,
+    ]
