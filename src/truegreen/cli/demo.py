@@ -33,17 +33,24 @@ def demo(
     out.print(f"sealed exam {result.exam_id}: fails on the base as", markup=False)
     out.print(f"  {result.signature}", markup=False)
     table = Table(title="candidate fixes, verified against the sealed exam", show_lines=False)
-    for col in ("candidate", "what it does", "verdict", "decision", "why"):
-        table.add_column(col, overflow="fold")
+    table.add_column("candidate (what it does)", ratio=1)
+    table.add_column("verdict", no_wrap=True)
+    table.add_column("decision", no_wrap=True)
+    table.add_column("why", no_wrap=True)
     for row in result.rows:
         doc = row.doc
         codes = sorted({r["code"] for r in doc["reasons"] if not r["code"].startswith("strength.")})
         s = doc.get("strength")
-        why = ", ".join(codes) or (
+        why = "\n".join(codes) or (
             f"exam strength {s['label']} ({s['killed']}/{s['mutants']})" if s else "all layers pass"
         )
         color = {"approve": "green", "reject": "red", "escalate": "yellow"}[doc["decision"]]
-        table.add_row(row.branch, row.title, doc["verdict"], f"[{color}]{doc['decision']}[/]", why)
+        table.add_row(
+            f"{row.branch}\n[dim]{row.title}[/]",
+            doc["verdict"],
+            f"[{color}]{doc['decision']}[/]",
+            why,
+        )
     out.print(table)
     unexpected = [r.branch for r in result.rows if not r.as_expected]
     out.print(f"({VERIFIED_MEANS})", markup=False)
