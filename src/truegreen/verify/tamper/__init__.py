@@ -25,7 +25,8 @@ _DOC_SUFFIXES = (".md", ".rst", ".txt.in")
 
 def analyze(snap: ChangeSnapshot) -> list[Reason]:
     """Every tamper reason for one change, sorted by file, line and code."""
-    changed = snap.changed_paths()
+    # a path listed as changed with equal bytes on both sides is not a change
+    changed = [p for p in snap.changed_paths() if snap.base_files.get(p) != snap.head_files.get(p)]
     head_tests = [p for p in snap.head_files if is_test_file(p)]
     tests = TestAnalysis(snap, changed, head_tests)
     found: list[Reason] = []
@@ -35,6 +36,7 @@ def analyze(snap: ChangeSnapshot) -> list[Reason]:
     ]
     base_plugins = config.plugin_modules(snap, snap.base_files, snap.base_text)
     head_plugins = config.plugin_modules(snap, snap.head_files, snap.head_text)
+    test_strings: dict[str, set[str]] = {}
     for path in changed:
         old, new = snap.base_text(path), snap.head_text(path)
         name = PurePosixPath(path).name
@@ -48,7 +50,7 @@ def analyze(snap: ChangeSnapshot) -> list[Reason]:
                 [old] if old is not None else [t for p in deleted_src if (t := snap.base_text(p))]
             )
             found += source.added(olds, new, path, exam_lits)
-        elif _is_test_data(snap, path) and old is not None:
+        elif old is not None and _is_test_data(snap, path, test_strings):
             found.append(
                 Reason.of(
                     R.TAMPER_TEST_DATA_CHANGED,
@@ -66,7 +68,7 @@ def analyze(snap: ChangeSnapshot) -> list[Reason]:
     return sorted(set(found), key=lambda r: (r.file or "", r.line or 0, r.code, r.detail))
 
 
-def _is_test_data(snap: ChangeSnapshot, path: str) -> bool:
+def _is_test_data(snap: ChangeSnapshot, path: str, strings: dict[str, set[str]]) -> bool:
     """A non-Python file under a test directory, or one a test names."""
     if path.endswith((".py", ".pyc")) or path.endswith(_DOC_SUFFIXES) or "__pycache__" in path:
         return False
@@ -75,14 +77,15 @@ def _is_test_data(snap: ChangeSnapshot, path: str) -> bool:
     base_name = PurePosixPath(path).name
     if len(base_name) < 5:
         return False
-    for p in snap.base_files:
-        if is_test_file(p):
-            tree = parse(snap.base_text(p))
-            for node in ast.walk(tree) if tree else []:
-                if (
-                    isinstance(node, ast.Constant)
-                    and isinstance(node.value, str)
-                    and base_name in node.value
-                ):
-                    return True
-    return False
+    if "all" not in strings:
+        found: set[str] = set()
+        for p in snap.base_files:
+            if is_test_file(p):
+                tree = parse(snap.base_text(p))
+                found |= {
+                    n.value
+                    for n in (ast.walk(tree) if tree else [])
+                    if isinstance(n, ast.Constant) and isinstance(n.value, str)
+                }
+        strings["all"] = found
+    return any(base_name in s for s in strings["all"])

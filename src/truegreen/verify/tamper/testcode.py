@@ -15,6 +15,7 @@ from truegreen.verify.tamper.names import (
     body_key,
     dotted,
     dump,
+    is_test_file,
     line,
     marker_kind,
     parse,
@@ -171,19 +172,18 @@ class TestAnalysis:
         """Tests of the base missing from the head, from the syntax trees; with pytest's
         collection on both sides, also those still written but no longer collected."""
         head_funcs: dict[str, list[tuple[str, TestFunc]]] = {}
-        by_body: dict[str, list[str]] = {}
         for p in self.head_tests:
             tree = parse(self.snap.head_text(p))
-            for q, tf in (test_functions(tree) if tree else {}).items():
+            for tf in (test_functions(tree) if tree else {}).values():
                 head_funcs.setdefault(tf.name, []).append((p, tf))
-                by_body.setdefault(body_key(tf.node), []).append(f"{p}::{q}")
+        by_body = _LazyBodies(head_funcs)
         head_ids = {f"{p}::{tf.qualname}" for v in head_funcs.values() for p, tf in v}
         collected = self.snap.base_collected is not None and self.snap.head_collected is not None
         if collected:
             self._gone_collected(head_funcs, by_body, head_ids)
             return
         for path in self.changed:
-            if not path.endswith(".py"):
+            if not is_test_file(path):
                 continue
             old = parse(self.snap.base_text(path))
             if old is None:
@@ -201,12 +201,17 @@ class TestAnalysis:
         q: str,
         fn: TestFunc,
         head_funcs: dict[str, list[tuple[str, TestFunc]]],
-        by_body: dict[str, list[str]],
+        by_body: _LazyBodies,
         old_names: Mapping[str, str],
         tid: str,
         why: str = "removed",
+        allowed: set[str] | None = None,
     ) -> None:
-        same_body = [m for m in by_body.get(body_key(fn.node), []) if m != f"{path}::{q}"]
+        same_body = [
+            m
+            for m in by_body.get(body_key(fn.node))
+            if m != f"{path}::{q}" and (allowed is None or m in allowed)
+        ]
         if any(m.rsplit("::", 1)[-1] == fn.name for m in same_body):
             return  # moved to another file or class
         moved = [
@@ -233,7 +238,7 @@ class TestAnalysis:
     def _gone_collected(
         self,
         head_funcs: dict[str, list[tuple[str, TestFunc]]],
-        by_body: dict[str, list[str]],
+        by_body: _LazyBodies,
         head_ids: set[str],
     ) -> None:
         base_c, head_c = self.snap.base_collected or set(), self.snap.head_collected or set()
@@ -261,7 +266,6 @@ class TestAnalysis:
                 self.add(R.TAMPER_TEST_DELETED, path, None, f"{tid}: no longer collected")
                 continue
             # moved or renamed only counts if pytest collects the new place
-            by_body_c = {k: [m for m in v if m in head_quals] for k, v in by_body.items()}
             funcs_c = {
                 k: [(p, tf) for p, tf in v if f"{p}::{tf.qualname}" in head_quals]
                 for k, v in head_funcs.items()
@@ -272,7 +276,7 @@ class TestAnalysis:
                 if still
                 else ("its file was deleted" if path not in self.snap.head_files else "removed")
             )
-            self._judge_missing(path, q, fn, funcs_c, by_body_c, aliases(old), tid, why)
+            self._judge_missing(path, q, fn, funcs_c, by_body, aliases(old), tid, why, head_quals)
 
     # -- the sealed exam -----------------------------------------------------------------
     def exams_edited(self) -> None:
@@ -305,6 +309,22 @@ class TestAnalysis:
                     line(node) if node else None,
                     f"{exam.test}: {key} {what}",
                 )
+
+
+class _LazyBodies:
+    """Head test functions by :func:`body_key`, computed on first use (it is costly)."""
+
+    def __init__(self, funcs: dict[str, list[tuple[str, TestFunc]]]) -> None:
+        self._funcs = funcs
+        self._index: dict[str, list[str]] | None = None
+
+    def get(self, key: str) -> list[str]:
+        if self._index is None:
+            self._index = {}
+            for v in self._funcs.values():
+                for p, tf in v:
+                    self._index.setdefault(body_key(tf.node), []).append(f"{p}::{tf.qualname}")
+        return self._index.get(key, [])
 
 
 def _cls_deco_nodes(tf: TestFunc) -> list[ast.expr]:
