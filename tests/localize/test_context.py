@@ -67,3 +67,12 @@ def test_scrubber_removes_reported_secrets_tokens_and_assigned_literals():
     assert secret not in text and "abc123xyz" not in text and "ghp_" not in text
     assert text.count(REDACTED) == 3
     assert s.document({"k": [secret]}) == {"k": [REDACTED]}
+
+
+def test_document_keys_are_never_scrubbed():
+    # a redacted local that happened to hold the word "values" must not eat the document
+    word = "values"
+    s = Scrubber([{"len": len(word), "sha256": hashlib.sha256(word.encode()).hexdigest()}])
+    assert s.document({"values": {"differences": ["values"]}}) == {
+        "values": {"differences": [REDACTED]}
+    }

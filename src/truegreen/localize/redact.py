@@ -58,11 +58,12 @@ class Scrubber:
         return text
 
     def document(self, value: Any) -> Any:
-        """``value`` with every string (keys too) scrubbed."""
+        """``value`` with every string value scrubbed (keys are the document's own
+        field names, or dict keys the tracer already rendered safely)."""
         if isinstance(value, str):
             return self.text(value)
         if isinstance(value, list | tuple):
             return [self.document(v) for v in value]
         if isinstance(value, dict):
-            return {self.document(k): self.document(v) for k, v in value.items()}
+            return {k: self.document(v) for k, v in value.items()}
         return value

@@ -310,7 +310,8 @@ def _looks_secret(s: str) -> bool:
 
 
 def _note_secret(value) -> None:
-    if isinstance(value, str) and len(value) >= 4:
+    # short plain words ("values", "author") would scrub ordinary text out of the report
+    if isinstance(value, str) and (len(value) >= 8 or (len(value) >= 5 and not value.isalpha())):
         _secrets[hashlib.sha256(value.encode("utf-8", "replace")).hexdigest()] = len(value)
     elif isinstance(value, bytes) and len(value) >= 4:
         with contextlib.suppress(UnicodeDecodeError):
