@@ -459,6 +459,12 @@ CASES: list[Case] = [
         R.TAMPER_PYTEST_CONFIG_CHANGED,
         append("pyproject.toml", '\n[tool.truegreen]\nignore = ["tests/test_money.py"]\n'),
     ),
+    *cheat(
+        "shadow-pytest",
+        R.TAMPER_PYTEST_CONFIG_CHANGED,
+        put("pytest.py", "import sys\n\nprint('1 passed')\nsys.exit(0)\n"),
+    ),
+    *cheat("sitecustomize", R.TAMPER_PYTEST_CONFIG_CHANGED, put("sitecustomize.py", "import os\n")),
     # -- coverage and CI
     *cheat(
         "fail-under-lowered",

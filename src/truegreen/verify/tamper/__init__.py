@@ -60,12 +60,49 @@ def analyze(snap: ChangeSnapshot) -> list[Reason]:
                 )
             )
         found += ci.analyze_ci(path, old, new)
+    found += _shadowing(snap, changed)
     found += config.pytest_config(snap)
     found += config.coverage(snap, changed)
     tests.gone_tests()
     tests.exams_edited()
     found += tests.found
     return sorted(set(found), key=lambda r: (r.file or "", r.line or 0, r.code, r.detail))
+
+
+#: modules that, added to the tree, would be imported instead of pytest or run at start-up
+_SHADOWS = (
+    "pytest",
+    "_pytest",
+    "py",
+    "pluggy",
+    "truegreen_probe",
+    "sitecustomize",
+    "usercustomize",
+)
+
+
+def _shadowing(snap: ChangeSnapshot, changed: list[str]) -> list[Reason]:
+    out: list[Reason] = []
+    for path in changed:
+        if path in snap.base_files or path not in snap.head_files:
+            continue
+        parts = PurePosixPath(path).parts
+        top = parts[1] if parts[0] == "src" and len(parts) > 1 else parts[0]
+        name = PurePosixPath(top).stem if top.endswith(".py") else top
+        if path.endswith(".pth") or (
+            name in _SHADOWS
+            and (top.endswith(".py") or path.endswith("/__init__.py"))
+            and (len(parts) <= 2 or parts[0] != "src" or len(parts) <= 3)
+        ):
+            out.append(
+                Reason.of(
+                    R.TAMPER_PYTEST_CONFIG_CHANGED,
+                    path,
+                    1,
+                    f"{path} would be imported instead of {name} or run when Python starts",
+                )
+            )
+    return out
 
 
 def _is_test_data(snap: ChangeSnapshot, path: str, strings: dict[str, set[str]]) -> bool:
