@@ -159,3 +159,15 @@ def test_setup_cfg_and_coveragerc_thresholds() -> None:
         R.TAMPER_COVERAGE_THRESHOLD_LOWERED,
         R.TAMPER_PYTEST_CONFIG_CHANGED,
     ]
+
+
+def test_mentioning_pytest_in_a_docstring_or_a_message_is_not_detection() -> None:
+    base = {"app.py": "def f():\n    return 1\n"}
+    head = {
+        "app.py": 'def f():\n    """Tested with pytest."""\n    raise RuntimeError("run pytest first")\n'
+    }
+    assert codes(snap(base, head)) == []
+    sneaky = {
+        "app.py": "import sys\n\n\ndef f():\n    return 5 if any('pytest' in a for a in sys.argv) else 1\n"
+    }
+    assert codes(snap(base, sneaky)) == [R.TAMPER_TEST_ENV_DETECTION]

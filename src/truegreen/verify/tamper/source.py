@@ -88,12 +88,48 @@ def _skip_main(tree: ast.Module) -> set[int]:
     return skip
 
 
+_LOOKUP_CALLS = {
+    "get", "getenv", "find_spec", "import_module", "__contains__", "startswith", "endswith",
+    "search", "match", "fullmatch", "find", "count", "index", "getattr", "hasattr", "fnmatch",
+}  # fmt: skip
+
+
+def _lookup_strings(tree: ast.Module) -> set[int]:
+    """Ids of string constants used to look something up (compared, subscripted, passed to
+    get/find_spec/startswith...), not those printed, raised or in docstrings."""
+    out: set[int] = set()
+
+    def take(n: ast.AST) -> None:
+        if isinstance(n, ast.Constant):
+            out.add(id(n))
+        elif isinstance(n, ast.Tuple | ast.List | ast.Set):
+            for e in n.elts:
+                take(e)
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare):
+            for side in [node.left, *node.comparators]:
+                take(side)
+        elif isinstance(node, ast.Subscript):
+            take(node.slice)
+        elif isinstance(node, ast.Call):
+            f = node.func
+            name = (
+                f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+            )
+            if name in _LOOKUP_CALLS:
+                for a in node.args:
+                    take(a)
+    return out
+
+
 def hits(tree: ast.Module, path: str, exam_lits: list[object]) -> list[Hit]:
     names = aliases(tree)
     out: list[Hit] = []
     no_exit = (
         _skip_main(tree) if not path.endswith("__main__.py") else {id(n) for n in ast.walk(tree)}
     )
+    lookups = _lookup_strings(tree)
     for node in ast.walk(tree):
         # -- looking for the test runner
         key = _env_key(node, names)
@@ -103,6 +139,7 @@ def hits(tree: ast.Module, path: str, exam_lits: list[object]) -> list[Hit]:
             isinstance(node, ast.Constant)
             and isinstance(node.value, str)
             and _runner_word(node.value)
+            and id(node) in lookups
         ):
             out.append((R.TAMPER_TEST_ENV_DETECTION, f"mentions {node.value!r}", node))
         elif isinstance(node, ast.Import | ast.ImportFrom):
