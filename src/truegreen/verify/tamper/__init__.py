@@ -21,6 +21,7 @@ from truegreen.verify.tamper.testcode import TestAnalysis
 __all__ = ["ChangeSnapshot", "ExamRef", "Reason", "analyze"]
 
 _DOC_SUFFIXES = (".md", ".rst", ".txt.in")
+_CONFIG_SUFFIXES = (".toml", ".cfg", ".ini", ".lock", "Makefile", ".in")
 
 
 def analyze(snap: ChangeSnapshot) -> list[Reason]:
@@ -111,6 +112,12 @@ def _is_test_data(snap: ChangeSnapshot, path: str, strings: dict[str, set[str]])
         return False
     if is_test_code(path):
         return True
+    if (
+        path.startswith(".")
+        or path.endswith(_CONFIG_SUFFIXES)
+        or ("/" not in path and path.isupper())
+    ):
+        return False  # configuration, CI and LICENSE-like files: judged on their own
     base_name = PurePosixPath(path).name
     if len(base_name) < 5:
         return False

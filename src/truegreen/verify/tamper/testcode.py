@@ -170,7 +170,27 @@ class TestAnalysis:
     # -- tests that are gone -------------------------------------------------------------
     def gone_tests(self) -> None:
         """Tests of the base missing from the head, from the syntax trees; with pytest's
-        collection on both sides, also those still written but no longer collected."""
+        collection on both sides, also those still written but no longer collected.
+        The head's other test files are read only when some test is missing."""
+        collected = self.snap.base_collected is not None and self.snap.head_collected is not None
+        missing: list[tuple[str, str, TestFunc, ast.Module]] = []
+        if collected:
+            if not (self.snap.base_collected or set()) - (self.snap.head_collected or set()):
+                return
+        else:
+            for path in self.changed:
+                if not is_test_file(path):
+                    continue
+                old = parse(self.snap.base_text(path))
+                if old is None:
+                    continue
+                new = parse(self.snap.head_text(path))
+                here = test_functions(new) if new is not None else {}
+                for q, fn in test_functions(old).items():
+                    if q not in here and (path, q) not in self.exam_quals:
+                        missing.append((path, q, fn, old))
+            if not missing:
+                return
         head_funcs: dict[str, list[tuple[str, TestFunc]]] = {}
         for p in self.head_tests:
             tree = parse(self.snap.head_text(p))
@@ -178,22 +198,13 @@ class TestAnalysis:
                 head_funcs.setdefault(tf.name, []).append((p, tf))
         by_body = _LazyBodies(head_funcs)
         head_ids = {f"{p}::{tf.qualname}" for v in head_funcs.values() for p, tf in v}
-        collected = self.snap.base_collected is not None and self.snap.head_collected is not None
         if collected:
             self._gone_collected(head_funcs, by_body, head_ids)
             return
-        for path in self.changed:
-            if not is_test_file(path):
-                continue
-            old = parse(self.snap.base_text(path))
-            if old is None:
-                continue
-            old_names = aliases(old)
-            for q, fn in test_functions(old).items():
-                tid = f"{path}::{q}"
-                if tid in head_ids or tid in self.exam_ids or (path, q) in self.exam_quals:
-                    continue
-                self._judge_missing(path, q, fn, head_funcs, by_body, old_names, tid)
+        for path, q, fn, old in missing:
+            tid = f"{path}::{q}"
+            if tid not in head_ids and tid not in self.exam_ids:
+                self._judge_missing(path, q, fn, head_funcs, by_body, aliases(old), tid)
 
     def _judge_missing(
         self,
