@@ -100,18 +100,18 @@ def tamper_findings(
     base_collected: set[str] | None,
     head_collected: set[str] | None,
 ) -> list[Finding]:
-    """The tamper layer's reasons, as verdict findings."""
-    from truegreen.verify import guard
+    """The tamper layer's reasons (:mod:`truegreen.verify.tamper`), as verdict findings."""
+    from truegreen.verify import tamper
 
-    change = guard.Change.from_git(
+    snapshot = tamper.ChangeSnapshot.from_git(
         git,
         base,
         head,
-        exams=[guard.ExamSource(e.test, e.path, e.file(e.path).content) for e in exams],
+        exams=[tamper.ExamRef(test=e.test, path=e.path, content=e.file(e.path).content) for e in exams],
         base_collected=base_collected,
         head_collected=head_collected,
     )
-    return guard.analyze(change)
+    return [Finding(r.code, r.file, r.line, r.detail) for r in tamper.analyze(snapshot)]
 
 
 def verify_fix(

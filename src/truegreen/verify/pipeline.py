@@ -110,43 +110,6 @@ def sealed_conftests(tree: Path, exams: Sequence[SealedExam]) -> Iterator[None]:
                 target.write_bytes(data)
 
 
-#: Names that, added at the repository root, would be imported instead of pytest's own
-#: modules (or truegreen's probe) when tests run as ``python -m pytest`` from the root.
-SHADOWING = (
-    "pytest",
-    "_pytest",
-    "pluggy",
-    "py",
-    "iniconfig",
-    "truegreen_probe",
-    "sitecustomize",
-    "usercustomize",
-)
-
-
-def shadowing_findings(git: GitRepo, base: str, head: str) -> list[Finding]:
-    """Top-level modules the head adds that shadow pytest, its plugins or the probe."""
-    found = []
-    base_files = set(git.files(base))
-    for path in git.files(head):
-        top = path.split("/", 1)[0]
-        name = top.removesuffix(".py")
-        shadows = (name in SHADOWING and (top.endswith(".py") or "/" in path)) or (
-            top.endswith(".pth") and "/" not in path
-        )
-        if shadows and path not in base_files:
-            found.append(
-                Finding(
-                    "tamper.pytest_config_changed",
-                    path,
-                    None,
-                    f"adds {path} at the repository root: under `python -m pytest` it is imported instead of "
-                    f"{name!r} and can decide what runs and what passes",
-                )
-            )
-    return found
-
-
 def graded_settings(git: GitRepo, base: str) -> config.Settings:
     return config.parse(
         git.show_text(base, "pyproject.toml"), git.show_text(base, "truegreen.toml")
@@ -219,6 +182,11 @@ def both_sides(first: Callable[[], T], second: Callable[[], T]) -> tuple[T, T]:
         reset_cancel()
 
 
+def _norm(test_id: str, tree: Path, root: Path) -> str:
+    """A node id with a worktree's absolute path (in parametrize ids) replaced by ``root``."""
+    return test_id.replace(str(tree), str(root))
+
+
 def _passed(run: PytestRun, test: str) -> bool:
     result = run.outcome_of(test)
     return result is not None and result.outcome == "passed"
@@ -253,7 +221,7 @@ def _sandbox_findings(runs: Sequence[PytestRun], test: str) -> tuple[Finding, ..
                         f"{test}: {r.exc_type}: {(r.message or '')[:200]}",
                     )
                 )
-    return tuple(sorted(found))
+    return tuple(sorted(found, key=Finding.sort_key))
 
 
 def _summary(obs: Sequence[Observation]) -> dict[str, Any]:
@@ -283,7 +251,10 @@ def regression_layer(
         run = base if side == "base" else head
         why = "passed the suite-timeout" if run.timed_out else run.meaning
         return RegressionEvidence(False, detail=f"the suite run on the {side} {why}"), base, head
-    before, after = base.by_id(), head.by_id()
+    # ids match across the two worktrees with each worktree's path replaced by one root
+    before = {_norm(t.id, base_tree, base_tree): t for t in base.tests}
+    after = {_norm(t.id, head_tree, base_tree): t for t in head.tests}
+    real_id = {_norm(t.id, head_tree, base_tree): t.id for t in head.tests}
     candidates, both = [], []
     for tid, result in sorted(before.items()):
         if tid in exam_tests:
@@ -298,9 +269,11 @@ def regression_layer(
     new_failures, flaky = [], []
     if candidates:
         notify(f"regression: rerunning {len(candidates)} new failure(s) on the head")
-        reruns = [runner.run(head_tree, candidates) for _ in range(FLAKY_RERUNS)]
+        reruns = [
+            runner.run(head_tree, [real_id[t] for t in candidates]) for _ in range(FLAKY_RERUNS)
+        ]
         for tid in candidates:
-            if any(_passed(r, tid) for r in reruns):
+            if any(_passed(r, real_id[tid]) for r in reruns):
                 flaky.append(tid)
             else:
                 new_failures.append(tid)
@@ -426,13 +399,12 @@ def verify(
             regression, base_suite, head_suite = regression_layer(
                 runner, wb.path, wh.path, set(exam_tests), notify
             )
-            base_collected, head_collected = set(base_suite.collected), set(head_suite.collected)
+            base_collected = {_norm(i, wb.path, git.root) for i in base_suite.collected}
+            head_collected = {_norm(i, wh.path, git.root) for i in head_suite.collected}
         notify("tamper: analysing the change")
         tamper_findings: tuple[Finding, ...] | None = None
         if tamper is not None:
-            tamper_findings = tuple(
-                tamper(git, base, head, exams, base_collected, head_collected)
-            ) + tuple(shadowing_findings(git, base, head))
+            tamper_findings = tuple(tamper(git, base, head, exams, base_collected, head_collected))
         strength = None
         if opts.strength and all(o.outcome == "passed" for ev in exam_ev for o in ev.head):
             with sealed_conftests(wh.path, exams):

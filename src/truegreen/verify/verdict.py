@@ -64,7 +64,7 @@ def severity_of(code: str) -> Severity:
     return "inconclusive"
 
 
-@dataclass(frozen=True, order=True)
+@dataclass(frozen=True)
 class Finding:
     """One reason in a verification, as it appears in ``reasons``."""
 
@@ -79,6 +79,9 @@ class Finding:
 
     def to_json(self) -> dict[str, Any]:
         return {"code": self.code, "file": self.file, "line": self.line, "detail": self.detail}
+
+    def sort_key(self) -> tuple[str, str, int, str]:
+        return (self.code, self.file or "", self.line or 0, self.detail)
 
 
 @dataclass(frozen=True)
@@ -300,7 +303,7 @@ def decide(evidence: Evidence) -> Verdict:
         else [Finding("policy.missing_evidence", detail="the regression layer did not run")]
     )
     gate_f = list(evidence.gates or ())
-    everything = sorted({*exam_f, *tamper_f, *reg_f, *gate_f, *evidence.extra})
+    everything = sorted({*exam_f, *tamper_f, *reg_f, *gate_f, *evidence.extra}, key=Finding.sort_key)
 
     exam_status: LayerStatus
     if any(f.severity == "refute" for f in exam_f):
