@@ -107,7 +107,9 @@ def tamper_findings(
         git,
         base,
         head,
-        exams=[tamper.ExamRef(test=e.test, path=e.path, content=e.file(e.path).content) for e in exams],
+        exams=[
+            tamper.ExamRef(test=e.test, path=e.path, content=e.file(e.path).content) for e in exams
+        ],
         base_collected=base_collected,
         head_collected=head_collected,
     )

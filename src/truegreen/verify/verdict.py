@@ -303,7 +303,9 @@ def decide(evidence: Evidence) -> Verdict:
         else [Finding("policy.missing_evidence", detail="the regression layer did not run")]
     )
     gate_f = list(evidence.gates or ())
-    everything = sorted({*exam_f, *tamper_f, *reg_f, *gate_f, *evidence.extra}, key=Finding.sort_key)
+    everything = sorted(
+        {*exam_f, *tamper_f, *reg_f, *gate_f, *evidence.extra}, key=Finding.sort_key
+    )
 
     exam_status: LayerStatus
     if any(f.severity == "refute" for f in exam_f):
