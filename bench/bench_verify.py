@@ -50,6 +50,9 @@ def bare(root: Path, runs: int, mutants: int) -> float:
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument(
+        "--sandbox", action="store_true", help="also: the same verification under bwrap vs none"
+    )
     opts = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "invoicekit"
@@ -73,6 +76,15 @@ def main() -> int:
             ours.append(time.perf_counter() - t)
             assert doc["verdict"] == "verified", doc["reasons"]
             theirs.append(bare(root, 3, doc["strength"]["mutants"] if doc["strength"] else 0))
+        boxed: list[float] = []
+        plain: list[float] = []
+        if opts.sandbox:
+            sandboxed = open_project(root, sys.executable, "bwrap", need_git=True)
+            for _ in range(opts.runs):
+                for proj, into in ((project, plain), (sandboxed, boxed)):
+                    t = time.perf_counter()
+                    verify_fix(proj, base="main", head="real-fix", exam_refs=[exam.id], db_url=url)
+                    into.append(time.perf_counter() - t)
     mo, mb = statistics.median(ours), statistics.median(theirs)
     print(
         f"mutants of the changed lines        {n_mutants} (verify ran {doc['strength']['mutants'] if doc['strength'] else 0})"
@@ -84,6 +96,11 @@ def main() -> int:
         f"truegreen verify                    median {mo:.2f} s  ({', '.join(f'{x:.2f}' for x in ours)})"
     )
     print(f"ratio                               {mo / mb:.2f}x   (goal <= 1.25x)")
+    if boxed:
+        mp, mx = statistics.median(plain), statistics.median(boxed)
+        print(f"verify --sandbox none               median {mp:.2f} s")
+        print(f"verify --sandbox bwrap              median {mx:.2f} s")
+        print(f"sandbox ratio                       {mx / mp:.2f}x   (issue 6 goal <= 1.15x)")
     return 0
 
 
