@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import PurePosixPath
@@ -29,12 +30,22 @@ def is_test_code(path: str) -> bool:
 
 
 def parse(text: str | None) -> ast.Module | None:
+    """The module's syntax tree (cached by text: a big test file is read once per analysis,
+    not once per test; callers never mutate trees)."""
     if text is None:
         return None
+    return _parse_cached(text)
+
+
+@functools.lru_cache(maxsize=256)
+def _parse_cached(text: str) -> ast.Module | None:
     try:
         return ast.parse(text)
     except (SyntaxError, ValueError):
         return None
+
+
+_ALIASES: dict[int, tuple[ast.Module, dict[str, str]]] = {}
 
 
 def dump(node: ast.AST) -> str:
@@ -44,6 +55,17 @@ def dump(node: ast.AST) -> str:
 
 def aliases(tree: ast.Module) -> dict[str, str]:
     """Local name -> dotted origin (``pt`` -> ``pytest``, ``mark`` -> ``pytest.mark``)."""
+    hit = _ALIASES.get(id(tree))
+    if hit is not None and hit[0] is tree:
+        return dict(hit[1])
+    names = _aliases(tree)
+    if len(_ALIASES) > 512:
+        _ALIASES.clear()
+    _ALIASES[id(tree)] = (tree, names)  # holds the tree, so its id is not reused
+    return dict(names)
+
+
+def _aliases(tree: ast.Module) -> dict[str, str]:
     names: dict[str, str] = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
