@@ -136,7 +136,9 @@ def grade_under_base_config(git: GitRepo, base: str, head_tree: Path) -> list[st
 
 
 def _suite_args(settings: config.Settings) -> tuple[str, ...]:
-    args = [f"--ignore={p}" for p in settings.ignore]
+    # A module that cannot be collected must not stop the rest of the suite from running:
+    # it is reported (regression.collection_error), and every other test still counts.
+    args = ["--continue-on-collection-errors", *(f"--ignore={p}" for p in settings.ignore)]
     return (*settings.pytest_args, *args, *settings.tests)
 
 

@@ -228,7 +228,7 @@ class TestAnalysis:
         moved = [
             (p, tf)
             for p, tf in head_funcs.get(fn.name, [])
-            if f"{p}::{tf.qualname}" != f"{path}::{q}"
+            if f"{p}::{tf.qualname}" != f"{path}::{q}" and not self._on_base(p, tf.qualname)
         ]
         if moved:
             # moved and edited: judge the edit like one in place
@@ -245,6 +245,16 @@ class TestAnalysis:
             )
             return
         self.add(R.TAMPER_TEST_DELETED, path, line(fn.node), f"{tid}: {why}")
+
+    def _on_base(self, path: str, qualname: str) -> bool:
+        """Whether a test of that name already stood at that place on the base (then it is
+        another test with the same name, not this one moved)."""
+        ids = self.snap.base_collected
+        if ids is not None:
+            here = f"{path}::{qualname}"
+            return any(i == here or i.startswith(here + "[") for i in ids)
+        tree = parse(self.snap.base_text(path))
+        return tree is not None and qualname in test_functions(tree)
 
     def _gone_collected(
         self,
