@@ -16,15 +16,6 @@ def _item(name: str, status: str, detail: str, fix: str | None = None) -> dict[s
     return {"name": name, "status": status, "detail": detail, "fix": fix}
 
 
-def data_dir() -> Path:
-    home = os.environ.get("TRUEGREEN_HOME")
-    if home:
-        return Path(home).expanduser()
-    import platformdirs
-
-    return Path(platformdirs.user_data_dir("truegreen", appauthor=False))
-
-
 def checks(repo: Path, python: str | None) -> list[dict[str, Any]]:
     results: list[dict[str, Any]] = [
         _item(
@@ -100,6 +91,8 @@ def checks(repo: Path, python: str | None) -> list[dict[str, Any]]:
     except TruegreenError as exc:  # pragma: no cover - defensive
         results.append(_item("sandbox", "warn", str(exc)))
     db = os.environ.get("TRUEGREEN_DB")
+    from truegreen.exam.db import data_dir
+
     ddir = data_dir()
     results.append(
         _item("database", "ok", db if db else f"SQLite in {ddir} (set TRUEGREEN_DB for PostgreSQL)")

@@ -9,7 +9,7 @@ from truegreen.errors import UsageError
 from truegreen.project import Project
 from truegreen.run.executor import Executor
 from truegreen.run.pytest_run import PytestRequest, run_pytest
-from truegreen.run.results import PytestRun, exit_meaning
+from truegreen.run.results import PytestRun
 
 
 def reproduce(
@@ -68,9 +68,7 @@ def run_document(project: Project, runs: Sequence[PytestRun]) -> dict[str, Any]:
         "command": list(first.command),
         "runs": len(runs),
         "exit_codes": [r.exit_code for r in runs],
-        "meaning": first.meaning
-        if first.complete or first.timed_out
-        else exit_meaning(first.exit_code, first.timed_out),
+        "meaning": first.meaning,
         "complete": all(r.complete for r in runs),
         "collection_errors": [c.to_json() for c in first.collection_errors],
         "tests": tests,

@@ -205,10 +205,8 @@ def _observations(runs: Sequence[PytestRun], test: str) -> tuple[Observation, ..
 
 
 def _sandbox_findings(runs: Sequence[PytestRun], test: str) -> tuple[Finding, ...]:
-    try:
-        from truegreen.sandbox import blocked
-    except ImportError:
-        return ()
+    from truegreen.sandbox import blocked
+
     found: set[Finding] = set()
     for run in runs:
         r = run.outcome_of(test)
