@@ -7,8 +7,8 @@ exits with status 2. A rejected fix is a verdict, never an exception.
     TruegreenError
     ├── UsageError        bad input from the user: a path, a revision, an id, an option
     ├── ConfigError       an invalid [tool.truegreen] table or truegreen.toml
-    ├── ExecutionError    a process could not be started or supervised
-    │   └── ExecutionTimeout   a process outlived its deadline (the tree was killed)
+    ├── ExecutionError    a process could not be started (a run past its deadline is not an
+    │                     error: it comes back with timed_out set)
     ├── RepoError         git could not do what was asked (not a repo, unknown revision, ...)
     ├── StoreError        the ledger or exam store is unreadable, or fails its hash checks
     │   └── IntegrityError     a stored hash does not match its content (fail closed)
@@ -50,10 +50,6 @@ class ConfigError(TruegreenError):
 
 class ExecutionError(TruegreenError):
     slug = "execution"
-
-
-class ExecutionTimeout(ExecutionError):
-    slug = "timeout"
 
 
 class RepoError(TruegreenError):

@@ -76,9 +76,3 @@ def fail(message: str, hint: str | None = None) -> NoReturn:
         text += f"; {hint}"
     err.print(text, markup=False)
     raise typer.Exit(2)
-
-
-VERIFIED_MEANS = (
-    "'verified' means: passes the sealed exam, no tampering found, no new failures "
-    "- never 'correct'."
-)

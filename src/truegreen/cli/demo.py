@@ -9,7 +9,8 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from truegreen.cli._app import VERIFIED_MEANS, SandboxOpt, app, err, out
+from truegreen.cli._app import SandboxOpt, app, err, out
+from truegreen.verify.verdict import VERIFIED_MEANS
 
 
 @app.command("demo")

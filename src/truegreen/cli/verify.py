@@ -8,7 +8,6 @@ from typing import Annotated, Any
 import typer
 
 from truegreen.cli._app import (
-    VERIFIED_MEANS,
     DbOpt,
     JsonOpt,
     PythonOpt,
@@ -20,6 +19,7 @@ from truegreen.cli._app import (
     fail,
     out,
 )
+from truegreen.verify.verdict import VERIFIED_MEANS
 
 EXIT = {"approve": 0, "reject": 1, "escalate": 3}
 COLORS = {"verified": "green", "refuted": "red", "inconclusive": "yellow"}

@@ -113,9 +113,6 @@ class GitRepo:
             )
         return done.stdout.strip()
 
-    def head(self) -> str:
-        return self.resolve("HEAD")
-
     def identity(self) -> str:
         """A name for the repository that is the same in every clone: its first commit."""
         done = self.git("rev-list", "--max-parents=0", "HEAD", check=False)

@@ -4,16 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from truegreen.verify.verdict import VERIFIED_MEANS
+
 VERDICT_WORDS = {
     "verified": "VERIFIED",
     "refuted": "REFUTED",
     "inconclusive": "INCONCLUSIVE",
 }
-
-MEANING = (
-    '"Verified" means: passes the sealed exam, no tampering found, no new failures. '
-    'It never means "correct".'
-)
 
 
 def _cell(text: Any) -> str:
@@ -26,7 +23,7 @@ def render(doc: dict[str, Any]) -> str:
     verdict = doc["verdict"]
     out.append(f"# truegreen: {VERDICT_WORDS.get(verdict, verdict)} -> {doc['decision']}")
     out.append("")
-    out.append(f"> {MEANING}")
+    out.append(f"> {VERIFIED_MEANS}")
     out.append("")
     out.append(f"- repository: `{doc['repo']}`")
     out.append(f"- base: `{doc['base']}`")

@@ -3,31 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import IntEnum
 from typing import Any, Literal
 
 Outcome = Literal["passed", "failed", "error", "skipped", "xfailed", "xpassed", "no_report"]
-
-#: Outcomes a grader may count as "the test passed". Nothing else is a pass.
-PASSING: frozenset[str] = frozenset({"passed"})
-
-
-class PytestExit(IntEnum):
-    """pytest's exit codes, each with its meaning for truegreen."""
-
-    #: every selected test passed
-    OK = 0
-    #: tests were collected and run, and some failed
-    TESTS_FAILED = 1
-    #: the run was interrupted (Ctrl-C, or a collection error stopped it)
-    INTERRUPTED = 2
-    #: pytest itself failed (an internal error, often a broken plugin or conftest)
-    INTERNAL_ERROR = 3
-    #: pytest was misused: an unknown option or a node id that does not exist
-    USAGE_ERROR = 4
-    #: no tests were collected
-    NO_TESTS_COLLECTED = 5
-
 
 EXIT_MEANINGS: dict[int, str] = {
     0: "all selected tests passed",

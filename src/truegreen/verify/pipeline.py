@@ -34,6 +34,7 @@ from truegreen.run.signature import is_test_path
 from truegreen.seal import conftest_paths, overlay
 from truegreen.verify.mutate import changed_lines, mutants_for
 from truegreen.verify.verdict import (
+    VERIFIED_MEANS,
     Evidence,
     ExamEvidence,
     Finding,
@@ -41,10 +42,6 @@ from truegreen.verify.verdict import (
     RegressionEvidence,
     Verdict,
     decide,
-)
-
-VERIFIED_MEANS = (
-    "verified means: passes the sealed exam, no tampering found, no new failures; never 'correct'"
 )
 
 #: pytest configuration files; the base's copy is what the head is graded under.

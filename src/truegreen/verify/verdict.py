@@ -27,6 +27,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+#: What a verdict means, shown wherever one is (terminal, reports, documents).
+VERIFIED_MEANS = (
+    '"verified" means: passes the sealed exam, no tampering found, no new failures. '
+    'It never means "correct".'
+)
+
 Severity = Literal["refute", "inconclusive", "info"]
 VerdictName = Literal["verified", "refuted", "inconclusive"]
 Decision = Literal["approve", "reject", "escalate"]
