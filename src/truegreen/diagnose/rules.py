@@ -399,7 +399,7 @@ RULES: tuple[Rule, ...] = (
     _r(
         "compiler-error",
         ("error", "Error", "ERROR"),
-        r"^(?:\[error\]\s*)?\S+\.(?:c|cc|cpp|cxx|h|hh|hpp|m|mm|rs|go|java|kt|scala|cs|swift|hs|f90|cu|pyx|d|zig|vala|ts|tsx|js|jsx|mjs|vue|svelte|scss|less)[:(]\d+(?:[:,]\d+)?\)?:? ?(?:fatal )?(?:[Ee]rror|ERROR)(?! TS\d)",
+        r"^\s*(?:\[error\]\s*)?\S+\.(?:c|cc|cpp|cxx|h|hh|hpp|m|mm|rs|go|java|kt|scala|cs|swift|hs|f90|cu|pyx|d|zig|vala|ts|tsx|js|jsx|mjs|vue|svelte|scss|less|coffee|elm|ex|exs|erl|ml|fs|purs|nim|cr|dart|groovy|php|sass)[:(]\d+(?:[:,]\d+)?\)?:? ?(?:fatal )?(?:[Ee]rror|ERROR)(?! TS\d)",
         "build",
         4,
     ),
@@ -842,6 +842,60 @@ RULES: tuple[Rule, ...] = (
         "test",
         3,
     ),
+    # test runners of other ecosystems: the line that names one failing test or assertion
+    _r(
+        "runner-failed-test",
+        (
+            "*** FAILED",
+            "failed on line",
+            "FAILED test case",
+            "TEST COMPLETE",
+            "Failure/Error",
+            "Failed asserting",
+            "XCTAssert",
+            "XCTFail",
+            "failed - ",
+            "tests FAILED",
+            "tests failed",
+            "Tests Failed",
+            "Failed: Total",
+            "TestsFailedException",
+            "Tests unsuccessful",
+            "subtests",
+            "Result: FAIL",
+            "failures /",
+            "Failed!",
+            "Failed ",
+            "Test Failed",
+            "operator:",
+            "  FAIL",
+        ),
+        r"\*\*\* FAILED \*\*\*|^\S+ failed on line \d+$|\*\*\* FAILED test case|TEST COMPLETE, \d+ ok, [1-9]\d* failed"
+        r"|Failure/Error: |^\s*Failed asserting that |\bXCT(?:Assert\w*|Fail) failed|: error: -\[\S+ \S+\] : "
+        r"|The following tests FAILED:|\d+% tests passed, [1-9]\d* tests? failed|Failed: Total \d+, Failed [1-9]"
+        r"|TestsFailedException|Tests unsuccessful|Failed \d+/\d+ (?:subtests|test programs)|^Result: FAIL"
+        r"|\d+ successes? / [1-9]\d* failures?|^(?:Test Run )?Failed!\s+-\s+Failed:\s+[1-9]|^\s+Failed \S+ \[[\d.< ]+m?s\]$"
+        r"|^\s+operator: \w+$|^\s{2,}\S.*:\s+FAIL(?: \([\d.]+s\))?$|Test Failed\b",
+        "test",
+        4,
+    ),
+    # a format or API check that prints what it would change: `git diff --exit-code` after a
+    # formatter, binary-compatibility checkers (MiMa, japicmp, revapi)
+    _r(
+        "diff-check",
+        ("diff --git", "Binary compatibility", "binary compatibility", "correspondent in"),
+        r"^diff --git a/\S+ b/|[Bb]inary compatibility check failed|does not have a correspondent in (?:current|other|new) version",
+        "lint",
+        3,
+    ),
+    # warnings that fail a build (-Werror, warnings as errors): the first one is the cause
+    _r(
+        "compiler-warning",
+        ("arning:",),
+        r"^\s*\S+\.(?:c|cc|cpp|cxx|h|hpp|m|mm|rs|go|java|kt|scala|cs|swift|hs|coffee|f90|cu|pyx|d|zig):\d+(?::\d+)?:? [Ww]arning:",
+        "build",
+        1.5,
+    ),
     # --- generic --------------------------------------------------------------------------
     _r(
         "gha-annotation",
@@ -945,8 +999,36 @@ def _build_index() -> tuple[tuple[str, ...], dict[str, list[int]]]:
 _STEM_LIST, _BY_STEM = _build_index()
 
 
+#: A count of zero ("0 failed", "Failures: 0", "Errors 0") says nothing failed.
+_ZERO_COUNT = re.compile(
+    r"\b0 (?:failed|failures?|errors?)\b|\b(?:[Ff]ailed|[Ff]ailures?|[Ee]rrors?):? 0\b(?![.\d])"
+)
+_GENERIC = {"generic-error"}
+#: A log level a build tool puts before every line (sbt, maven, gradle, loggers): the
+#: tool's own line follows it.
+_LEVEL_PREFIX = re.compile(r"^\[(?:info|error|warn|warning|debug|INFO|ERROR|WARN|WARNING)\]\s?")
+
+
 def match_line(text: str) -> list[tuple[Rule, re.Match[str]]]:
-    """The rules that fire on one cleaned line."""
+    """The rules that fire on one cleaned line (and on it without a log-level prefix)."""
+    hits = _match(text)
+    if text.startswith("[") and text[1:2].isalpha():
+        m = _LEVEL_PREFIX.match(text)
+        if m and m.end() < len(text):
+            names = {r.name for r, _ in hits}
+            hits += [(r, mm) for r, mm in _match(text[m.end() :]) if r.name not in names]
+    if hits and ("0" in text) and any(r.name in _GENERIC for r, _ in hits):
+        rest = _ZERO_COUNT.sub("", text)
+        if rest != text:
+            hits = [
+                (r, mm)
+                for r, mm in hits
+                if r.name not in _GENERIC or r.pattern.search(rest) is not None
+            ]
+    return hits
+
+
+def _match(text: str) -> list[tuple[Rule, re.Match[str]]]:
     low = text.lower()
     todo: set[int] = set()
     for stem in _STEM_LIST:

@@ -1,0 +1,85 @@
+"""General mechanisms of the classifier and the evidence ranking, each on a small log written
+for this test in the shape a tool prints (not copied from any corpus)."""
+
+from __future__ import annotations
+
+from truegreen.diagnose import diagnose_text
+
+
+def _doc(log: str) -> dict:
+    return diagnose_text(log).document()
+
+
+def _top(doc: dict, n: int = 3) -> list[int]:
+    return [e["line"] for e in doc["evidence"][:n]]
+
+
+def _travis(cmd: str, body: str, code: int = 1) -> str:
+    return (
+        "travis_fold:start:install\n$ ./install-deps.sh\nall set\ntravis_fold:end:install\n"
+        f'$ {cmd}\n{body}\nThe command "{cmd}" exited with {code}.\n\nDone. Your build exited with 1.\n'
+    )
+
+
+def test_scalatest_failed_marker_behind_an_sbt_level_prefix_is_a_test_failure():
+    body = (
+        "[info] Compiling 3 Scala sources to /build/core/target/classes ...\n"
+        "[info] Done compiling.\n"
+        "[info] QueueSpec:\n"
+        "[info] - keeps insertion order\n"
+        "[info] - drops the oldest entry when full *** FAILED ***\n"
+        "[info]   4 did not equal 3 (QueueSpec.scala:41)\n"
+        "[info] Run completed in 2 seconds, 113 milliseconds.\n"
+        "[info] Passed: Total 12, Failed 0, Errors 0, Passed 12\n"
+    )
+    doc = _doc(_travis("sbt +test", body))
+    assert doc["class"] == "test"
+    assert 10 in _top(doc)  # the "*** FAILED ***" line (log line 10)
+
+
+def test_zero_counts_are_not_failures():
+    body = (
+        "Testing suite.alpha_SUITE: TEST COMPLETE, 14 ok, 0 failed of 14 test cases\n"
+        "Testing suite.beta_SUITE: TEST COMPLETE, 6 ok, 0 failed of 6 test cases\n"
+        "Tests: 40, Failures: 0, Errors: 0\n"
+        "cleanup done\n"
+    )
+    doc = _doc(_travis("./run-checks", body))
+    texts = [e["text"] for e in doc["evidence"] if e["kind"] == "error"]
+    assert not any("0 failed" in t or "Failures: 0" in t for t in texts)
+
+
+def test_common_test_phpunit_rspec_and_xctest_failure_lines_are_test_failures():
+    cases = {
+        "make ct": "queue_SUITE:ack_after_close failed on line 88\nReason: {badmatch,closed}",
+        "vendor/bin/phpunit": "1) App\\Tests\\ClockTest::testNow\nFailed asserting that 3 is identical to 4.",
+        "bundle exec rspec": "  1) Cart totals rounds down\n     Failure/Error: expect(total).to eq(3)",
+        "xcodebuild test": '  testParsesEmptyBody, XCTAssertEqual failed: ("1") is not equal to ("2")',
+    }
+    for cmd, body in cases.items():
+        doc = _doc(_travis(cmd, body))
+        assert doc["class"] == "test", (cmd, doc["class"])
+        assert 7 in _top(doc) or 6 in _top(doc), (cmd, doc["evidence"][:3])
+
+
+def test_a_git_diff_printed_by_a_format_check_is_lint():
+    body = (
+        "Running clang-format on changed files\n"
+        "diff --git a/src/queue.cpp b/src/queue.cpp\n"
+        "index 1d2e3f4..5a6b7c8 100644\n"
+        "--- a/src/queue.cpp\n"
+        "+++ b/src/queue.cpp\n"
+        "@@ -10,3 +10,3 @@\n"
+        "-int  size(){return n;}\n"
+        "+int size() { return n; }\n"
+    )
+    doc = _doc(_travis("contrib/check-format.sh", body))
+    assert doc["class"] == "lint"
+    assert 7 in _top(doc)
+
+
+def test_indented_compiler_error_in_a_language_without_a_rule_of_its_own_is_build():
+    body = "  src/parse.coffee:8:25: error: unexpected identifier\n  x = typeof 42n\n      ^\n"
+    doc = _doc(_travis("make compile", body))
+    assert doc["class"] == "build"
+    assert _top(doc)[0] == 6
