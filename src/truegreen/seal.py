@@ -124,6 +124,7 @@ def run_repeated(
         timeout=timeout or project.settings.suite_timeout,
         sandbox=project.sandbox,
         grant_workdir=True,  # a disposable worktree
+        origin=project.root,
     )
     return [run_pytest(request) for _ in range(runs)], request
 
@@ -235,7 +236,7 @@ def seal(
             )
         content = at_rev
     tracked = set(git.files(sha))
-    with git.worktree(sha) as wt:
+    with git.worktree(sha, carry=project.carried_files()) as wt:
         overlay(wt.path, [ExamFile.of(path, content)])
 
         def exists(p: str) -> bool:

@@ -11,7 +11,7 @@ import contextlib
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -177,14 +177,45 @@ class GitRepo:
         return self.git("diff", f"-U{context}", base, head, "--", *paths).stdout
 
     # -- worktrees --------------------------------------------------------------------
+    def ignored_files(self, under: Sequence[str]) -> list[str]:
+        """Untracked, git-ignored files in the checkout under the directories ``under``
+        (relative paths); a wholly ignored directory (a virtualenv, a build tree) is skipped."""
+        if not under:
+            return []
+        done = self.git(
+            "ls-files",
+            "-z",
+            "--others",
+            "--ignored",
+            "--exclude-standard",
+            "--directory",
+            "--",
+            *under,
+            check=False,
+        )
+        if done.returncode != 0:
+            return []
+        return sorted(p for p in done.stdout.split("\0") if p and not p.endswith("/"))
+
     @contextlib.contextmanager
-    def worktree(self, rev: str, *, prefix: str = "truegreen-") -> Iterator[Worktree]:
-        """A detached worktree of ``rev`` in a temporary directory, removed on exit."""
+    def worktree(
+        self, rev: str, *, prefix: str = "truegreen-", carry: Sequence[str] = ()
+    ) -> Iterator[Worktree]:
+        """A detached worktree of ``rev`` in a temporary directory, removed on exit.
+
+        ``carry``: untracked files of the checkout (relative paths) copied into the
+        worktree where its directory exists and the revision has no such file: generated
+        modules the project's code imports (a ``_version.py`` written by setuptools-scm,
+        extension modules built in place)."""
         sha = self.resolve(rev)
         parent = Path(tempfile.mkdtemp(prefix=prefix))
         path = parent / "wt"
         try:
             self.git("worktree", "add", "--detach", "--force", str(path), sha)
+            for rel in carry:
+                source, target = self.root / rel, path / rel
+                if source.is_file() and target.parent.is_dir() and not target.exists():
+                    shutil.copy2(source, target)
             yield Worktree(self, path, sha)
         finally:
             with contextlib.suppress(Exception):

@@ -16,7 +16,7 @@ from truegreen.errors import ExecutionError, UsageError
 from truegreen.run.executor import Command, Executor, default_executor
 
 _PROBE_SCRIPT = r"""
-import json, sys, hashlib
+import json, os, sys, hashlib
 info = {"python": ".".join(map(str, sys.version_info[:3])), "executable": sys.executable,
         "prefix": sys.prefix, "base_prefix": getattr(sys, "base_prefix", sys.prefix)}
 try:
@@ -37,6 +37,13 @@ try:
     info["coverage"] = coverage.__version__
 except Exception:
     info["coverage"] = None
+# Where the interpreter imports from: sys.path (with the .pth entries that editable installs
+# add) and the targets of setuptools' editable finders.
+paths = [p for p in sys.path if p]
+for name, mod in list(sys.modules.items()):
+    if name.startswith("__editable__") and isinstance(getattr(mod, "MAPPING", None), dict):
+        paths += [os.path.dirname(str(t)) for t in mod.MAPPING.values()]
+info["import_paths"] = paths
 print(json.dumps(info))
 """
 
@@ -52,6 +59,9 @@ class Interpreter:
     base_prefix: str
     distributions_sha256: str
     coverage: str | None = None
+    #: the directories it imports from: ``sys.path`` (``.pth`` entries included, which is
+    #: how most editable installs work) and setuptools' editable-finder targets
+    import_paths: tuple[str, ...] = ()
 
     @property
     def pytest_version(self) -> tuple[int, ...]:
@@ -61,6 +71,40 @@ class Interpreter:
             parts.append(int(digits) if digits else 0)
         return tuple(parts)
 
+    def paths_under(self, origin: Path) -> tuple[Path, ...]:
+        """This interpreter's import paths inside the checkout ``origin``, relative to it.
+
+        A project installed in editable mode (``pip install -e .``) imports from its checkout
+        (``origin/src``, say), whatever the current directory. Paths inside the interpreter's
+        own environment (a ``.venv`` in the checkout) are not the project's code.
+        """
+        origin = origin.resolve()
+        env_dirs = {Path(self.prefix).resolve(), Path(self.base_prefix).resolve()}
+        out: list[Path] = []
+        for entry in self.import_paths:
+            path = Path(entry)
+            if not path.is_absolute():
+                continue
+            path = path.resolve()
+            if any(path == d or d in path.parents for d in env_dirs):
+                continue
+            try:
+                rel = path.relative_to(origin)
+            except ValueError:
+                continue
+            if rel not in out:
+                out.append(rel)
+        return tuple(out)
+
+    def redirected_paths(self, origin: Path, tree: Path) -> tuple[Path, ...]:
+        """The directories under ``tree``, a disposable worktree of ``origin``, that stand for
+        this interpreter's import paths under ``origin``: a run in the worktree must import
+        the worktree's code, so these go first on its ``PYTHONPATH``. Directories the
+        worktree does not have (untracked build output) are left out."""
+        if origin.resolve() == tree.resolve():
+            return ()
+        return tuple(tree / rel for rel in self.paths_under(origin) if (tree / rel).is_dir())
+
     def fingerprint(self) -> dict[str, str]:
         """What an exam records about the environment it was sealed in."""
         return {
@@ -68,6 +112,10 @@ class Interpreter:
             "pytest": self.pytest,
             "distributions_sha256": self.distributions_sha256,
         }
+
+
+def _strings(value: object) -> tuple[str, ...]:
+    return tuple(v for v in value if isinstance(v, str)) if isinstance(value, list) else ()
 
 
 def default_python(repo: Path) -> Path:
@@ -154,6 +202,7 @@ def resolve(
         base_prefix=str(info["base_prefix"]),
         distributions_sha256=str(info["distributions_sha256"]),
         coverage=str(info["coverage"]) if info.get("coverage") else None,
+        import_paths=_strings(info.get("import_paths")),
     )
     _cache[key] = interp
     return interp

@@ -90,6 +90,9 @@ class PytestRequest:
     #: let the sandboxed tests write into ``repo`` (only for truegreen's own disposable
     #: worktrees: it widens the directory's permissions)
     grant_workdir: bool = False
+    #: the user's checkout when ``repo`` is a disposable worktree of it: the interpreter's
+    #: import paths under ``origin`` (editable installs) are redirected into ``repo``
+    origin: Path | None = None
     #: report ids relative to this root (default: ``repo``); used when the repository
     #: path differs from where node ids should be reported
     capture_limit: int = 4 * 1024 * 1024
@@ -167,9 +170,10 @@ def run_pytest(
             argfile = tmp / "ids.txt"
             argfile.write_text("\n".join(request.test_ids) + "\n", encoding="utf-8")
         argv = build_argv(request, argfile)
-        env = child_env(
-            request.interpreter, {**request.env, PROBE_OUT_VAR: str(out)}, request.pythonpath
-        )
+        pythonpath = list(request.pythonpath)
+        if request.origin is not None:
+            pythonpath += request.interpreter.redirected_paths(request.origin, request.repo)
+        env = child_env(request.interpreter, {**request.env, PROBE_OUT_VAR: str(out)}, pythonpath)
         command = Command(
             argv,
             cwd=request.repo,

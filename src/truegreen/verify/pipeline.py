@@ -69,15 +69,17 @@ def _quiet(_: str) -> None:
 
 
 @contextlib.contextmanager
-def _head_worktree(git: GitRepo, base: str, opts: VerifyOptions) -> Iterator[Worktree]:
+def _head_worktree(
+    git: GitRepo, base: str, opts: VerifyOptions, carry: Sequence[str]
+) -> Iterator[Worktree]:
     if opts.patch is not None:
-        with git.worktree(base, prefix="truegreen-head-") as wt:
+        with git.worktree(base, prefix="truegreen-head-", carry=carry) as wt:
             wt.apply_patch(opts.patch)
             sha = wt.commit_all("truegreen: the patch under verification")
             yield Worktree(git, wt.path, sha)
         return
     assert opts.head is not None
-    with git.worktree(opts.head, prefix="truegreen-head-") as wt:
+    with git.worktree(opts.head, prefix="truegreen-head-", carry=carry) as wt:
         yield wt
 
 
@@ -160,6 +162,7 @@ class _Runner:
             timeout=timeout or self.settings.suite_timeout,
             sandbox=self.project.sandbox,
             grant_workdir=True,  # our disposable worktrees
+            origin=self.project.root,
         )
         return run_pytest(request)
 
@@ -364,7 +367,11 @@ def verify(
     runner = _Runner(project, settings)
     exam_tests = [e.test for e in exams]
     files = [f for e in exams for f in e.files]
-    with git.worktree(base, prefix="truegreen-base-") as wb, _head_worktree(git, base, opts) as wh:
+    carry = project.carried_files()
+    with (
+        git.worktree(base, prefix="truegreen-base-", carry=carry) as wb,
+        _head_worktree(git, base, opts, carry) as wh,
+    ):
         head = wh.rev
         if head == base:
             raise UsageError("the patch changes nothing", hint="pass a patch with the fix")
@@ -482,7 +489,7 @@ def measure_strength(
         raise UsageError(f"--base and --head are the same commit ({base_sha[:12]})")
     runner = _Runner(project, graded_settings(git, base_sha))
     tests = [e.test for e in exams]
-    with git.worktree(head_sha, prefix="truegreen-head-") as wh:
+    with git.worktree(head_sha, prefix="truegreen-head-", carry=project.carried_files()) as wh:
         overlay(wh.path, [f for e in exams for f in e.files])
         grade_under_base_config(git, base_sha, wh.path)
         with sealed_conftests(wh.path, exams):
