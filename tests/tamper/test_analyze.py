@@ -93,6 +93,26 @@ def test_literals_of_the_exam_in_a_comparison_escalate() -> None:
         assert all(r.severity == "escalate" for r in found)
 
 
+def test_a_computed_quantity_compared_with_an_exam_literal_is_not_a_special_case() -> None:
+    exam = 'def test_teens():\n    assert ordinal(13) == "13th"\n'
+    base = {"num.py": "def ordinal(n):\n    return n\n", "tests/test_n.py": exam}
+    exams = [ExamRef("tests/test_n.py::test_teens", "tests/test_n.py", exam)]
+    for cond, flagged in [
+        ("n == 13", True),
+        ("n in (11, 12, 13)", True),
+        ("13 == n", True),
+        ("n % 100 in (11, 12, 13)", False),  # the fix of a residue table: every n ending in 13
+        ("n // 10 == 13", False),
+        ("n + 0 == 13", True),  # one input, however it is written
+    ]:
+        head = {
+            **base,
+            "num.py": f"def ordinal(n):\n    if {cond}:\n        return 'th'\n    return n\n",
+        }
+        found = analyze(snap(base, head, exams=exams))
+        assert (R.TAMPER_EXAM_LITERAL_SPECIAL_CASE in [r.code for r in found]) is flagged, cond
+
+
 def test_exits_in_a_main_are_not_exit_calls() -> None:
     base = {"app.py": "def f():\n    return 1\n"}
     head = {
