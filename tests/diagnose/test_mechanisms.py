@@ -83,3 +83,38 @@ def test_indented_compiler_error_in_a_language_without_a_rule_of_its_own_is_buil
     doc = _doc(_travis("make compile", body))
     assert doc["class"] == "build"
     assert _top(doc)[0] == 6
+
+
+def test_the_last_block_before_an_unexplained_exit_is_read_from_its_first_line():
+    body = (
+        "[10:00:01] Starting 'bundle'...\n"
+        "[10:00:02] Finished 'bundle' after 1.1 s\n"
+        "[10:00:02] Starting 'minify'...\n"
+        "[10:00:03] Finished 'minify' after 0.9 s\n"
+        "\n"
+        "  Bundle size budget is over by 2.1 kB\n"
+        "  Bundle size: 52.1 kB\n"
+        "  Budget:      50 kB\n"
+    )
+    doc = _doc(_travis("./scripts/size-check", body))
+    assert _top(doc)[0] == 11  # "Bundle size budget is over", not the first line kept
+
+
+def test_a_step_echoed_inside_a_failing_step_belongs_to_it():
+    log = (
+        "$ yarn install\ndone\n"
+        "$ yarn ci\n"
+        "yarn run v1.22.0\n"
+        "$ node scripts/check-bundle.js && node scripts/publish-dry.js\n"
+        "[10:00:02] Finished 'bundle' after 1.1 s\n"
+        "[10:00:03] Finished 'minify' after 0.9 s\n"
+        "\n"
+        "  Bundle size budget is over by 2.1 kB\n"
+        "  Budget:      50 kB\n"
+        "error Command failed with exit code 3.\n"
+        "info Visit https://yarnpkg.com/en/docs/cli/run for documentation about this command.\n"
+        'The command "yarn ci" exited with 1.\n'
+    )
+    doc = _doc(log)
+    assert doc["step"]["command"] == "yarn ci"
+    assert _top(doc)[0] == 9

@@ -147,7 +147,7 @@ def decide(scan: ScanResult, hinted_step: str | None = None) -> Decision:
     last = scan.lines or 1
 
     def tally(primary: Step | None) -> tuple[dict[str, float], list[str], str | None, set[int]]:
-        region = {primary.index} if primary else {s.index for s in steps}
+        region = _region(primary, steps)
         votes: dict[str, float] = {}
         per_rule: dict[tuple[str, str], float] = {}
         reasons: list[str] = []
@@ -253,6 +253,17 @@ def decide(scan: ScanResult, hinted_step: str | None = None) -> Decision:
     )
     decision.next_step = next_step(decision, evidence)
     return decision
+
+
+def _region(primary: Step | None, steps: list[Step]) -> set[int]:
+    """The steps whose lines explain ``primary``: itself and the steps that began inside it
+    before it exited (a command echoed by a script runner, `$ jest` under `$ yarn test`)."""
+    if primary is None:
+        return {s.index for s in steps}
+    end = primary.exit_line if primary.exit_line is not None else primary.start
+    return {primary.index} | {
+        s.index for s in steps[primary.index + 1 :] if primary.start < s.start < end
+    }
 
 
 _TEST_STRUCTURE = {
@@ -471,7 +482,9 @@ def _rank(
             and c.line > primary.exit_line
         ):
             continue
-        k = seen_rule[c.rule]
+        # repeats of a rule count less; not the lines before an exit, whose weight already
+        # says where they stand in the block
+        k = 0 if c.rule == "before-exit" and c.weight > 0.5 else seen_rule[c.rule]
         seen_rule[c.rule] += 1
         s = c.weight * _proximity(c, primary, last) / (1 + 0.25 * k)
         if c.cls == cls and cls != "unknown":

@@ -448,10 +448,17 @@ class Scanner:
         if step.exit_code is None:
             step.exit_code, step.exit_line, step.exit_text = code, n, text
         self._add(Candidate(n, text, rule.name, None, 0.5, "exit", step.index, 0))
-        # the unexplained lines right before the exit are the error block's context
+        # the unexplained lines right before the exit are the error block's context; the
+        # last block (lines with no blank between them) is what the step said as it failed,
+        # and people read it from its first line
+        block = _last_block([(rn, t, h) for rn, t, h in self.recent if step.start <= rn < n])
         for rn, rtext, had in reversed(self.recent):
             if not had and rn < n and rn >= step.start:
-                self._add(Candidate(rn, rtext, "before-exit", None, 0.6, "context", step.index))
+                if rn in block:
+                    weight = 0.9 - 0.04 * block.index(rn)
+                else:
+                    weight = 0.5
+                self._add(Candidate(rn, rtext, "before-exit", None, weight, "context", step.index))
         for c in reversed(self.candidates[-400:]):
             if c.step == step.index and c.exit_distance is None:
                 c.exit_distance = n - c.line
@@ -488,6 +495,17 @@ class Scanner:
             keep = sorted(self.candidates[:-5000], key=lambda c: -c.weight)[:5000]
             keep.sort(key=lambda c: c.line)
             self.candidates = keep + self.candidates[-5000:]
+
+
+def _last_block(recent: list[tuple[int, str, bool]]) -> list[int]:
+    """Line numbers of the last run of consecutive lines, in order (a blank line, which
+    cleaning drops, ends a run)."""
+    block: list[int] = []
+    for rn, _, _ in reversed(recent):
+        if block and rn != block[0] - 1:
+            break
+        block.insert(0, rn)
+    return block
 
 
 _EXIT_NEEDLES = (
