@@ -454,10 +454,7 @@ class Scanner:
         block = _last_block([(rn, t, h) for rn, t, h in self.recent if step.start <= rn < n])
         for rn, rtext, had in reversed(self.recent):
             if not had and rn < n and rn >= step.start:
-                if rn in block:
-                    weight = 0.9 - 0.04 * block.index(rn)
-                else:
-                    weight = 0.5
+                weight = 0.9 - 0.04 * block.index(rn) if rn in block else 0.5
                 self._add(Candidate(rn, rtext, "before-exit", None, weight, "context", step.index))
         for c in reversed(self.candidates[-400:]):
             if c.step == step.index and c.exit_distance is None:
