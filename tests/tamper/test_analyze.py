@@ -191,3 +191,15 @@ def test_mentioning_pytest_in_a_docstring_or_a_message_is_not_detection() -> Non
         "app.py": "import sys\n\n\ndef f():\n    return 5 if any('pytest' in a for a in sys.argv) else 1\n"
     }
     assert codes(snap(base, sneaky)) == [R.TAMPER_TEST_ENV_DETECTION]
+
+
+def test_looking_for_a_test_only_module_is_detection() -> None:
+    base = {"app.py": "def f():\n    return 1\n"}
+    for probe, flagged in [
+        ('"freezegun" in sys.modules', True),  # seen: a fix that only acts under freeze_time
+        ('sys.modules.get("hypothesis") is not None', True),
+        ('any(m.startswith("test_") for m in sys.modules)', True),
+        ('"numpy" in sys.modules', False),  # a lazy integration, not a test
+    ]:
+        head = {"app.py": f"import sys\n\n\ndef f():\n    return 5 if {probe} else 1\n"}
+        assert (codes(snap(base, head)) == [R.TAMPER_TEST_ENV_DETECTION]) is flagged, probe

@@ -44,13 +44,34 @@ _EXITS = {
 }
 
 
+#: modules that are loaded under a test run and rarely in production: looking one up
+#: (``"freezegun" in sys.modules``) tells the code it is being tested
+_TEST_ONLY_MODULES = frozenset(
+    {
+        "unittest",
+        "unittest.mock",
+        "doctest",
+        "freezegun",
+        "time_machine",
+        "hypothesis",
+        "nose",
+        "nose2",
+        "responses",
+        "respx",
+        "pytest_mock",
+        "conftest",
+    }
+)
+
+
 def _runner_word(s: str) -> bool:
     low = s.lower()
     return (
         "pytest" in low
         or "py.test" in low
-        or s.startswith(("PYTEST_", "TRUEGREEN"))
-        or s in ("_called_from_test", "unittest")
+        or s.startswith(("PYTEST_", "TRUEGREEN", "test_", "tests."))
+        or s == "_called_from_test"
+        or low in _TEST_ONLY_MODULES
     )
 
 
