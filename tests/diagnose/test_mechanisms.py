@@ -118,3 +118,91 @@ def test_a_step_echoed_inside_a_failing_step_belongs_to_it():
     doc = _doc(log)
     assert doc["step"]["command"] == "yarn ci"
     assert _top(doc)[0] == 9
+
+
+def test_lines_inside_a_pytest_failure_block_are_classed_by_its_exception():
+    # most tests fail on an assertion; one prints a long connection error in its traceback
+    blocks = "".join(
+        f"___________________________ test_route_{k} ___________________________\n"
+        f"    def test_route_{k}():\n>       assert render({k}) == 'ok'\n"
+        f"E       AssertionError: assert 'fail' == 'ok'\n\ntests/test_routes.py:{10 + k}: AssertionError\n"
+        for k in range(4)
+    )
+    conn = (
+        "___________________________ test_ping ___________________________\n"
+        "    def test_ping():\n>       requests.get('http://api.example.com/ping')\n"
+        + "E   urllib3.exceptions.NewConnectionError: Failed to establish a new connection\n"
+        * 6
+        + "E   requests.exceptions.ConnectionError: Max retries exceeded with url: /ping\n\n"
+        "tests/test_ping.py:5: ConnectionError\n"
+    )
+    log = (
+        "============================= test session starts ==============================\n"
+        "collected 9 items\n\n"
+        "=================================== FAILURES ===================================\n"
+        f"{blocks}{conn}"
+        "=========================== short test summary info ============================\n"
+        + "".join(
+            f"FAILED tests/test_routes.py::test_route_{k} - AssertionError: assert 'fail' == 'ok'\n"
+            for k in range(4)
+        )
+        + "FAILED tests/test_ping.py::test_ping - requests.exceptions.ConnectionError: Max retries\n"
+        "========================= 5 failed, 4 passed in 1.20s ==========================\n"
+        "##[error]Process completed with exit code 1.\n"
+    )
+    assert _doc(log)["class"] == "test"
+
+
+def test_timeouts_said_by_a_runner_or_an_exit_status_of_124():
+    body = "Acceptance: checkout flow\n.\nTests timed out\nrake aborted!\nCommand failed with status (124): [node run-qunit.js ...]\n"
+    doc = _doc("$ bundle exec rake qunit:test\n" + body)
+    assert doc["class"] == "timeout"
+    assert 4 in _top(doc)
+
+
+def test_a_panic_in_a_programs_main_thread_is_not_a_failing_test():
+    body = (
+        "Compiling installer v0.1.0\n"
+        "Finished release [optimized] target(s) in 31.2s\n"
+        "thread 'main' panicked at 'called `Result::unwrap()` on an `Err` value: "
+        'Os { code: 2, kind: NotFound, message: "No such file or directory" }\', src/main.rs:12:5\n'
+    )
+    doc = _doc(_travis("make image", body, 101))
+    assert doc["class"] != "test"
+
+
+def test_a_go_package_whose_tests_do_not_compile_is_a_build_failure():
+    body = (
+        "ok  \texample.com/app/store\t0.041s\n"
+        "# example.com/app/api\n"
+        "api/handler_test.go:14:2: undefined: newRouter\n"
+        "FAIL\texample.com/app/api [build failed]\n"
+        "make: *** [test] Error 2\n"
+    )
+    assert _doc(_travis("make test", body, 2))["class"] == "build"
+
+
+def test_an_unresolved_jvm_dependency_is_dependency():
+    body = (
+        "[info] Resolving org.example#core_2.13;1.4.0-SNAPSHOT ...\n"
+        "[warn] \t::::::::::::::::::::::::::::::::::::::::::::::\n"
+        "[warn] \t::          UNRESOLVED DEPENDENCIES         ::\n"
+        "sbt.ResolveException: unresolved dependency: org.example#core_2.13;1.4.0-SNAPSHOT: not found\n"
+        "\tat sbt.IvyActions$.resolve(IvyActions.scala:320)\n"
+    )
+    doc = _doc(_travis("sbt publishLocal", body))
+    assert doc["class"] == "dependency"
+    assert 9 in _top(doc)
+
+
+def test_a_failed_download_explains_the_missing_files_after_it():
+    body = (
+        "Cloning into 'toolchain'...\n"
+        "fatal: unable to access 'https://git.example.org/toolchain/': Could not resolve host: git.example.org\n"
+        "/home/ci/run.sh: line 12: cd: toolchain: No such file or directory\n"
+        "make: *** No rule to make target 'install'.  Stop.\n"
+        "/home/ci/run.sh: line 14: ./configure: No such file or directory\n"
+    )
+    doc = _doc(_travis("./ci/run.sh", body, 127))
+    assert doc["class"] == "network"
+    assert 7 in _top(doc)

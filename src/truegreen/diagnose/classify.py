@@ -4,6 +4,7 @@ evidence, the failing tests with signatures, a flaky suspicion and a next step."
 
 from __future__ import annotations
 
+import bisect
 import re
 import shlex
 from collections import Counter
@@ -146,6 +147,12 @@ def decide(scan: ScanResult, hinted_step: str | None = None) -> Decision:
     cands = [*scan.candidates, *extra]
     last = scan.lines or 1
 
+    # the lines of pytest's failure blocks that end in an exception: what a test printed is
+    # classed by that exception, not line by line
+    in_blocks = sorted(
+        (b.first_line, b.lines[-1][0] if b.lines else b.first_line) for b, p in parsed if p.exc_type
+    )
+
     def tally(primary: Step | None) -> tuple[dict[str, float], list[str], str | None, set[int]]:
         region = _region(primary, steps)
         votes: dict[str, float] = {}
@@ -154,7 +161,7 @@ def decide(scan: ScanResult, hinted_step: str | None = None) -> Decision:
         for c in cands:
             if not c.cls:
                 continue
-            if test_classes and c.rule in _TEST_STRUCTURE:
+            if test_classes and (c.rule in _TEST_STRUCTURE or _inside(c.line, in_blocks)):
                 continue  # the failing tests' own exceptions speak for these
             if c.step not in region and c.rule not in _JOB_LEVEL_RULES:
                 continue
@@ -255,6 +262,12 @@ def decide(scan: ScanResult, hinted_step: str | None = None) -> Decision:
     return decision
 
 
+def _inside(line: int, spans: list[tuple[int, int]]) -> bool:
+    """Whether ``line`` is in one of the sorted ``spans`` (first, last)."""
+    k = bisect.bisect_right(spans, (line, float("inf"))) - 1
+    return k >= 0 and spans[k][0] <= line <= spans[k][1]
+
+
 def _region(primary: Step | None, steps: list[Step]) -> set[int]:
     """The steps whose lines explain ``primary``: itself and the steps that began inside it
     before it exited (a command echoed by a script runner, `$ jest` under `$ yarn test`)."""
@@ -282,7 +295,7 @@ _CAUSES = (
     (
         {"dns", "conn", "py-net-exc", "npm-net", "pip-retry", "ssl", "http-5xx"},
         "network",
-        {"dependency", "build"},
+        {"dependency", "build", "configuration", "environment"},
     ),
 )
 
