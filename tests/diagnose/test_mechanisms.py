@@ -21,6 +21,16 @@ def _travis(cmd: str, body: str, code: int = 1) -> str:
     )
 
 
+def _expect(cmd: str, body: str, cls: str, line: int | None = None, code: int = 1) -> dict:
+    """Diagnose ``body`` as the output of a failing Travis step; check the class and that
+    ``line`` is among the first three evidence lines."""
+    doc = _doc(_travis(cmd, body, code))
+    assert doc["class"] == cls, (cmd, doc["class"], doc["evidence"][:3])
+    if line is not None:
+        assert line in _top(doc), (cmd, doc["evidence"][:3])
+    return doc
+
+
 def test_scalatest_failed_marker_behind_an_sbt_level_prefix_is_a_test_failure():
     body = (
         "[info] Compiling 3 Scala sources to /build/core/target/classes ...\n"
@@ -73,9 +83,7 @@ def test_a_git_diff_printed_by_a_format_check_is_lint():
         "-int  size(){return n;}\n"
         "+int size() { return n; }\n"
     )
-    doc = _doc(_travis("contrib/check-format.sh", body))
-    assert doc["class"] == "lint"
-    assert 7 in _top(doc)
+    _expect("contrib/check-format.sh", body, "lint", 7)
 
 
 def test_indented_compiler_error_in_a_language_without_a_rule_of_its_own_is_build():
@@ -190,9 +198,7 @@ def test_an_unresolved_jvm_dependency_is_dependency():
         "sbt.ResolveException: unresolved dependency: org.example#core_2.13;1.4.0-SNAPSHOT: not found\n"
         "\tat sbt.IvyActions$.resolve(IvyActions.scala:320)\n"
     )
-    doc = _doc(_travis("sbt publishLocal", body))
-    assert doc["class"] == "dependency"
-    assert 9 in _top(doc)
+    _expect("sbt publishLocal", body, "dependency", 9)
 
 
 def test_a_failed_download_explains_the_missing_files_after_it():
@@ -203,6 +209,4 @@ def test_a_failed_download_explains_the_missing_files_after_it():
         "make: *** No rule to make target 'install'.  Stop.\n"
         "/home/ci/run.sh: line 14: ./configure: No such file or directory\n"
     )
-    doc = _doc(_travis("./ci/run.sh", body, 127))
-    assert doc["class"] == "network"
-    assert 7 in _top(doc)
+    _expect("./ci/run.sh", body, "network", 7, code=127)
