@@ -46,12 +46,14 @@ CACHE = HERE / ".cache"
 #: takes about a second to import, which would slow the bare runs we compare against)
 PY = Path()
 FAUXPY_PY = Path()
+#: where each bug's localization document is kept (for offline study), or None
+DOCS: Path | None = None
 
 sys.path.insert(0, str(HERE.parent / "src"))
 
 from truegreen.localize import LocalizeOptions, localize  # noqa: E402
 from truegreen.localize.engine import _request, _selection  # noqa: E402
-from truegreen.localize.spectrum import Trace, is_source, spectra  # noqa: E402
+from truegreen.localize.spectrum import Statements, Trace, is_source, spectra  # noqa: E402
 from truegreen.project import open_project  # noqa: E402
 from truegreen.run.pytest_run import run_pytest  # noqa: E402
 
@@ -285,17 +287,66 @@ def _score_key(s: str) -> tuple[int, Fraction]:
     return (0, Fraction(s))
 
 
+def entry(ranking: list[dict[str, Any]], file: str, line: int) -> dict[str, Any] | None:
+    """The ranking entry of the statement that holds ``line``."""
+    for r in ranking:
+        first, last = r.get("lines") or (r["line"], r["line"])
+        if r["file"] == file and first <= line <= last:
+            return r
+    return None
+
+
 def spectrum_rank(ranking: list[dict[str, Any]], file: str, line: int) -> int | None:
     """Worst-case rank by the formula's score alone (no evidence tie-breaks)."""
-    mine = next((r for r in ranking if r["file"] == file and r["line"] == line), None)
+    mine = entry(ranking, file, line)
     if mine is None:
         return None
     k = _score_key(mine["score"])
     return sum(1 for r in ranking if _score_key(r["score"]) >= k)
 
 
+_LEVELS = {
+    "crash frame": 4,
+    "assigned the None": 3,
+    "returned the None": 3,
+    "produced a value unlike the passing run's": 2,
+    "in the failing traceback": 1,
+}
+
+
+def formula_ranks(
+    ranking: list[dict[str, Any]], file: str, line: int
+) -> dict[str, dict[str, int | None]]:
+    """Worst-case rank of (file, line) under each formula, by score alone and with the
+    document's evidence as tie-break (evidence levels read from its notes)."""
+    from truegreen.localize.ranking import FORMULAS, Counts, score
+
+    out: dict[str, dict[str, int | None]] = {}
+    mine = entry(ranking, file, line)
+
+    def level(r: dict[str, Any]) -> int:
+        return max((_LEVELS.get(n, 0) for n in r.get("evidence", ())), default=0)
+
+    for f in FORMULAS:
+        if mine is None:
+            out[f] = {"score": None, "evidence": None}
+            continue
+        keys = [(score(f, Counts(**r["counts"])).key(), level(r)) for r in ranking]
+        k = (score(f, Counts(**mine["counts"])).key(), level(mine))
+        out[f] = {
+            "score": sum(1 for x in keys if x[0] >= k[0]),
+            "evidence": sum(1 for x in keys if x >= k),
+        }
+    return out
+
+
 def fauxpy_rank(csv: Path, root: Path, file: str, line: int) -> int | None:
-    rows: list[tuple[str, int, float]] = []
+    """FauxPy's worst-case rank of the statement that holds ``line`` (its statement
+    granularity reports a statement by one of its lines: both sides are mapped to the
+    statement, as truegreen's ranking is)."""
+    stmts = Statements(root)
+    line = stmts.line(file, line)
+    rows: dict[tuple[str, int], float] = {}
     for raw in csv.read_text().splitlines()[1:]:
         ent, _, score = raw.rpartition(",")
         path, _, ln = ent.rpartition("::")
@@ -304,11 +355,12 @@ def fauxpy_rank(csv: Path, root: Path, file: str, line: int) -> int | None:
         except ValueError:
             continue
         if is_source(rel):  # the same rule as ours: tests are not ranked
-            rows.append((rel, int(ln), float(score)))
-    mine = next((r for r in rows if r[0] == file and r[1] == line), None)
+            key = (rel, stmts.line(rel, int(ln)))
+            rows[key] = max(rows.get(key, float(score)), float(score))
+    mine = rows.get((file, line))
     if mine is None:
         return None
-    return sum(1 for r in rows if r[2] >= mine[2])
+    return sum(1 for v in rows.values() if v >= mine)
 
 
 # ---------------------------------------------------------------- the run
@@ -326,6 +378,7 @@ class Result:
     bare_s: float = 0.0
     selection: int = 0
     fauxpy_rank: int | None = None
+    by_formula: dict[str, dict[str, int | None]] = field(default_factory=dict)
     fauxpy_s: float | None = None
     fauxpy_error: str | None = None
     notes: list[str] = field(default_factory=list)
@@ -341,7 +394,9 @@ def executed_lines(root: Path, tests: tuple[str, ...]) -> dict[str, set[int]]:
     project = open_project(root, str(PY), "none")
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "t.json"
-        run = run_pytest(_request(project, list(tests), 300, tracer=out))
+        # line events (not the probe engine's statement starts): mutants may sit on any
+        # line of a multi-line statement, as in the measurements before the probe engine
+        run = run_pytest(_request(project, list(tests), 300, tracer=out, engine="settrace"))
         trace = Trace.from_json(json.loads(out.read_text()))
     lines: dict[str, set[int]] = {}
     for s in spectra(trace, [t.id for t in run.tests]).values():
@@ -393,12 +448,16 @@ def bench_package(
             t0 = time.perf_counter()
             doc = localize(project, res.failing, LocalizeOptions(limit=10**6))
             res.localize_s = time.perf_counter() - t0
-            mine = next(
-                (r for r in doc["ranking"] if r["file"] == m.file and r["line"] == m.line), None
-            )
+            mine = entry(doc["ranking"], m.file, m.line)
             if mine is not None:
                 res.rank, res.ties = mine["rank"], mine["ties"]
             res.spectrum_rank = spectrum_rank(doc["ranking"], m.file, m.line)
+            res.by_formula = formula_ranks(doc["ranking"], m.file, m.line)
+            if DOCS is not None:
+                DOCS.mkdir(parents=True, exist_ok=True)
+                (DOCS / f"{name}-{m.file.replace('/', '_')}-{m.line}-{m.col}.json").write_text(
+                    json.dumps({"mutant": m.__dict__, "doc": doc}, default=str)
+                )
             if doc["order_dependence"].get("order_dependent"):
                 res.notes.append("order-dependent")
             if not doc["measurement"].get("consistent", True):
@@ -485,10 +544,13 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--no-fauxpy", action="store_true")
     ap.add_argument("--python", default=sys.executable, help="base interpreter for the venvs")
+    ap.add_argument("--keep-docs", type=Path, help="write each bug's localization document here")
+    ap.add_argument("--out", type=Path, default=HERE / "results" / "localize.json")
     opts = ap.parse_args()
     names = [n.strip() for n in opts.packages.split(",") if n.strip()]
     pkgs = [PACKAGES[n] for n in names]
-    global PY, FAUXPY_PY
+    global PY, FAUXPY_PY, DOCS
+    DOCS = opts.keep_docs
     ver = sh([opts.python, "-c", "import sys; print('%d%d' % sys.version_info[:2])"]).stdout.strip()
     deps = [d for p in pkgs for d in p.deps]
     PY = ensure_venv(opts.python, f"venv{ver}", ["pytest", *deps])
@@ -517,6 +579,11 @@ def main() -> int:
         *((("FauxPy 0.7 (Ochiai)", franks),) if not opts.no_fauxpy else ()),
     ):
         print(f"{label:34}" + "".join(f"{top(rs, n):>14}" for n in (1, 3, 5, 10)))
+    for f in ("ochiai", "dstar", "tarantula"):
+        for how in ("evidence", "score"):
+            rs = [r.by_formula.get(f, {}).get(how) for r in results]
+            label = f"  {f} ({how})"
+            print(f"{label:34}" + "".join(f"{top(rs, n):>14}" for n in (1, 3, 5, 10)))
     print(
         "(worst-case ties: a line's rank is the position of the last line of its tie group; goals Top-1 >= 30%, Top-5 >= 60%)"
     )
@@ -537,7 +604,7 @@ def main() -> int:
             print(
                 f"FauxPy produced no report on {len(errs)} bug(s); last output: {errs[-1].fauxpy_error!r}"
             )
-    out = HERE / "results" / f"localize-py{ver}.json"
+    out = opts.out
     out.parent.mkdir(exist_ok=True)
     out.write_text(
         json.dumps(

@@ -4,11 +4,13 @@ the few lines that matter (the ``truegreen.localization/1`` document).
 Runs, all through :func:`truegreen.run.pytest_run.run_pytest`:
 
 A. *measured*: the failing tests plus passing tests that share code with them, under
-   truegreen's tracer (per-test, per-phase lines; import-time lines per module);
+   truegreen's tracer (per-test, per-phase lines; import-time lines per module), with
+   value capture for the failing tests and their nearest collected neighbours (the
+   passing one most similar by spectrum is compared with);
 B. *bare*: the same selection without the tracer, in parallel with A, so that an outcome
    the measurement changed is reported instead of trusted;
-C. *values*: the failing tests first (so the first one runs alone: the order-dependence
-   check) and then the passing test most similar to it, with value capture.
+C. *alone*: the target tests by themselves, bare, in parallel with A and B (the first one
+   runs alone in a fresh process: the order-dependence check).
 
 Only project source lines (not tests, not libraries) that a failing test executed are
 ranked; scores are exact (see :mod:`truegreen.localize.ranking`).
@@ -34,6 +36,7 @@ from truegreen.localize.ranking import FORMULAS, Formula, Ranked, rank
 from truegreen.localize.redact import Scrubber
 from truegreen.localize.spectrum import (
     Line,
+    Statements,
     Trace,
     choose_test_files,
     is_source,
@@ -52,8 +55,12 @@ TRACER_PLUGIN = "truegreen_trace"
 OUT_VAR = "TRUEGREEN_TRACE_OUT"
 ROOT_VAR = "TRUEGREEN_TRACE_ROOT"
 VALUES_VAR = "TRUEGREEN_TRACE_VALUES"
+ENGINE_VAR = "TRUEGREEN_TRACE_ENGINE"
 
 FAILED = ("failed", "error")
+#: collected neighbours of each target (same parametrized function, class, file) whose
+#: values are recorded too; the most similar of those that pass is compared with
+SIBLINGS = 3
 
 
 @dataclass(frozen=True)
@@ -80,8 +87,8 @@ class _Runs:
     trace: Trace | None = None
     bare: PytestRun | None = None
     bare_error: BaseException | None = None
-    values: PytestRun | None = None
-    values_trace: Trace | None = None
+    #: the target tests alone, bare, in a fresh process (the order-dependence check)
+    alone: PytestRun | None = None
     notes: list[str] = field(default_factory=list)
 
 
@@ -114,6 +121,7 @@ def _request(
     *,
     tracer: Path | None = None,
     values_cfg: Path | None = None,
+    engine: str | None = None,
 ) -> PytestRequest:
     args = [*project.settings.pytest_args, *(f"--ignore={i}" for i in project.settings.ignore)]
     if tracer is None:
@@ -126,6 +134,8 @@ def _request(
             sandbox=project.sandbox,
         )
     env = {OUT_VAR: str(tracer), ROOT_VAR: str(project.root)}
+    if engine is not None:  # monitoring, probe or settrace; default: the tracer's choice
+        env[ENGINE_VAR] = engine
     readonly: tuple[Path, ...] = ()
     if values_cfg is not None:
         env[VALUES_VAR] = str(values_cfg)
@@ -179,6 +189,10 @@ def localize(
     tmp = Path(tempfile.mkdtemp(prefix="truegreen-localize-"))
     try:
         say(f"localize: running {len(selection)} selection item(s) under the tracer")
+        cfg: Path | None = None
+        if opts.values:
+            cfg = tmp / "values.json"
+            cfg.write_text(json.dumps({"tests": targets, "siblings": SIBLINGS}), encoding="utf-8")
 
         def bare() -> None:
             try:
@@ -186,17 +200,27 @@ def localize(
             except BaseException as exc:  # reported, never raised from the thread
                 runs.bare_error = exc
 
-        thread = threading.Thread(target=bare, daemon=True) if opts.check_measurement else None
-        if thread is not None:
+        def alone() -> None:
+            try:
+                runs.alone = run_pytest(_request(project, targets, opts.timeout), executor)
+            except BaseException:  # the order check is then reported as not done
+                runs.alone = None
+
+        threads = [
+            threading.Thread(target=fn, daemon=True)
+            for fn, on in ((bare, opts.check_measurement), (alone, opts.values))
+            if on
+        ]
+        for thread in threads:
             thread.start()
         try:
             out = tmp / "measured.json"
             runs.measured = run_pytest(
-                _request(project, selection, opts.timeout, tracer=out), executor
+                _request(project, selection, opts.timeout, tracer=out, values_cfg=cfg), executor
             )
             runs.trace = _read_trace(out)
         finally:
-            if thread is not None:
+            for thread in threads:
                 thread.join()
         measured = runs.measured
         by_id = measured.by_id()
@@ -210,30 +234,17 @@ def localize(
         passing = sorted(
             t.id for t in measured.tests if t.outcome == "passed" and t.id not in targets
         )
-        spec = spectra(runs.trace, [*failing, *passing])
+        stmts = Statements(project.root)
+        spec = spectra(runs.trace, [*failing, *passing], stmts)
         primary = failing[0]
-        best, best_sim = _most_similar(spec, primary, passing)
-        if opts.values:
-            cfg = tmp / "values.json"
-            cfg.write_text(
-                json.dumps({"tests": [*failing, *([best] if best else [])]}), encoding="utf-8"
-            )
-            vout = tmp / "values-out.json"
-            say("localize: capturing values for the failing test and its closest passing test")
-            runs.values = run_pytest(
-                _request(
-                    project,
-                    [*failing, *([best] if best else [])],
-                    opts.timeout,
-                    tracer=vout,
-                    values_cfg=cfg,
-                ),
-                executor,
-            )
-            runs.values_trace = _read_trace(vout)
+        # the values to compare with come from the watched neighbours that passed
+        valued = [p for p in passing if p in runs.trace.values]
+        best, best_sim = _most_similar(spec, primary, valued or passing)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    return _document(project, targets, failing, passing, primary, best, best_sim, spec, runs, opts)
+    return _document(
+        project, targets, failing, passing, primary, best, best_sim, spec, stmts, runs, opts
+    )
 
 
 def _check_targets(targets: Sequence[str], by_id: Mapping[str, TestResult], run: PytestRun) -> None:
@@ -301,6 +312,7 @@ def _document(
     best: str | None,
     best_sim: Fraction,
     spec: Mapping[str, frozenset[Line]],
+    stmts: Statements,
     runs: _Runs,
     opts: LocalizeOptions,
 ) -> dict[str, Any]:
@@ -309,13 +321,11 @@ def _document(
     fail_sets = [spec[t] for t in failing]
     pass_sets = [spec[t] for t in passing]
     prelim = rank(fail_sets, pass_sets, opts.formula)
-    vt = runs.values_trace
-    trace_failures = dict(runs.trace.failures)
-    if vt is not None:
-        trace_failures.update({k: v for k, v in vt.failures.items() if k in failing})
+    trace = runs.trace
+    trace_failures = dict(trace.failures)
     failures = [trace_failures[t] for t in failing if t in trace_failures]
-    fvals: Mapping[str, Any] = vt.values.get(primary, {}) if vt is not None else {}
-    pvals: Mapping[str, Any] | None = vt.values.get(best) if vt is not None and best else None
+    fvals: Mapping[str, Any] = trace.values.get(primary, {})
+    pvals: Mapping[str, Any] | None = trace.values.get(best) if best else None
     primary_failure = trace_failures.get(primary)
     crash_src = ""
     crash_doc: dict[str, Any] | None = None
@@ -336,7 +346,9 @@ def _document(
             }
     origin_docs = val.origins(primary_failure, fvals, crash_src) if fvals else []
     kind_lines = val.kind_diff_lines(fvals, pvals) if fvals else set()
-    evidence = val.evidence(failures, origin_docs, {ln for ln in kind_lines if is_source(ln[0])})
+    evidence = _by_statement(
+        val.evidence(failures, origin_docs, {ln for ln in kind_lines if is_source(ln[0])}), stmts
+    )
     ranking = rank(fail_sets, pass_sets, opts.formula, evidence=evidence)
     focus: list[Line] = []
     if crash_doc is not None:
@@ -349,7 +361,7 @@ def _document(
     order = _order_doc(primary, runs)
     measurement = _measurement_doc(runs)
     rerun = rerun_command(_request(project, list(targets), opts.timeout))
-    ranking_docs = [_ranked_doc(r, opts.formula, src) for r in ranking[: opts.limit]]
+    ranking_docs = [_ranked_doc(r, opts.formula, src, stmts) for r in ranking[: opts.limit]]
     doc: dict[str, Any] = {
         "schema": SCHEMA,
         "repo": str(project.root),
@@ -390,16 +402,30 @@ def _document(
         "measurement": measurement,
         "command": list(rerun),
     }
-    scrub = Scrubber([*runs.trace.secrets, *(vt.secrets if vt else [])])
+    scrub = Scrubber(list(trace.secrets))
     doc = scrub.document(doc)
     doc["context"] = _context(doc, project.root, src, opts.budget_tokens, scrub)
     return dict(doc)
 
 
-def _ranked_doc(r: Ranked, formula: Formula, src: _Source) -> dict[str, Any]:
+def _by_statement(
+    evidence: Mapping[Line, tuple[int, tuple[str, ...]]], stmts: Statements
+) -> dict[Line, tuple[int, tuple[str, ...]]]:
+    """Evidence keyed by statement, as the spectra are: the strongest level, all notes."""
+    out: dict[Line, tuple[int, tuple[str, ...]]] = {}
+    for (file, line), (level, notes) in evidence.items():
+        key = (file, stmts.line(file, line))
+        old_level, old_notes = out.get(key, (0, ()))
+        out[key] = (max(level, old_level), tuple(sorted({*old_notes, *notes})))
+    return out
+
+
+def _ranked_doc(r: Ranked, formula: Formula, src: _Source, stmts: Statements) -> dict[str, Any]:
+    first, last = stmts.span(r.file, r.line)
     return {
         "file": r.file,
         "line": r.line,
+        "lines": [first, last],
         "score": r.scores[formula].text(),
         "rank": r.rank,
         "ties": r.ties,
@@ -413,7 +439,7 @@ def _ranked_doc(r: Ranked, formula: Formula, src: _Source) -> dict[str, Any]:
 def _order_doc(primary: str, runs: _Runs) -> dict[str, Any]:
     assert runs.measured is not None
     in_sel = runs.measured.by_id()[primary].outcome
-    alone_r = runs.values.outcome_of(primary) if runs.values is not None else None
+    alone_r = runs.alone.outcome_of(primary) if runs.alone is not None else None
     alone = alone_r.outcome if alone_r is not None else None
     doc: dict[str, Any] = {"in_selection": in_sel, "alone": alone, "order_dependent": False}
     if alone is None:

@@ -60,7 +60,75 @@ class Trace:
         )
 
 
-def _lines(files: Mapping[str, Sequence[int]]) -> set[Line]:
+class Statements:
+    """Statement-level lines: every line of a statement (a multi-line call, a decorated
+    ``def`` with its signature, the condition of an ``if`` spread over lines) counts as
+    the statement's own line, ``node.lineno``, once. The engines report different lines
+    of one statement (the probe engine its first line, line events every line that starts
+    bytecode), so spectra and evidence are keyed by statement. A line that is in no
+    statement's header (``except X:``, ``case P:``) keeps its own number; so does every
+    line of a file that cannot be read or parsed."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._maps: dict[str, tuple[dict[int, int], dict[int, tuple[int, int]]]] = {}
+
+    def _map(self, rel: str) -> tuple[dict[int, int], dict[int, tuple[int, int]]]:
+        got = self._maps.get(rel)
+        if got is None:
+            got = self._maps[rel] = statement_map(self.root / rel)
+        return got
+
+    def line(self, rel: str, line: int) -> int:
+        return self._map(rel)[0].get(line, line)
+
+    def span(self, rel: str, line: int) -> tuple[int, int]:
+        """The first and last line of the statement keyed ``line``."""
+        return self._map(rel)[1].get(line, (line, line))
+
+    def lines(self, files: Mapping[str, Sequence[int]]) -> set[Line]:
+        out: set[Line] = set()
+        for f, ns in files.items():
+            if is_source(f):
+                key = self._map(f)[0]
+                out.update((f, key.get(n, n)) for n in ns if n > 0)
+        return out
+
+
+def statement_map(path: Path) -> tuple[dict[int, int], dict[int, tuple[int, int]]]:
+    """line -> its statement's line, and statement line -> (first, last) header line."""
+    try:
+        tree = ast.parse(path.read_bytes())
+    except (OSError, SyntaxError, ValueError):
+        return {}, {}
+    key_of: dict[int, int] = {}
+    span: dict[int, tuple[int, int]] = {}
+    for node in ast.walk(tree):  # outer statements first: inner ones override
+        if not isinstance(node, ast.stmt):
+            continue
+        start = node.lineno
+        decorators = getattr(node, "decorator_list", None) or []
+        first = min([start, *(d.lineno for d in decorators)])
+        last = node.end_lineno or start
+        nested = [
+            c.lineno
+            for f in ("body", "orelse", "finalbody", "handlers", "cases")
+            for c in (getattr(node, f, None) or [])
+            if hasattr(c, "lineno")
+        ]
+        if nested or isinstance(node, ast.Match):
+            last = max(start, min([*nested, last + 1]) - 1)
+            if isinstance(node, ast.Match) and node.cases:
+                last = max(start, node.cases[0].pattern.lineno - 1)
+        for ln in range(first, last + 1):
+            key_of[ln] = start
+        span[start] = (first, last)
+    return key_of, span
+
+
+def _lines(files: Mapping[str, Sequence[int]], stmts: Statements | None = None) -> set[Line]:
+    if stmts is not None:
+        return stmts.lines(files)
     return {(f, n) for f, ns in files.items() if is_source(f) for n in ns if n > 0}
 
 
@@ -80,19 +148,26 @@ def dependencies(
     return seen
 
 
-def spectra(trace: Trace, tests: Iterable[str]) -> dict[str, frozenset[Line]]:
-    """Each test's spectrum: its own lines, its modules' import-time lines, session lines."""
-    session_only: set[Line] = _lines(trace.session_lines) - _lines(trace.import_lines)
+def spectra(
+    trace: Trace, tests: Iterable[str], stmts: Statements | None = None
+) -> dict[str, frozenset[Line]]:
+    """Each test's spectrum: its own lines, its modules' import-time lines, session lines
+    (statement-level given ``stmts``, else as the engine reported them)."""
+    imports = _lines(trace.import_lines, stmts)
+    session_only: set[Line] = _lines(trace.session_lines, stmts) - imports
+    by_module: dict[str, set[Line]] = {}
+    for ln in imports:
+        by_module.setdefault(ln[0], set()).add(ln)
     out: dict[str, frozenset[Line]] = {}
     for tid in tests:
         own: set[Line] = set()
         executed: set[str] = set()
         for files in trace.phases.get(tid, {}).values():
-            own |= _lines(files)
+            own |= _lines(files, stmts)
             executed.update(files)
         for mod in dependencies(tid, executed, trace.imports):
             if is_source(mod):
-                own |= {(mod, n) for n in trace.import_lines.get(mod, ()) if n > 0}
+                own |= by_module.get(mod, set())
         if own:
             own |= session_only
         out[tid] = frozenset(own)

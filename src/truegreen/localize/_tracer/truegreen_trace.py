@@ -43,6 +43,7 @@ Output (one JSON document):
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import hashlib
 import json
@@ -57,6 +58,7 @@ import pytest
 _OUT_VAR = "TRUEGREEN_TRACE_OUT"
 _ROOT_VAR = "TRUEGREEN_TRACE_ROOT"
 _VALUES_VAR = "TRUEGREEN_TRACE_VALUES"
+_ENGINE_VAR = "TRUEGREEN_TRACE_ENGINE"  # optional: monitoring, probe or settrace
 
 _SKIP_PARTS = frozenset(
     {
@@ -156,12 +158,15 @@ def _flush_cur() -> None:
 
 
 def _switch(ctx) -> None:
-    global _ctx
+    global _ctx, _watching
     with _lock:
         _flush_cur()
         if _engine == "monitoring":
             _mon_flush()
+        elif _engine == "probe":
+            _probe_flush()
         _ctx = ctx
+        _watching = ctx is not None and ctx[1] in _watch
 
 
 # ---------------------------------------------------------------- settrace engine
@@ -174,12 +179,12 @@ def _global(frame, event, arg):
         kind = _classify(code)
     if kind == _SKIP:
         return None
-    if _values_on:
-        return _value_call(frame, code, kind)
     seen = _cur.get(code)
     if seen is None:
         seen = _cur[code] = set()
-    elif kind == _FUNC and len(seen) >= _nlines[code]:
+    if _watching and kind == _FUNC:
+        return _value_call(frame, code, seen.add)
+    if kind == _FUNC and len(seen) >= _nlines[code]:
         return None  # every line of it already ran in this phase
     if kind == _IMPORT:
         imp = _import_lines.setdefault(_file_of[code], set())
@@ -202,6 +207,145 @@ def _global(frame, event, arg):
         return _local
 
     return _local
+
+
+# ---------------------------------------------------------------- probe engine (< 3.12)
+#
+# Any trace function puts CPython 3.11 on its slow path for every frame, library and
+# pytest code included (about 2x the session time even when the trace function returns
+# at once). So before 3.12 the project's own modules are instrumented instead, as they
+# are imported: each statement is preceded by a call of a C method (``set.add`` of one
+# shared set) with a constant key for (file, statement line); nothing else is slowed.
+
+_PROBE = "__truegreen_probe__"
+_hits: set = set()  # keys hit in the current context (cleared, never replaced)
+_probe_files: list = []  # key // _KEY_SPAN -> file
+_probe_import: set = set()  # keys of module- and class-level statements
+_KEY_SPAN = 1 << 22
+
+
+def _probe_flush() -> None:
+    if not _hits:
+        return
+    keys = list(_hits)
+    _hits.clear()
+    if _ctx is None:
+        target = _session_lines
+    else:
+        target = _phases.setdefault(_ctx[1], {}).setdefault(_ctx[2], {})
+    for key in keys:
+        rel = _probe_files[key // _KEY_SPAN]
+        line = key % _KEY_SPAN
+        s = target.get(rel)
+        if s is None:
+            s = target[rel] = set()
+        s.add(line)
+        if key in _probe_import:
+            _import_lines.setdefault(rel, set()).add(line)
+
+
+def _instrument(tree, rel):
+    """``tree`` with a probe before each statement (docstrings and ``from __future__``
+    imports stay first)."""
+    base = len(_probe_files) * _KEY_SPAN
+    _probe_files.append(rel)
+
+    def probe(line, at_import):
+        key = base + line
+        if at_import:
+            _probe_import.add(key)
+        call = ast.Call(ast.Name(_PROBE, ast.Load()), [ast.Constant(key)], [])
+        return _located(ast.Expr(call), line)
+
+    def body(stmts, at_import, first=False, func=False):
+        out = []
+        pending = []  # a module's or class's docstring and __future__ imports
+        for i, st in enumerate(stmts):
+            keep_first = (
+                first
+                and i == len(out)  # nothing but docstring / __future__ so far
+                and (
+                    (
+                        isinstance(st, ast.Expr)
+                        and isinstance(st.value, ast.Constant)
+                        and isinstance(st.value.value, str)
+                    )
+                    or (isinstance(st, ast.ImportFrom) and st.module == "__future__")
+                )
+            )
+            if keep_first:
+                if not func:
+                    pending.append(st.lineno)
+            else:
+                out += [probe(ln, at_import) for ln in pending]
+                pending = []
+                out.append(probe(st.lineno, at_import))
+            visit(st, at_import)
+            out.append(st)
+        return out + [probe(ln, at_import) for ln in pending]
+
+    def visit(st, at_import):
+        func = isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef))
+        inner = False if func else at_import
+        for field in ("body", "orelse", "finalbody"):
+            stmts = getattr(st, field, None)
+            if isinstance(stmts, list) and stmts and isinstance(stmts[0], ast.stmt):
+                first = field == "body" and (func or isinstance(st, ast.ClassDef))
+                setattr(st, field, body(stmts, inner, first=first, func=func))
+        for h in getattr(st, "handlers", ()) or ():
+            h.body = [probe(h.lineno, inner), *body(h.body, inner)]
+        for case in getattr(st, "cases", ()) or ():
+            case.body = body(case.body, inner)
+
+    tree.body = body(tree.body, True, first=True)
+    return tree
+
+
+def _located(node, line):
+    for n in (node, node.value, node.value.func, *node.value.args):
+        n.lineno = n.end_lineno = line
+        n.col_offset = n.end_col_offset = 0
+    return node
+
+
+def _install_probes() -> None:
+    import builtins
+    import importlib.machinery as machinery
+
+    class _Loader(machinery.SourceFileLoader):
+        def get_code(self, fullname):
+            source = self.get_data(self.path)
+            rel = _rel(self.path)
+            try:
+                tree = ast.parse(source, self.path)
+                tree = _instrument(tree, rel)
+                return compile(tree, self.path, "exec", dont_inherit=True)
+            except Exception:  # never break an import: fall back to the plain module
+                return super().get_code(fullname)
+
+    class _Finder:
+        @classmethod
+        def find_spec(cls, fullname, path=None, target=None):
+            for finder in sys.meta_path:
+                if finder is cls:
+                    continue
+                find = getattr(finder, "find_spec", None)
+                if find is None:
+                    continue
+                spec = find(fullname, path, target)
+                if spec is not None:
+                    break
+            else:
+                return None
+            loader = spec.loader
+            if type(loader) is machinery.SourceFileLoader and spec.origin:
+                rel = _rel(spec.origin)
+                if rel is not None and not _is_test_rel(rel):
+                    spec.loader = _Loader(loader.name, loader.path)
+            return spec
+
+    setattr(builtins, _PROBE, _hits.add)
+    sys.meta_path.insert(0, _Finder)
 
 
 # ---------------------------------------------------------------- sys.monitoring engine
@@ -271,7 +415,7 @@ def _stop_monitoring() -> None:
 # ---------------------------------------------------------------- value capture
 
 _values_cfg: dict = {}
-_values_on = False
+_watching = False  # the current test phase records values
 _values: dict = {}  # nodeid -> {"states": [], "assigns": [], "returns": []}
 _secrets: dict = {}  # sha256 -> len
 _seq = [0]
@@ -458,8 +602,19 @@ def _snapshot(frame) -> dict:
     return out
 
 
-def _value_call(frame, code, kind):
-    if _ctx is None or _ctx[1] not in _watch or kind != _FUNC:
+def _value_global(frame, event, arg):
+    """The trace function while a watched test runs under the monitoring engine (which
+    records the lines itself): value capture only."""
+    code = frame.f_code
+    kind = _kind.get(code)
+    if kind is None:
+        kind = _classify(code)
+    return _value_call(frame, code, None) if kind == _FUNC else None
+
+
+def _value_call(frame, code, add_line):
+    """A local trace function recording values (and, given ``add_line``, lines)."""
+    if _ctx is None:
         return None
     rec = _values.setdefault(_ctx[1], {"states": [], "assigns": [], "returns": [], "per": {}})
     rel = _file_of[code]
@@ -488,6 +643,8 @@ def _value_call(frame, code, kind):
                         rec["assigns"].append(a)
             if event == "line":
                 ln = frame.f_lineno
+                if add_line is not None:
+                    add_line(ln)
                 key = (rel, ln)
                 n = rec["per"].get(key, 0)
                 rec["per"][key] = n + 1
@@ -563,7 +720,7 @@ _graph: dict = {}
 
 
 def _start() -> None:
-    global _root, _out, _engine, _values_on, _watch, _values_cfg
+    global _root, _out, _engine, _watch, _values_cfg
     _out = os.environ.get(_OUT_VAR)
     root = os.environ.get(_ROOT_VAR)
     if not _out or not root:
@@ -577,13 +734,35 @@ def _start() -> None:
         except (OSError, ValueError):
             _values_cfg = {}
         _watch = frozenset(_values_cfg.get("tests", []))
-        _values_on = True
-    if not _values_on and _start_monitoring():
+    if _probes_installed:
+        _engine = "probe"
+    elif _wanted_engine() == "monitoring" and _start_monitoring():
         _engine = "monitoring"
     else:
         _engine = "settrace"
         threading.settrace(_global)
         sys.settrace(_global)
+
+
+def _wanted_engine() -> str:
+    wanted = os.environ.get(_ENGINE_VAR, "")
+    if wanted in ("monitoring", "probe", "settrace"):
+        return wanted
+    return "monitoring" if hasattr(sys, "monitoring") else "probe"
+
+
+_probes_installed = False
+
+
+def _early() -> None:
+    """At plugin import, before conftest files are imported: install the probe engine's
+    import hook, so that every project module imported from then on is instrumented."""
+    global _root, _probes_installed
+    root = os.environ.get(_ROOT_VAR)
+    if os.environ.get(_OUT_VAR) and root and _wanted_engine() == "probe":
+        _root = os.path.abspath(root)
+        _install_probes()
+        _probes_installed = True
 
 
 def pytest_configure(config) -> None:
@@ -597,19 +776,56 @@ def pytest_collection_finish(session) -> None:
     global _graph
     if _engine != "off":
         _graph = _import_graph()
+        _watch_siblings(session.items)
         # Tracing slows every frame on 3.11 (the interpreter's tracing path), so it is on
         # only while project code can run: imports (collection) and test phases.
         _pause()
 
 
 def _pause() -> None:
-    if _engine == "settrace":
+    if _engine == "settrace" or _watching:
         sys.settrace(None)
 
 
 def _resume() -> None:
     if _engine == "settrace":
         sys.settrace(_global)
+    elif _watching:
+        sys.settrace(_value_global)
+
+
+def _watch_siblings(items) -> None:
+    """Watch, next to the given tests, their nearest collected neighbours: the passing
+    test to compare values with is chosen among them (by spectrum, afterwards), so that
+    the values come from the same, measured run. Nearest: the same parametrized function,
+    else the same class, else the same file; the closest in collection order first."""
+    global _watch
+    want = int(_values_cfg.get("siblings", 0) or 0)
+    if not _watch or want <= 0:
+        return
+    ids = [getattr(i, "nodeid", "") for i in items]
+    pos = {nid: k for k, nid in enumerate(ids)}
+    extra: list = []
+    for target in _values_cfg.get("tests", [])[:5]:
+        k = pos.get(target)
+        if k is None:
+            continue
+        groups = (
+            target.split("[", 1)[0],
+            target.split("[", 1)[0].rsplit("::", 1)[0],
+            target.split("::", 1)[0],
+        )
+
+        def near(nid, k=k, groups=groups):
+            base = nid.split("[", 1)[0]
+            level = next(
+                (n for n, g in enumerate(groups) if base == g or base.startswith(g + "::")), 3
+            )
+            return (level, abs(pos[nid] - k), pos[nid])
+
+        cands = sorted((n for n in ids if n not in _watch and n not in extra), key=near)
+        extra += [n for n in cands[:want] if near(n)[0] < 3]
+    _watch = _watch | frozenset(extra)
 
 
 def _phase_wrapper(phase):
@@ -673,6 +889,9 @@ def pytest_runtest_makereport(item, call):
         pass
 
 
+_early()
+
+
 def _sets(d: dict) -> dict:
     return {k: sorted(v) for k, v in d.items()}
 
@@ -687,6 +906,8 @@ def _write() -> None:
         threading.settrace(None)  # type: ignore[arg-type]
     _switch(None)
     _flush_cur()
+    if engine == "probe":
+        _probe_flush()
     if engine == "monitoring":
         _mon_flush()
         _stop_monitoring()

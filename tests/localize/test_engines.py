@@ -1,0 +1,160 @@
+"""The tracer's engines agree at statement level; localize runs one traced process."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from truegreen.localize import LocalizeOptions, localize
+from truegreen.localize import engine as eng
+from truegreen.localize.spectrum import Statements, Trace, spectra, statement_map
+from truegreen.project import open_project
+from truegreen.run.pytest_run import run_pytest
+
+PY = sys.executable
+
+PROJECT = {
+    "pkg/__init__.py": "",
+    "pkg/mod.py": '''
+        """A module with statements over several lines."""
+        from __future__ import annotations
+
+        import functools
+
+        TABLE = [
+            (1, "one"),
+            (2, "two"),
+        ]
+
+
+        def deco(n):
+            def wrap(f):
+                return f
+            return wrap
+
+
+        @deco(
+            len(TABLE),
+        )
+        def pick(key, default=len(TABLE)):
+            """Docstring."""
+            for k, name in TABLE:
+                if (k == key and
+                        name):
+                    return name
+            try:
+                return {1: "x"}[key]
+            except KeyError:
+                pass
+            return default
+
+
+        class Box:
+            SIZE = functools.reduce(
+                lambda a, b: a + b, [1, 2], 0
+            )
+
+            def size(self):
+                return self.SIZE
+        ''',
+    "tests/test_mod.py": """
+        from pkg.mod import Box, pick
+
+        def test_one():
+            assert pick(1) == "one"
+
+        def test_missing():
+            assert pick(2) == "TWO"
+
+        def test_box():
+            assert Box().size() == 3
+        """,
+    "tests/test_trace.py": """
+        import sys
+
+        from pkg.mod import pick
+
+        def test_untraced():
+            assert pick(1) and sys.gettrace() is None
+        """,
+}
+
+
+def test_statement_map_keys_every_line_of_a_statement_by_its_first_line(tmp_path):
+    from tests.conftest import write_files
+
+    write_files(tmp_path, {"m.py": PROJECT["pkg/mod.py"]})
+    key, span = statement_map(tmp_path / "m.py")
+    lines = (tmp_path / "m.py").read_text().splitlines()
+    at = {text.strip(): n for n, text in enumerate(lines, 1)}
+    table = at["TABLE = ["]
+    assert {key[table + i] for i in range(4)} == {table}
+    assert span[table] == (table, table + 3)
+    # a decorated def: the decorator and the signature belong to the `def` statement
+    d = at["def pick(key, default=len(TABLE)):"]
+    assert key[at["@deco("]] == d and key[at["len(TABLE),"]] == d
+    # an `if` over two lines is one statement; the line after it is another
+    cond = at["if (k == key and"]
+    assert key[cond + 1] == cond and key[at["return name"]] == at["return name"]
+    # a line in no statement's header keeps its number
+    assert key.get(at["except KeyError:"], at["except KeyError:"]) == at["except KeyError:"]
+
+
+def _trace(root: Path, engine: str) -> Trace:
+    project = open_project(root, PY, "none")
+    out = root.parent / f"trace-{engine}.json"
+    run_pytest(eng._request(project, ["tests/test_mod.py"], 60, tracer=out, engine=engine))
+    trace = Trace.from_json(json.loads(out.read_text()))
+    assert trace.engine == engine
+    return trace
+
+
+@pytest.mark.parametrize(
+    "engine",
+    [
+        "probe",
+        pytest.param(
+            "monitoring", marks=pytest.mark.skipif(sys.version_info < (3, 12), reason="3.12+")
+        ),
+    ],
+)
+def test_engines_give_the_same_statement_spectra_as_line_events(make_project, engine):
+    root = make_project(PROJECT, use_git=False)
+    ids = [f"tests/test_mod.py::{t}" for t in ("test_one", "test_missing", "test_box")]
+    stmts = Statements(root)
+    reference = spectra(_trace(root, "settrace"), ids, stmts)
+    got = spectra(_trace(root, engine), ids, stmts)
+    assert reference == got
+    # import-time statements (the table, the decorator call, the class body) are there
+    lines = (root / "pkg/mod.py").read_text().splitlines()
+    table = lines.index("TABLE = [") + 1
+    assert ("pkg/mod.py", table) in got[ids[0]]
+    size = next(n for n, t in enumerate(lines, 1) if t.strip().startswith("SIZE ="))
+    assert ("pkg/mod.py", size) in got[ids[2]]
+
+
+def test_localize_runs_one_traced_process_that_also_records_values(make_project, monkeypatch):
+    root = make_project(PROJECT, use_git=False)
+    seen: list = []
+    real = eng.run_pytest
+
+    def spy(request, executor=None):
+        seen.append(request)
+        return real(request, executor)
+
+    monkeypatch.setattr(eng, "run_pytest", spy)
+    project = open_project(root, PY, "none")
+    doc = localize(project, ["tests/test_mod.py::test_missing"], LocalizeOptions(timeout=60))
+    traced = [r for r in seen if eng.OUT_VAR in dict(r.env)]
+    assert len(traced) == 1 and eng.VALUES_VAR in dict(traced[0].env)
+    assert len(seen) == 3  # measured, bare, the target alone
+    assert doc["values"]["passing"] == "tests/test_mod.py::test_one"
+    assert doc["values"]["differences"]
+    assert doc["order_dependence"]["alone"] == "failed"
+    if doc["engine"] != "settrace":
+        # no trace function while tests run (but the watched ones): no outcome changes
+        assert doc["measurement"]["compared"] == 4
+        assert doc["measurement"]["consistent"] is True
