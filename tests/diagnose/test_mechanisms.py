@@ -210,3 +210,38 @@ def test_a_failed_download_explains_the_missing_files_after_it():
         "/home/ci/run.sh: line 14: ./configure: No such file or directory\n"
     )
     _expect("./ci/run.sh", body, "network", 7, code=127)
+
+
+def test_a_command_named_for_what_it_checks_leans_the_class_when_the_output_has_no_known_shape():
+    body = '[debug] Collect entries.\n** (throw) "entries not in alphabetical order: zeta, alpha"\n    check.exs:9: Lists.check_order/1\n'
+    _expect("mix run scripts/check.exs", body, "lint")
+    _expect(
+        "./ci/run-e2e-tests.sh",
+        "browser session ended\nscenario 'checkout' did not finish\n",
+        "test",
+    )
+    # a known tool in the command or a known shape in the output still decide
+    _expect(
+        "./ci/check.sh", "src/app.c:3:10: fatal error: app.h: No such file or directory\n", "build"
+    )
+
+
+def test_a_location_in_a_documentation_file_is_a_checker_finding():
+    _expect("docs-checker *.md", "README.md:214:Line longer than 80 characters.\n", "lint", 6)
+
+
+def test_an_eslint_summary_with_zero_errors_is_not_a_lint_failure():
+    body = (
+        "> app@1.0.0 test /home/ci/app\n> eslint . && hugo --minify\n\n"
+        "/home/ci/app/src/menu.js\n  4:7  warning  'x' is assigned a value but never used  no-unused-vars\n\n"
+        "✖ 1 problem (0 errors, 1 warning)\n\n"
+        'Building sites … Error: failed to render pages: render of "page" failed: template: docs/single.html:12: function "relref" not defined\n'
+        "npm ERR! code ELIFECYCLE\n"
+    )
+    doc = _doc(_travis("npm test", body))
+    assert doc["class"] != "lint"
+
+
+def test_git_cannot_reach_the_remote_is_network():
+    body = "Cloning into 'deps/lib'...\nfatal: unable to access 'https://git.example.org/lib/': Empty reply from server\n"
+    _expect("./ci/fetch-deps.sh", body, "network", 7, code=128)

@@ -82,6 +82,28 @@ def command_tool(command: str | None) -> tuple[str, str] | None:
     return None
 
 
+_COMMAND_HINTS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(p, re.IGNORECASE), c)
+    for p, c in (
+        (r"(?:^|[\W_])(?:tests?|specs?|e2e|testing)(?:$|[\W_])", "test"),
+        (r"(?:^|[\W_])(?:lint|check|style|format|fmt|vet|validate|verify)", "lint"),
+        (r"(?:^|[\W_])(?:build|compile|dist|package|bundle)(?:$|[\W_])", "build"),
+    )
+)
+
+
+def command_hint(command: str | None) -> str | None:
+    """The class a command's own words suggest (``./ci/check-links.sh``, ``make ct-fast``),
+    when it names no known tool; a weak prior."""
+    if not command:
+        return None
+    for line in command.splitlines()[::-1]:
+        for pattern, cls in _COMMAND_HINTS:
+            if pattern.search(line):
+                return cls
+    return None
+
+
 def exception_class(exc_type: str, message: str, project: set[str]) -> str:
     """What a failing test's own exception says about the failure."""
     t = exc_type.rsplit(".", 1)[-1]
@@ -220,6 +242,12 @@ def decide(scan: ScanResult, hinted_step: str | None = None) -> Decision:
             votes, tool, region = v, t, reg
             reasons = [*r, "no failing step explains itself; this is from the rest of the log"]
             fallback = True
+    hint = command_hint(primary.command) if primary and not command_tool(primary.command) else None
+    if hint and max(votes.values(), default=0.0) < 1.5:
+        # nothing in the output has a known shape: what the command is called says a little
+        # (a script named check-*, *test*, build-*), just enough to lean on
+        votes[hint] = votes.get(hint, 0.0) + 1.6
+        reasons.append(f"the failing command's name suggests a {hint} step")
     total = sum(votes.values())
     if votes:
         ranked = sorted(votes.items(), key=lambda kv: (-kv[1], CLASSES.index(kv[0])))

@@ -237,8 +237,11 @@ RULES: tuple[Rule, ...] = (
             "hung up",
             "Disconnected",
             "handshake",
+            "unable to access",
+            "connect to",
+            "Empty reply",
         ),
-        r"Connection (?:reset by peer|refused|timed out|aborted)|ECONNRESET|ECONNREFUSED|ETIMEDOUT|Network is unreachable|remote end hung up|RemoteDisconnected|TLS handshake timeout|Failed to establish a new connection|[Cc]ould not connect to|[Cc]ould not create connection|Failed to connect to|unable to access 'https?://|connection (?:was )?closed (?:unexpectedly|by)",
+        r"Connection (?:reset by peer|refused|timed out|aborted)|ECONNRESET|ECONNREFUSED|ETIMEDOUT|Network is unreachable|remote end hung up|RemoteDisconnected|TLS handshake timeout|Failed to establish a new connection|[Cc]ould not connect to|[Cc]ould not create connection|Failed to connect to|unable to access '\w+://|Empty reply from server|connection (?:was )?closed (?:unexpectedly|by)",
         "network",
         4,
     ),
@@ -546,7 +549,7 @@ RULES: tuple[Rule, ...] = (
     _r(
         "eslint",
         ("problem", "error"),
-        r"^\s+\d+:\d+\s+error\s+.+\s\S+$|^✖ \d+ problems? \(\d+ errors?",
+        r"^\s+\d+:\d+\s+error\s+.+\s\S+$|^✖ \d+ problems? \([1-9]\d* errors?",
         "lint",
         4,
         tool="eslint",
@@ -603,6 +606,15 @@ RULES: tuple[Rule, ...] = (
         r"^\S+:\s?\d+(?::\d+)?:? (?:[A-Z]{2,}\d{3,4}|MD\d{3})\b|^standard: |JavaScript Standard Style",
         "lint",
         3,
+    ),
+    # a checker of prose or data files (links, spelling, line length, markdown, yaml):
+    # compilers do not report locations in these
+    _r(
+        "doc-location",
+        (".md:", ".rst:", ".txt:", ".adoc:", ".org:", ".yml:", ".yaml:", ".json:", ".html:"),
+        r"^\s*[\w./-]+\.(?:md|markdown|rst|txt|adoc|org|ya?ml|json|html?):\s?\d+(?::\d+)?:?\s?\S",
+        "lint",
+        2,
     ),
     # --- configuration --------------------------------------------------------------------
     _r(
