@@ -251,6 +251,30 @@ def test_addopts_asking_for_a_missing_plugin_does_not_stop_the_run(make_project)
     assert outcomes(result) == {"tests/test_a.py::test_a": "passed"}
 
 
+def test_addopts_that_make_the_tests_run_are_kept_and_narrowing_ones_are_not(make_project):
+    root = make_project(
+        {
+            # two test modules with one basename need importlib mode; the pytester fixture
+            # needs -p pytester; the project's own plugin module gives a fixture
+            "pyproject.toml": "[tool.pytest.ini_options]\naddopts = "
+            '"--import-mode=importlib -p pytester -p tests.helpers -p no:warnings '
+            '-k nothing --deselect tests/a/test_same.py::test_a -x --strict-markers"\n',
+            "tests/helpers.py": "import pytest\n\n@pytest.fixture\ndef answer():\n    return 42\n",
+            "tests/a/test_same.py": "def test_a(pytester, answer):\n    assert answer == 42\n",
+            "tests/b/test_same.py": "import pytest\n\n@pytest.mark.undeclared\ndef test_b():\n    pass\n",
+        }
+    )
+    result = run(root, "tests/a/test_same.py::test_a")
+    assert outcomes(result)["tests/a/test_same.py::test_a"] == "passed", result.stdout_tail
+    for kept in ("--import-mode=importlib", "pytester", "tests.helpers", "--strict-markers"):
+        assert kept in result.command
+    for dropped in ("no:warnings", "nothing", "--deselect", "-x"):
+        assert dropped not in result.command
+    # --strict-markers kept: an undeclared marker is an error, as in the project's own runs
+    strict = run(root, "tests/b/test_same.py::test_b")
+    assert "'undeclared' not found in `markers`" in strict.stdout_tail
+
+
 def test_the_same_failure_gives_the_same_signature_and_a_different_one_differs(make_project):
     root = make_project(
         {

@@ -8,8 +8,11 @@ Grading choices (``controlled=True``, the default), made explicit so that the sa
 inputs give the same outcomes:
 
 * ``-o addopts=`` and no ``PYTEST_ADDOPTS``: the project's addopts can neither deselect
-  tests nor demand a plugin that is not installed; extra arguments come only from
-  ``[tool.truegreen] pytest-args``, checked by :mod:`truegreen.config`;
+  tests nor reorder or rerun them; only those that make its tests importable or judge
+  more strictly are put back (:data:`truegreen.run.pytest_ini.KEPT_ADDOPTS`:
+  ``--import-mode``, ``-p pytester``, ``--strict-markers``, ``-W error``, ``--ds``...);
+  extra arguments come from ``[tool.truegreen] pytest-args``, checked by
+  :mod:`truegreen.config`;
 * ``-p no:cacheprovider``: no ``--lf``/``--ff`` state, and nothing written to
   ``.pytest_cache`` (the sandbox's worktree may be the only writable place);
 * ``-p no:randomly -p no:random_order -p no:rerunfailures -p no:flaky -p no:xdist``:
@@ -35,6 +38,7 @@ from typing import Any
 from truegreen.errors import UsageError
 from truegreen.run.executor import Command, Executor, default_executor
 from truegreen.run.interpreter import Interpreter
+from truegreen.run.pytest_ini import kept_addopts
 from truegreen.run.results import CollectionError, Outcome, PytestRun, TestResult
 from truegreen.run.signature import Frame, make_signature
 
@@ -135,6 +139,7 @@ def build_argv(request: PytestRequest, argfile: Path | None, *, probe: bool = Tr
         for name in BLOCKED_PLUGINS:
             argv += ["-p", f"no:{name}"]
         argv += ["-o", "console_output_style=classic"]
+        argv += kept_addopts(request.repo)
     argv += ["--tb=short", "--color=no", "-q", "-rfEs"]
     argv += list(request.args)
     if argfile is not None:

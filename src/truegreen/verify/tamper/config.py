@@ -5,18 +5,17 @@ from __future__ import annotations
 import ast
 import configparser
 import re
-import shlex
 import tomllib
 from pathlib import PurePosixPath
 from typing import Any
 
+from truegreen.run.pytest_ini import effective
+from truegreen.run.pytest_ini import opt_name as _opt_name
+from truegreen.run.pytest_ini import words as _words
 from truegreen.verify import reasons as R
 from truegreen.verify.reasons import Reason
 from truegreen.verify.tamper.names import aliases, dotted, dump, parse
 from truegreen.verify.tamper.snapshot import ChangeSnapshot
-
-#: the files pytest reads its settings from, in the order it looks for them
-INI_FILES = ("pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg")
 
 #: addopts that change what is collected or how outcomes are judged
 _NARROW_OPTS = (
@@ -39,62 +38,6 @@ def line_of(text: str | None, *needles: str) -> int | None:
             if needle in ln:
                 return i
     return None
-
-
-def ini_settings(path: str, text: str | None) -> dict[str, Any] | None:
-    """The pytest settings in one file, or None when it holds none (pytest looks on)."""
-    if text is None:
-        return None
-    name = PurePosixPath(path).name
-    if name == "pyproject.toml":
-        try:
-            data = tomllib.loads(text)
-        except tomllib.TOMLDecodeError:
-            return {"<unparseable pyproject.toml>": text}
-        pt = data.get("tool", {}).get("pytest")
-        if not isinstance(pt, dict):
-            return None
-        opts = pt.get("ini_options", {})
-        out = {k: v for k, v in pt.items() if k != "ini_options"}
-        out.update(opts if isinstance(opts, dict) else {})
-        return out
-    parser = configparser.ConfigParser(interpolation=None, strict=False)
-    try:
-        parser.read_string(text)
-    except configparser.Error:
-        return {f"<unparseable {name}>": text}
-    section = {"setup.cfg": "tool:pytest"}.get(name, "pytest")
-    if not parser.has_section(section):
-        return {} if name in ("pytest.ini", ".pytest.ini") else None
-    return {k: v for k, v in parser.items(section)}
-
-
-def effective(snap_files: Any) -> tuple[str | None, dict[str, Any]]:
-    for f in INI_FILES:
-        data = snap_files.get(f)
-        s = ini_settings(f, data.decode("utf-8", "replace") if data is not None else None)
-        if s is not None:
-            return f, s
-    return None, {}
-
-
-def _words(v: Any) -> list[str]:
-    if isinstance(v, list):
-        return [str(x) for x in v]
-    if isinstance(v, bool):
-        return [str(v).lower()]
-    try:
-        return shlex.split(str(v))
-    except ValueError:
-        return str(v).split()
-
-
-def _opt_name(tok: str) -> str:
-    if tok.startswith("--"):
-        return tok.split("=", 1)[0]
-    if tok.startswith("-") and len(tok) > 2 and not tok.startswith("--"):
-        return tok[:2]
-    return tok
 
 
 def _split(words: list[str]) -> tuple[list[str], set[str]]:
