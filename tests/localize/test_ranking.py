@@ -80,3 +80,58 @@ def test_multiple_failing_tests_formulas_disagree_and_the_chosen_one_orders():
     # m.py:1 ef=2 ep=3; m.py:2 ef=1 ep=0: Ochiai 4/10 vs 1/2; DStar 4/3 vs 1/1
     assert by_ochiai[0].line == 2
     assert by_dstar[0].line == 1
+
+
+def test_the_crash_site_goes_first_and_nearness_breaks_ties_only():
+    failing = [F({("a.py", 1), ("a.py", 2), ("a.py", 3), ("a.py", 4)})]
+    passing = [F({("a.py", 3)})]
+    # a.py:3 ran in a passing test too (lower score) but is where the exception came from
+    ranking = rank(failing, passing, first=F({("a.py", 3)}), order={("a.py", 2): 5})
+    assert [(r.line, r.rank, r.ties) for r in ranking] == [
+        (3, 1, 1),
+        (2, 2, 1),
+        (1, 4, 2),
+        (4, 4, 2),
+    ]
+
+
+def _near(tmp_path, failure):
+    from truegreen.localize.engine import _near_crash, _Source
+    from truegreen.localize.spectrum import Statements
+
+    (tmp_path / "m.py").write_text(
+        "def f(xs):\n"  # 1
+        "    n = len(xs)\n"  # 2
+        "    k = n + 1\n"  # 3
+        "    return xs[k]\n"  # 4
+        "\n"
+        "def g(xs):\n"  # 6
+        "    if not xs:\n"  # 7
+        "        raise ValueError(xs)\n"  # 8
+        "    return f(xs)\n"  # 9
+        "\n"
+        "def h():\n"  # 11
+        "    return 1\n"  # 12
+    )
+    lines = frozenset(("m.py", n) for n in (2, 3, 4, 7, 8, 9, 12))
+    return _near_crash([failure], Statements(tmp_path), _Source(tmp_path), lines)
+
+
+def _frames(*lines):
+    return [{"file": "m.py", "line": n, "function": "?", "project": True} for n in lines]
+
+
+def test_near_crash_promotes_the_raising_statement_and_orders_by_distance(tmp_path):
+    first, order = _near(tmp_path, {"type": "IndexError", "frames": _frames(9, 4)})
+    assert first == {("m.py", 4)}
+    # in the crashing function, nearest first; then the caller's function; h() not at all
+    assert order[("m.py", 4)] > order[("m.py", 3)] > order[("m.py", 2)] > order[("m.py", 7)]
+    assert order[("m.py", 7)] == order[("m.py", 9)]
+    assert ("m.py", 12) not in order
+
+
+def test_an_explicit_raise_or_a_recursion_error_is_not_put_first(tmp_path):
+    first, _ = _near(tmp_path, {"type": "ValueError", "frames": _frames(8)})
+    assert first == frozenset()
+    first, _ = _near(tmp_path, {"type": "RecursionError", "frames": _frames(9, 4)})
+    assert first == frozenset()

@@ -349,7 +349,8 @@ def _document(
     evidence = _by_statement(
         val.evidence(failures, origin_docs, {ln for ln in kind_lines if is_source(ln[0])}), stmts
     )
-    ranking = rank(fail_sets, pass_sets, opts.formula, evidence=evidence)
+    first, near = _near_crash(failures, stmts, src, frozenset().union(*fail_sets))
+    ranking = rank(fail_sets, pass_sets, opts.formula, evidence=evidence, first=first, order=near)
     focus: list[Line] = []
     if crash_doc is not None:
         focus.append((str(crash_doc["file"]), int(crash_doc["line"])))
@@ -418,6 +419,63 @@ def _by_statement(
         old_level, old_notes = out.get(key, (0, ()))
         out[key] = (max(level, old_level), tuple(sorted({*old_notes, *notes})))
     return out
+
+
+#: exceptions whose deepest frame says little about where the fault is
+_UNINFORMATIVE_CRASH = ("RecursionError", "KeyboardInterrupt", "MemoryError")
+
+
+def _near_crash(
+    failures: Sequence[Mapping[str, Any]], stmts: Statements, src: _Source, lines: frozenset[Line]
+) -> tuple[frozenset[Line], dict[Line, int]]:
+    """What the failing tracebacks say about ``lines``, beyond the spectrum.
+
+    ``first``: the statement where an exception was raised in project code, put before
+    every score: an ``IndexError`` or ``TypeError`` is usually raised by the faulty
+    statement itself. Not when the statement is an explicit ``raise`` or ``assert`` (the
+    code detected a bad state that was made elsewhere), nor for a ``RecursionError``
+    (the deepest frame is wherever the stack ran out).
+
+    ``order`` (a tie-break among equal scores and evidence): lines in a function on a
+    failing traceback before other lines; in the crashing function, the lines before the
+    crash line, nearest first.
+    """
+    first: set[Line] = set()
+    funcs: set[tuple[str, tuple[int, int]]] = set()
+    crashes: list[tuple[str, tuple[int, int], int]] = []
+    for fail in failures:
+        frames = [f for f in fail.get("frames") or () if f.get("project")]
+        for f in frames:
+            span = stmts.function(str(f["file"]), int(f["line"]))
+            if span is not None:
+                funcs.add((str(f["file"]), span))
+        if not frames:
+            continue
+        file, line = str(frames[-1]["file"]), int(frames[-1]["line"])
+        code = src.line(file, line).strip()
+        if fail.get("type") not in _UNINFORMATIVE_CRASH and not code.startswith(
+            ("raise", "assert")
+        ):
+            first.add((file, stmts.line(file, line)))
+        span = stmts.function(file, line)
+        if span is not None:
+            crashes.append((file, span, stmts.line(file, line)))
+    order: dict[Line, int] = {}
+    if not funcs:
+        return frozenset(first), order
+    for file, line in lines:
+        span = stmts.function(file, line)
+        if span is None or (file, span) not in funcs:
+            continue
+        near = 0
+        for cfile, cspan, cline in crashes:
+            if (cfile, cspan) == (file, span) and line <= cline:
+                near = max(near, _SPAN - (cline - line))
+        order[(file, line)] = _SPAN + near
+    return frozenset(first), order
+
+
+_SPAN = 1 << 24
 
 
 def _ranked_doc(r: Ranked, formula: Formula, src: _Source, stmts: Statements) -> dict[str, Any]:

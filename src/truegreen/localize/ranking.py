@@ -102,23 +102,29 @@ def rank(
     *,
     candidates: frozenset[Line] | None = None,
     evidence: Mapping[Line, tuple[int, tuple[str, ...]]] | None = None,
+    first: frozenset[Line] = frozenset(),
+    order: Mapping[Line, int] | None = None,
 ) -> list[Ranked]:
     """Rank ``candidates`` (default: every line a failing test executed).
 
-    Order: the formula's score, higher first; then, among equal scores only, the evidence
-    level (the crash frame, where a differing or ``None`` value was produced); lines equal
-    in both form one tie group, listed by file and line, all with the worst-case rank.
+    Order: the lines in ``first`` (the site of a crash in project code) before all others;
+    then the formula's score, higher first; then, among equal scores only, the evidence
+    level (the crash frame, where a differing or ``None`` value was produced), then
+    ``order`` (nearness to the crash); lines equal in all of these form one tie group,
+    listed by file and line, all with the worst-case rank.
     """
     lines = candidates if candidates is not None else frozenset().union(*failing)
     ev = evidence or {}
-    rows: list[tuple[tuple[tuple[int, Fraction], int], Line, Counts, dict[Formula, Score]]] = []
+    near = order or {}
+    rows: list[tuple[_Key, Line, Counts, dict[Formula, Score]]] = []
     for ln in lines:
         c = counts(ln, failing, passing)
         if c.ef == 0:
             continue
         scores = {f: score(f, c) for f in FORMULAS}
         level = ev.get(ln, (0, ()))[0]
-        rows.append(((scores[formula].key(), level), ln, c, scores))
+        key = (ln in first, scores[formula].key(), level, near.get(ln, 0))
+        rows.append((key, ln, c, scores))
     rows.sort(key=lambda r: (_neg(r[0]), r[1]))
     out: list[Ranked] = []
     i = 0
@@ -134,9 +140,12 @@ def rank(
     return out
 
 
-def _neg(key: tuple[tuple[int, Fraction], int]) -> tuple[int, Fraction, int]:
-    (inf, value), level = key
-    return (-inf, -value, -level)
+_Key = tuple[bool, tuple[int, Fraction], int, int]
+
+
+def _neg(key: _Key) -> tuple[int, int, Fraction, int, int]:
+    top, (inf, value), level, near = key
+    return (-top, -inf, -value, -level, -near)
 
 
 def rank_of(ranking: Sequence[Ranked], file: str, line: int) -> Ranked | None:

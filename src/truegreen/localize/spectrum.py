@@ -72,6 +72,7 @@ class Statements:
     def __init__(self, root: Path) -> None:
         self.root = root
         self._maps: dict[str, tuple[dict[int, int], dict[int, tuple[int, int]]]] = {}
+        self._funcs: dict[str, list[tuple[int, int]]] = {}
 
     def _map(self, rel: str) -> tuple[dict[int, int], dict[int, tuple[int, int]]]:
         got = self._maps.get(rel)
@@ -86,6 +87,14 @@ class Statements:
         """The first and last line of the statement keyed ``line``."""
         return self._map(rel)[1].get(line, (line, line))
 
+    def function(self, rel: str, line: int) -> tuple[int, int] | None:
+        """The first and last line of the innermost ``def`` holding ``line``, if any."""
+        spans = self._funcs.get(rel)
+        if spans is None:
+            spans = self._funcs[rel] = function_spans(self.root / rel)
+        inside = [s for s in spans if s[0] <= line <= s[1]]
+        return min(inside, key=lambda s: s[1] - s[0]) if inside else None
+
     def lines(self, files: Mapping[str, Sequence[int]]) -> set[Line]:
         out: set[Line] = set()
         for f, ns in files.items():
@@ -93,6 +102,19 @@ class Statements:
                 key = self._map(f)[0]
                 out.update((f, key.get(n, n)) for n in ns if n > 0)
         return out
+
+
+def function_spans(path: Path) -> list[tuple[int, int]]:
+    """(first, last) line of every function in the file (decorators included)."""
+    try:
+        tree = ast.parse(path.read_bytes())
+    except (OSError, SyntaxError, ValueError):
+        return []
+    return [
+        (min([n.lineno, *(d.lineno for d in n.decorator_list)]), n.end_lineno or n.lineno)
+        for n in ast.walk(tree)
+        if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
+    ]
 
 
 def statement_map(path: Path) -> tuple[dict[int, int], dict[int, tuple[int, int]]]:
