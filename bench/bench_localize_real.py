@@ -1,0 +1,761 @@
+"""Localization quality and cost on REAL bugs from real projects' git histories.
+
+Not part of the unit test suite: it takes minutes and needs fetched repositories.
+
+The bugs come from BugsInPy (github: soarsmu/BugsInPy): for each bug, the project's buggy
+and fixed commit ids, the failing tests (``run_test.sh``) and the fix restricted to the
+project's source (``bug_patch.txt``). For each bug:
+
+1. clone the project's repository (from a local mirror) into ``bench/.cache/real/bugs/``,
+   check out the buggy commit and bring in the fixed commit's versions of the test files
+   the fix changed (so the failing test exists);
+2. run the BugsInPy tests on that tree, then with ``bug_patch.txt`` applied: the failing
+   tests are those that fail (or error) on the buggy tree and pass on the fixed one; a bug
+   with none is skipped (the reason is recorded);
+3. the faulty lines are the buggy-side lines the fix changed or deleted (source files only,
+   not tests). For a hunk that only adds lines, the nearest code line above and below the
+   insertion point count as faulty (the usual convention for omission faults in BugsInPy
+   evaluations). Statement level: a faulty line inside a multi-line statement also makes
+   the statement's first line faulty;
+4. ``truegreen localize <failing tests (at most 5)> --repo <checkout> --python <venv> --json``
+   exactly as a user would run it (default scope, default sandbox), timed; the rank of the
+   bug is the best worst-case rank over its faulty lines (the document's ``rank``: the
+   position of the last line of the line's tie group, as in bench/bench_localize.py), with
+   and without the evidence tie-breaks;
+5. the wall time of a bare ``python -m pytest`` of the failing tests alone and of
+   truegreen's selection (the same tests localize runs);
+6. FauxPy 0.7 (SBFL, statement granularity, Ochiai) on the same tree, the same selection
+   and the same failing tests (``--no-fauxpy`` to skip).
+
+Getting the repositories: with the workplace ``fetch`` tool, fetch ``github:soarsmu/BugsInPy``
+and each project's repository (``github:nvbn/thefuck``, ``github:cool-RR/PySnooper``,
+``github:tqdm/tqdm``, ``github:cookiecutter/cookiecutter``); they land as bare git
+directories under ``/work/.mirror/<owner>+<name>/repo`` (``--mirrors`` to point elsewhere;
+any clone with the full history works). Each project gets its own virtualenv in
+``bench/.cache/real`` with its dependencies from the package index (old pytest pinned
+where the old test suites need it). The checkouts live under ``bench/.cache`` inside this
+repository, whose pyproject.toml has pytest settings (``filterwarnings = error``); a
+checkout without its own pytest configuration gets an empty, git-excluded ``pytest.ini``
+so that pytest's rootdir is the checkout, as it would be in a user's own clone.
+
+    python bench/bench_localize_real.py [--bugs thefuck:1-32,PySnooper:1-3,tqdm:1-9]
+                                        [--no-fauxpy] [--reuse]
+
+Checkouts, venvs and per-bug verification are cached; ``--reuse`` also reuses the cached
+localize/FauxPy documents (only the table is recomputed). Results are written to
+bench/results/localize_real.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import hashlib
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+CACHE = HERE / ".cache" / "real"
+BUGS_DIR = CACHE / "bugs"
+TRUEGREEN = ROOT / ".venv" / "bin" / "truegreen"
+MIRRORS = Path("/work/.mirror")
+BUGSINPY = "soarsmu+BugsInPy"
+
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(ROOT / "src"))
+
+from bench_localize import fauxpy_rank, spectrum_rank, top  # noqa: E402
+
+
+@dataclass(frozen=True)
+class Project:
+    repo: str  # owner+name under the mirrors directory
+    src: str  # the source package (FauxPy's --src)
+    deps: tuple[str, ...]
+    #: fix commits mined from the project's history (not in BugsInPy): a commit whose diff
+    #: changes one source file and adds or changes tests; the buggy commit is its parent
+    mined: tuple[str, ...] = ()
+
+
+_OLD_PYTEST = ("pytest<8", "pytest-mock<3.12", "mock")
+PROJECTS = {
+    "thefuck": Project(
+        "nvbn+thefuck", "thefuck", (*_OLD_PYTEST, "six", "decorator", "psutil", "colorama", "pyte")
+    ),
+    "PySnooper": Project(
+        "cool-RR+PySnooper", "pysnooper", (*_OLD_PYTEST, "python-toolbox", "six", "future")
+    ),
+    "tqdm": Project("tqdm+tqdm", "tqdm", (*_OLD_PYTEST, "nose")),
+    "cookiecutter": Project(
+        "cookiecutter+cookiecutter",
+        "cookiecutter",
+        (
+            *_OLD_PYTEST,
+            "freezegun",
+            "click<8",
+            "jinja2<3",
+            "markupsafe<2.1",
+            "binaryornot",
+            "future",
+            "whichcraft",
+            "poyo",
+            "jinja2-time",
+            "python-slugify",
+            "requests",
+            "six",
+        ),
+    ),
+}
+_NEW_PYTEST = ("pytest",)
+PROJECTS |= {
+    "more-itertools": Project(
+        "more-itertools+more-itertools",
+        "more_itertools",
+        _NEW_PYTEST,
+        (
+            "958990e22c",  # Raise for negative slice sizes in sliced()
+            "f51a53bfd2",  # fix: handle empty interleave_evenly input
+            "edb3346f83",  # Fix empty ranges in numeric_range.__reversed__
+            "cca32949f1",  # fix last() when __reversed__ is None
+            "49a4b3c94b",  # Fix bugs in chunked_even
+            "2e81a562fb",  # Fix split_before for an empty collections.
+            "9245cd04c0",  # Fix issue 658 for split_after
+            "cf186b5de4",  # Fix product_index() with iterator input
+        ),
+    ),
+    "boltons": Project(
+        "mahmoud+boltons",
+        "boltons",
+        _NEW_PYTEST,
+        (
+            "c1c25da365",  # Fix off-by-one in Bits length check
+            "ead236e278",  # fix: backoff_iter with factor=1.0 and no count raised ZeroDivision
+            "1e61524a79",  # fix(strutils): stop singularize() mangling words ending in ...
+            "766b554739",  # fix(strutils): bytes2human rolls over at exact powers of 1024
+            "4aa77cddb5",  # Fix split maxsplit zero handling
+            "6cac49ce4e",  # fix OneToOne.update behavior with empty iterables
+            "93185b224e",  # Fix infinite daterange issue when start and stop is same
+            "40a7b47c6e",  # bugfix in mathutils.Bits.as_list
+        ),
+    ),
+    "toolz": Project(
+        "pytoolz+toolz",
+        "toolz",
+        _NEW_PYTEST,
+        (
+            "5a7e078c94",  # Raise in partition_all when length is invalid
+            "c696ac6f3c",  # Also fix merge_with
+        ),
+    ),
+    "click": Project(
+        "pallets+click",
+        "click",
+        _NEW_PYTEST,
+        (
+            "762c97eef7",  # Fix double-bracketing of choices in synopsis
+            "0551bf5358",  # Fix `HelpFormatter.write_usage` producing spurious characters
+            "61f8101f4e",  # Fix printing of default option value to handle empty strings
+            "4fd2fea0db",  # Fix condition for setting flag value when type is provided
+            "ac6a2acfdb",  # Fix shell completion for nested groups
+        ),
+    ),
+}
+DEFAULT_BUGS = (
+    "thefuck:1-32,PySnooper:1-3,tqdm:1-9,cookiecutter:1-4,more-itertools,boltons,toolz,click"
+)
+MAX_FAILING = 5
+#: FauxPy measures coverage per test (several times the bare run): skip it where the bare
+#: selection alone takes longer than this (a 2-core machine shared with others)
+FAUXPY_MAX_BARE_S = 15.0
+
+
+def sh(
+    argv: list[str],
+    cwd: Path | None = None,
+    timeout: float = 900,
+    env: dict[str, str] | None = None,
+) -> subprocess.CompletedProcess[str]:
+    try:
+        return subprocess.run(
+            argv,
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+            env=env,
+        )
+    except subprocess.TimeoutExpired as exc:
+        out = exc.stdout.decode() if isinstance(exc.stdout, bytes) else (exc.stdout or "")
+        return subprocess.CompletedProcess(argv, -9, out, f"timeout after {timeout}s")
+
+
+def git(repo: Path, *args: str) -> str:
+    done = sh(["git", "-C", str(repo), *args])
+    if done.returncode != 0:
+        raise RuntimeError(f"git {' '.join(args)}: {done.stderr.strip()[-400:]}")
+    return done.stdout
+
+
+def mirror(name: str) -> Path:
+    for cand in (MIRRORS / name / "repo", MIRRORS / name):
+        if (cand / "HEAD").exists() or (cand / ".git").exists():
+            return cand
+    raise SystemExit(f"no repository at {MIRRORS / name}: fetch it first (see the docstring)")
+
+
+def bugsinpy_file(project: str, bug: int | str, name: str) -> str:
+    return git(mirror(BUGSINPY), "show", f"HEAD:projects/{project}/bugs/{bug}/{name}")
+
+
+def ensure_venv(name: str, deps: tuple[str, ...]) -> Path:
+    venv = CACHE / name
+    py = venv / "bin" / "python"
+    stamp = venv / "bench-deps.txt"
+    want = "\n".join(deps)
+    if py.exists() and stamp.exists() and stamp.read_text() == want:
+        return py
+    if not py.exists():
+        sh(["python3.11", "-m", "venv", str(venv)])
+    done = sh([str(py), "-m", "pip", "install", "-q", *deps])
+    if done.returncode != 0:
+        print(done.stderr[-2000:], file=sys.stderr)
+    else:
+        stamp.write_text(want)
+    return py
+
+
+# ---------------------------------------------------------------- paths and patches
+
+_TEST_DIRS = {"tests", "test", "testing"}
+
+
+def is_test_path(rel: str) -> bool:
+    parts = rel.split("/")
+    name = parts[-1]
+    return (
+        any(p in _TEST_DIRS for p in parts[:-1])
+        or name.startswith(("test_", "tests_"))
+        or name.endswith("_test.py")
+        or name == "conftest.py"
+    )
+
+
+_HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+
+
+def patch_files(patch: str) -> list[str]:
+    return [m.group(1) for m in re.finditer(r"^diff --git a/(\S+) b/", patch, re.M)]
+
+
+def changed_lines(patch: str) -> dict[str, set[int]]:
+    """Buggy-side lines the patch changes or deletes, per source file (test files are left
+    out). A fix that deletes or changes no line (only adds code) is an omission: its faulty
+    lines are the nearest code lines above and below each insertion (comment-only and
+    blank insertions do not count)."""
+    out: dict[str, set[int]] = {}
+    near_ins: dict[str, set[int]] = {}
+    file: str | None = None
+    body: list[tuple[str, int, str]] = []  # (tag, buggy-side line, text) of one hunk
+
+    def flush() -> None:
+        if file is None or not body:
+            return
+        lines = out.setdefault(file, set())
+        near_lines = near_ins.setdefault(file, set())
+        for k, (tag, ln, _) in enumerate(body):
+            if tag == "-":
+                lines.add(ln)
+            elif tag == "+" and (k == 0 or body[k - 1][0] != "+"):
+                j = k
+                while j < len(body) and body[j][0] == "+":
+                    j += 1
+                near = [body[k - 1][0] if k else " ", body[j][0] if j < len(body) else " "]
+                if "-" in near:
+                    continue  # a replacement: the deleted lines count
+                if all(not t.strip() or t.strip().startswith("#") for _, _, t in body[k:j]):
+                    continue
+                above = [b for b in body[:k] if b[0] == " " and b[2].strip()]
+                below = [b for b in body[j:] if b[0] == " " and b[2].strip()]
+                if above:
+                    near_lines.add(above[-1][1])
+                if below:
+                    near_lines.add(below[0][1])
+        body.clear()
+
+    old = 0
+    for ln in patch.splitlines():
+        if ln.startswith("diff --git "):
+            flush()
+            m = re.match(r"diff --git a/(\S+) b/", ln)
+            file = m.group(1) if m else None
+            if file is not None and (is_test_path(file) or not file.endswith(".py")):
+                file = None
+        elif m := _HUNK.match(ln):
+            flush()
+            old = int(m.group(1))
+        elif ln.startswith(("---", "+++", "index ", "new file", "deleted file", "\\")):
+            continue
+        elif ln[:1] == "+":
+            body.append(("+", old, ln[1:]))
+        elif ln[:1] == "-":
+            body.append(("-", old, ln[1:]))
+            old += 1
+        elif ln[:1] == " " or ln == "":
+            body.append((" ", old, ln[1:]))
+            old += 1
+    flush()
+    if not any(out.values()):
+        out = near_ins
+    return {f: s for f, s in out.items() if s}
+
+
+def statement_lines(text: str, lines: set[int]) -> set[int]:
+    """``lines`` plus the first line of the innermost statement containing each."""
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return set(lines)
+    out = set(lines)
+    stmts = [n for n in ast.walk(tree) if isinstance(n, ast.stmt)]
+    for ln in lines:
+        best: ast.stmt | None = None
+        for s in stmts:
+            end = s.end_lineno or s.lineno
+            if s.lineno <= ln <= end:
+                # the innermost: a compound statement's header, or the statement in its body
+                if isinstance(s, ast.If | ast.For | ast.While | ast.With | ast.Try):
+                    body_start = s.body[0].lineno if s.body else end + 1
+                    if ln >= body_start:
+                        continue
+                if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                    body_start = s.body[0].lineno if s.body else end + 1
+                    if ln >= body_start:
+                        continue
+                if best is None or (end - s.lineno) < ((best.end_lineno or 0) - best.lineno):
+                    best = s
+        if best is not None:
+            out.add(best.lineno)
+    return out
+
+
+# ---------------------------------------------------------------- pytest outcomes
+
+_OUTCOME = re.compile(r"^(PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS) (\S.*?)(?: - .*)?$")
+
+
+def outcomes(py: Path, root: Path, ids: list[str]) -> dict[str, str]:
+    done = sh([str(py), "-m", "pytest", "-rA", "-p", "no:cacheprovider", *ids], cwd=root)
+    out: dict[str, str] = {}
+    for ln in done.stdout.splitlines():
+        m = _OUTCOME.match(ln)
+        if m and "::" in m.group(2):
+            out[m.group(2)] = m.group(1).lower()
+    if not out:
+        out["<session>"] = "error: " + (done.stdout + done.stderr)[-600:]
+    return out
+
+
+def has_pytest_config(root: Path) -> bool:
+    if (root / "pytest.ini").exists():
+        return True
+    for name, marker in (
+        ("tox.ini", "[pytest]"),
+        ("setup.cfg", "[tool:pytest]"),
+        ("pyproject.toml", "[tool.pytest.ini_options]"),
+    ):
+        p = root / name
+        if p.exists() and marker in p.read_text(errors="replace"):
+            return True
+    return False
+
+
+# ---------------------------------------------------------------- one bug
+
+
+@dataclass
+class Bug:
+    project: str
+    bug: int | str  # a BugsInPy number, or the fix commit of a mined bug
+    buggy: str = ""
+    fixed: str = ""
+    bugsinpy_tests: list[str] = field(default_factory=list)
+    failing: list[str] = field(default_factory=list)
+    faulty: dict[str, list[int]] = field(default_factory=dict)
+    skipped: str | None = None
+    rank: int | None = None
+    ties: int | None = None
+    best_line: str | None = None
+    spectrum_rank: int | None = None
+    ranked_lines: int | None = None
+    selection: int | None = None
+    localize_s: float | None = None
+    localize_rc: int | None = None
+    localize_error: str | None = None
+    bare_failing_s: float | None = None
+    bare_selection_s: float | None = None
+    fauxpy_rank: int | None = None
+    fauxpy_s: float | None = None
+    fauxpy_error: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def key(self) -> str:
+        return f"{self.project}-{self.bug}"
+
+
+def run_test_ids(script: str) -> list[str]:
+    ids: list[str] = []
+    for line in script.splitlines():
+        toks = line.split()
+        if "pytest" not in toks and "tox" not in toks:
+            continue
+        for t in toks[toks.index("pytest" if "pytest" in toks else "tox") + 1 :]:
+            if not t.startswith("-"):
+                ids.append(t)
+    return ids
+
+
+def prepare(b: Bug, proj: Project, py: Path) -> Path:
+    if isinstance(b.bug, int):
+        info = dict(
+            re.findall(r'^(\w+)="?([^"\n]*)"?', bugsinpy_file(b.project, b.bug, "bug.info"), re.M)
+        )
+        b.buggy, b.fixed = info["buggy_commit_id"], info["fixed_commit_id"]
+        b.bugsinpy_tests = run_test_ids(bugsinpy_file(b.project, b.bug, "run_test.sh"))
+        patch = bugsinpy_file(b.project, b.bug, "bug_patch.txt")
+    else:  # a mined fix commit: its parent is the buggy version; its test files are run
+        m = mirror(proj.repo)
+        b.fixed = git(m, "rev-parse", b.bug).strip()
+        b.buggy = git(m, "rev-parse", b.fixed + "^").strip()
+        changed = git(m, "diff", "--name-only", b.buggy, b.fixed).split()
+        b.bugsinpy_tests = [f for f in changed if f.endswith(".py") and is_test_path(f)]
+        src = [f for f in changed if f.endswith(".py") and not is_test_path(f)]
+        patch = git(m, "diff", b.buggy, b.fixed, "--", *src)
+    d = BUGS_DIR / b.key
+    if not (d / ".git").exists():
+        BUGS_DIR.mkdir(parents=True, exist_ok=True)
+        sh(["git", "clone", "-q", "--shared", "--no-checkout", str(mirror(proj.repo)), str(d)])
+        git(d, "checkout", "-q", "-f", b.buggy)
+        for rel in git(d, "diff", "--name-only", b.buggy, b.fixed).split():
+            if not is_test_path(rel):
+                continue
+            if git(d, "ls-tree", b.fixed, "--", rel).strip():
+                git(d, "checkout", b.fixed, "--", rel)
+            elif (d / rel).exists():
+                (d / rel).unlink()
+        if not has_pytest_config(d):
+            (d / "pytest.ini").write_text("[pytest]\n")
+            with (d / ".git" / "info" / "exclude").open("a") as fh:
+                fh.write("pytest.ini\n")
+        (d / ".git" / "bench-patch.txt").write_text(patch)
+    for rel, lines in changed_lines(patch).items():
+        text = (d / rel).read_text(encoding="utf-8", errors="replace")
+        b.faulty[rel] = sorted(statement_lines(text, lines))
+    return d
+
+
+def verify(b: Bug, d: Path, py: Path) -> None:
+    """Failing tests: fail on the buggy tree, pass with the fix (cached per bug)."""
+    cache = d / ".git" / "bench-verify.json"
+    if cache.exists():
+        v = json.loads(cache.read_text())
+    else:
+        before = outcomes(py, d, b.bugsinpy_tests)
+        src = [f for f in patch_files((d / ".git" / "bench-patch.txt").read_text())]
+        excl = [f"--exclude={f}" for f in src if is_test_path(f)]
+        done = sh(["git", "-C", str(d), "apply", *excl, str(d / ".git" / "bench-patch.txt")])
+        if done.returncode != 0:
+            v = {"error": "bug_patch.txt does not apply: " + done.stderr[-300:]}
+        else:
+            try:
+                after = outcomes(py, d, b.bugsinpy_tests)
+            finally:
+                git(d, "checkout", "-q", b.buggy, "--", *[f for f in src if not is_test_path(f)])
+            v = {"before": before, "after": after}
+        cache.write_text(json.dumps(v, indent=1))
+    if "error" in v:
+        b.skipped = v["error"]
+        return
+    before, after = v["before"], v["after"]
+    b.failing = sorted(
+        t for t, o in before.items() if o in ("failed", "error") and after.get(t) == "passed"
+    )
+    if not b.failing:
+        b.skipped = (
+            "no test fails on the buggy tree and passes on the fixed one: "
+            f"buggy {short(before)}; fixed {short(after)}"
+        )
+
+
+def short(o: dict[str, str]) -> str:
+    s = json.dumps(o)
+    return s if len(s) < 400 else s[:400] + "..."
+
+
+def localize(b: Bug, d: Path, py: Path, reuse: bool) -> dict[str, Any] | None:
+    cache = d / ".git" / "bench-localize.json"
+    if reuse and cache.exists():
+        got = json.loads(cache.read_text())
+    else:
+        ids = b.failing[:MAX_FAILING]
+        argv = [
+            str(TRUEGREEN),
+            "localize",
+            *ids,
+            "--repo",
+            str(d),
+            "--python",
+            str(py),
+            "--json",
+        ]
+        t0 = time.perf_counter()
+        done = sh(argv, cwd=ROOT, timeout=1200)
+        got = {
+            "seconds": round(time.perf_counter() - t0, 3),
+            "rc": done.returncode,
+            "stdout": done.stdout,
+            "stderr": done.stderr[-4000:],
+        }
+        cache.write_text(json.dumps(got))
+    b.localize_s, b.localize_rc = got["seconds"], got["rc"]
+    try:
+        doc = json.loads(got["stdout"])
+    except json.JSONDecodeError:
+        b.localize_error = (got["stdout"][-800:] + got["stderr"][-1500:]).strip()
+        return None
+    if got["rc"] != 0:
+        b.localize_error = got["stderr"][-1500:].strip()
+    return doc
+
+
+def score(b: Bug, doc: dict[str, Any]) -> None:
+    ranking = doc.get("ranking") or []
+    b.ranked_lines = len(ranking)
+    b.selection = (doc.get("tests") or {}).get("selection")
+    best: dict[str, Any] | None = None
+    for r in ranking:
+        if r["line"] in b.faulty.get(r["file"], ()) and (best is None or r["rank"] < best["rank"]):
+            best = r
+    if best is not None:
+        b.rank, b.ties, b.best_line = best["rank"], best["ties"], f"{best['file']}:{best['line']}"
+    sr = [
+        spectrum_rank(ranking, f, ln)
+        for f, lines in b.faulty.items()
+        for ln in lines
+        if spectrum_rank(ranking, f, ln) is not None
+    ]
+    b.spectrum_rank = min(sr) if sr else None  # type: ignore[type-var]
+    if (doc.get("order_dependence") or {}).get("order_dependent"):
+        b.notes.append("order-dependent")
+    if not (doc.get("measurement") or {}).get("consistent", True):
+        b.notes.append("measurement changed outcomes")
+    other = (doc.get("tests") or {}).get("other_failures")
+    if other:
+        b.notes.append(f"{len(other)} other failing test(s) in the selection")
+
+
+def selection_of(d: Path, py: Path, ids: list[str]) -> list[str] | None:
+    """truegreen's default selection for ``ids`` (an internal; None if it moved)."""
+    try:
+        from truegreen.localize.engine import _selection
+        from truegreen.project import open_project
+
+        return list(_selection(open_project(d, str(py), "none"), ids, None))
+    except Exception as exc:  # the engine is being changed: the bench must go on
+        print(f"  (selection unknown: {type(exc).__name__}: {exc})", file=sys.stderr)
+        return None
+
+
+def bare(b: Bug, d: Path, py: Path, sel: list[str] | None) -> None:
+    base = [str(py), "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+    t0 = time.perf_counter()
+    sh([*base, *b.failing[:MAX_FAILING]], cwd=d)
+    b.bare_failing_s = round(time.perf_counter() - t0, 3)
+    if sel:
+        t0 = time.perf_counter()
+        sh([*base, *sel], cwd=d)
+        b.bare_selection_s = round(time.perf_counter() - t0, 3)
+
+
+def run_fauxpy(b: Bug, d: Path, proj: Project, fpy: Path, sel: list[str], reuse: bool) -> None:
+    out = d.parent / f"{b.key}.fauxpy"
+    done_marker = out / "done.json"
+    if not (reuse and done_marker.exists()):
+        shutil.rmtree(out, ignore_errors=True)
+        out.mkdir(parents=True)
+        flist = out / "failing.txt"
+        flist.write_text("\n".join(b.failing[:MAX_FAILING]) + "\n")
+        t0 = time.perf_counter()
+        # FauxPy's coverage warnings turn into INTERNALERRORs under `filterwarnings = error`
+        opts = "-q -p no:cacheprovider --family sbfl --granularity statement"
+        warn = "ignore::coverage.exceptions.CoverageWarning"
+        argv = [str(fpy), "-m", "pytest", *opts.split(), "--src", proj.src, "-W", warn]
+        done = sh([*argv, "--failing-file", str(flist), *sel], cwd=d, timeout=1200)
+        secs = round(time.perf_counter() - t0, 3)
+        reports = sorted(d.parent.glob("FauxPyReport_*"))
+        for r in reports:  # FauxPy writes next to the project: keep it with the bug
+            shutil.move(str(r), out / r.name)
+        done_marker.write_text(
+            json.dumps({"seconds": secs, "tail": (done.stdout + done.stderr)[-600:]})
+        )
+    meta = json.loads(done_marker.read_text())
+    b.fauxpy_s = meta["seconds"]
+    csvs = sorted(out.glob("FauxPyReport_*/Scores_Ochiai.csv"))
+    if not csvs:
+        b.fauxpy_error = meta["tail"]
+        return
+    ranks = [fauxpy_rank(csvs[-1], d, f, ln) for f, lines in b.faulty.items() for ln in lines]
+    got = [r for r in ranks if r is not None]
+    b.fauxpy_rank = min(got) if got else None
+
+
+def bench_bug(b: Bug, use_fauxpy: bool, reuse: bool, verify_only: bool = False) -> None:
+    proj = PROJECTS[b.project]
+    py = ensure_venv(f"venv-{b.project.lower()}", proj.deps)
+    d = prepare(b, proj, py)
+    verify(b, d, py)
+    if b.skipped:
+        return
+    if not b.faulty:
+        b.skipped = "the fix changes no source lines"
+        return
+    if verify_only:
+        return
+    doc = localize(b, d, py, reuse)
+    if doc is not None:
+        score(b, doc)
+    sel = selection_of(d, py, b.failing[:MAX_FAILING])
+    bare(b, d, py, sel)
+    if use_fauxpy and (b.bare_selection_s or 0) > FAUXPY_MAX_BARE_S:
+        b.fauxpy_error = f"not run: the bare selection takes {b.bare_selection_s}s"
+    elif use_fauxpy:
+        fpy = ensure_venv(f"venv-{b.project.lower()}-fauxpy", ("fauxpy", *proj.deps))
+        run_fauxpy(b, d, proj, fpy, sel or b.failing[:MAX_FAILING], reuse)
+
+
+def parse_bugs(spec: str) -> list[Bug]:
+    out: list[Bug] = []
+    for part in spec.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        proj, _, nums = part.partition(":")
+        if proj not in PROJECTS:
+            raise SystemExit(f"unknown project {proj!r} (known: {', '.join(PROJECTS)})")
+        if PROJECTS[proj].mined:
+            out += [Bug(proj, c) for c in (nums.split("+") if nums else PROJECTS[proj].mined)]
+            continue
+        for rng in nums.split("+"):
+            lo, _, hi = rng.partition("-")
+            out += [Bug(proj, n) for n in range(int(lo), int(hi or lo) + 1)]
+    return out
+
+
+def ratio(a: float | None, b: float | None) -> str:
+    return f"{a / b:.1f}x" if a and b else "-"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bugs", default=DEFAULT_BUGS, help="project:lo-hi[+n],... (BugsInPy ids)")
+    ap.add_argument("--no-fauxpy", action="store_true")
+    ap.add_argument("--reuse", action="store_true", help="reuse cached localize/FauxPy runs")
+    ap.add_argument("--mirrors", default="/work/.mirror")
+    ap.add_argument("--verify-only", action="store_true", help="prepare and verify the bugs only")
+    opts = ap.parse_args()
+    global MIRRORS
+    MIRRORS = Path(opts.mirrors)
+    bugs = parse_bugs(opts.bugs)
+    for b in bugs:
+        print(f"{b.key} ...", file=sys.stderr, flush=True)
+        try:
+            bench_bug(b, not opts.no_fauxpy, opts.reuse, opts.verify_only)
+        except Exception as exc:  # a bench run must go on: note it
+            b.skipped = f"bench error: {type(exc).__name__}: {exc}"
+        print(
+            f"  {'skipped: ' + b.skipped[:300] if b.skipped else ''}"
+            f"{'' if b.skipped else f'rank {b.rank} (ties {b.ties}) fauxpy {b.fauxpy_rank}; {b.localize_s}s vs bare {b.bare_failing_s}s/{b.bare_selection_s}s'}",
+            file=sys.stderr,
+            flush=True,
+        )
+    if opts.verify_only:
+        for b in bugs:
+            print(f"{b.key}: {b.skipped or 'ok: ' + ' '.join(b.failing)}"[:300])
+        return 0
+    done = [b for b in bugs if not b.skipped]
+    skipped = [b for b in bugs if b.skipped]
+    print(
+        f"{'bug':16}{'failing tests':>6}  {'faulty lines':40}{'rank':>6}{'ties':>6}"
+        f"{'spec.':>6}{'FauxPy':>8}{'loc s':>8}{'/fail':>7}{'/sel':>7}  notes"
+    )
+    for b in done:
+        faulty = "; ".join(f"{f}:{','.join(map(str, ls))}" for f, ls in b.faulty.items())
+        rank = str(b.rank) if b.rank is not None else ("ERR" if b.localize_error else "miss")
+        print(
+            f"{b.key:16}{len(b.failing):>6}  {faulty[:39]:40}{rank:>6}{b.ties or '-':>6}"
+            f"{b.spectrum_rank or '-':>6}{b.fauxpy_rank or '-':>8}{b.localize_s or 0:>8.1f}"
+            f"{ratio(b.localize_s, b.bare_failing_s):>7}{ratio(b.localize_s, b.bare_selection_s):>7}"
+            f"  {'; '.join(b.notes)}{' ERROR rc=' + str(b.localize_rc) if b.localize_error else ''}"
+        )
+    if done:
+        print(f"\n{len(done)} real bugs measured, {len(skipped)} skipped")
+        print(f"{'':34}{'Top-1':>14}{'Top-3':>14}{'Top-5':>14}{'Top-10':>14}")
+        rows = [
+            ("truegreen (Ochiai + evidence)", [b.rank for b in done]),
+            ("truegreen (Ochiai only)", [b.spectrum_rank for b in done]),
+        ]
+        ran = [b for b in done if b.fauxpy_s is not None]  # a run without a report: a miss
+        if ran:
+            rows.append((f"-- the {len(ran)} bugs FauxPy ran on: truegreen", [b.rank for b in ran]))
+            rows.append(("   FauxPy 0.7 (Ochiai)", [b.fauxpy_rank for b in ran]))
+        for label, rs in rows:
+            print(f"{label:34}" + "".join(f"{top(rs, n):>14}" for n in (1, 3, 5, 10)))
+        print("(worst-case ties; goals Top-1 >= 30%, Top-5 >= 60%)")
+        rs = [
+            b.localize_s / b.bare_selection_s for b in done if b.localize_s and b.bare_selection_s
+        ]
+        rf = [b.localize_s / b.bare_failing_s for b in done if b.localize_s and b.bare_failing_s]
+        if rs and rf:
+            print(
+                f"localize wall time / bare run of its selection: median {statistics.median(rs):.1f}x; "
+                f"/ bare run of the failing tests alone: median {statistics.median(rf):.1f}x"
+            )
+        fx = [b.fauxpy_s / b.bare_selection_s for b in done if b.fauxpy_s and b.bare_selection_s]
+        if fx:
+            print(
+                f"FauxPy wall time / bare run of the selection: median {statistics.median(fx):.1f}x"
+            )
+    for b in skipped:
+        print(f"skipped {b.key}: {b.skipped[:200]}")
+    out = HERE / "results" / "localize_real.json"
+    out.parent.mkdir(exist_ok=True)
+    head = sh(["git", "-C", str(ROOT), "rev-parse", "HEAD"]).stdout.strip()
+    # the localize engine may have uncommitted edits: name them so results can be matched
+    dirty = sh(["git", "-C", str(ROOT), "diff", "HEAD", "--", "src/truegreen/localize"]).stdout
+    env = {
+        "python": "3.11",
+        "truegreen_head": head,
+        "localize_uncommitted_diff_sha256": (
+            hashlib.sha256(dirty.encode()).hexdigest() if dirty else None
+        ),
+    }
+    out.write_text(
+        json.dumps({"env": env, "bugs": [b.__dict__ for b in bugs]}, indent=1, default=str) + "\n"
+    )
+    return 0 if done else 1
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("PYTHONDONTWRITEBYTECODE", "1")
+    raise SystemExit(main())
