@@ -245,3 +245,17 @@ def test_an_eslint_summary_with_zero_errors_is_not_a_lint_failure():
 def test_git_cannot_reach_the_remote_is_network():
     body = "Cloning into 'deps/lib'...\nfatal: unable to access 'https://git.example.org/lib/': Empty reply from server\n"
     _expect("./ci/fetch-deps.sh", body, "network", 7, code=128)
+
+
+def test_the_details_after_an_error_header_far_from_the_exit_are_read():
+    # a test runner reports early, then a long tail of other output before the step exits
+    body = (
+        "PHPUnit 9.6.0 by Sebastian Bergmann and contributors.\n\n"
+        "There were 2 errors:\n\n"
+        "1) App\\Tests\\InvoiceTest::testTotals\n"
+        "TypeError: Argument 1 passed to App\\Invoice::add() must be of the type int\n\n"
+        + "".join(f"Running worker batch {k}: ok\n" for k in range(3000))
+    )
+    doc = _doc(_travis("vendor/bin/phpunit", body))
+    assert doc["class"] == "test"
+    assert 10 in _top(doc)

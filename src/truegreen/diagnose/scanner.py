@@ -26,6 +26,9 @@ TAIL = 2500
 #: Lines analysed after a traceback or a pytest failure section begins.
 SECTION_SPAN = 20000
 TRACEBACK_SPAN = 200
+#: Lines analysed after an error line found by its marker alone, and how many times.
+DETAIL_SPAN = 12
+DETAIL_BUDGET = 2000
 #: Bytes of recent chunks kept for look-back.
 RING_BYTES = 8 << 20
 MAX_CANDIDATES = 20000
@@ -138,6 +141,7 @@ class Scanner:
         self.in_run_group = 0
         self.injection: list[int] = []
         self.non_utf8 = False
+        self.details_budget = DETAIL_BUDGET
 
     # -- chunks --------------------------------------------------------------------------
 
@@ -431,6 +435,17 @@ class Scanner:
                 continue
             self._add(Candidate(n, text, rule.name, rule.cls, rule.weight, rule.kind, step.index))
             had = True
+            if (
+                rule.cls
+                and rule.weight >= 3
+                and n >= self.full_until
+                and self.details_budget > 0
+                and rule.kind != "summary"
+            ):
+                # an error found by its marker outside the analysed windows: the lines
+                # after it are its details (the test's name, the message), read them too
+                self.details_budget -= 1
+                self.full_until = n + DETAIL_SPAN
         self.recent.append((n, text, had))
 
     def _exit(self, n: int, text: str, rule: Rule, m: re.Match[str]) -> None:
