@@ -150,11 +150,13 @@ def test_localize_runs_one_traced_process_that_also_records_values(make_project,
     doc = localize(project, ["tests/test_mod.py::test_missing"], LocalizeOptions(timeout=60))
     traced = [r for r in seen if eng.OUT_VAR in dict(r.env)]
     assert len(traced) == 1 and eng.VALUES_VAR in dict(traced[0].env)
-    assert len(seen) == 3  # measured, bare, the target alone
+    assert len(seen) == 2  # measured; bare, with the target first (alone)
+    bare = next(r for r in seen if eng.OUT_VAR not in dict(r.env))
+    assert json.loads(dict(bare.env)[eng.FIRST_VAR]) == ["tests/test_mod.py::test_missing"]
     assert doc["values"]["passing"] == "tests/test_mod.py::test_one"
     assert doc["values"]["differences"]
     assert doc["order_dependence"]["alone"] == "failed"
     if doc["engine"] != "settrace":
         # no trace function while tests run (but the watched ones): no outcome changes
-        assert doc["measurement"]["compared"] == 4
+        assert doc["measurement"]["compared"] == 3  # the target ran first (alone) bare
         assert doc["measurement"]["consistent"] is True

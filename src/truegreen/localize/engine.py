@@ -8,9 +8,8 @@ A. *measured*: the failing tests plus passing tests that share code with them, u
    value capture for the failing tests and their nearest collected neighbours (the
    passing one most similar by spectrum is compared with);
 B. *bare*: the same selection without the tracer, in parallel with A, so that an outcome
-   the measurement changed is reported instead of trusted;
-C. *alone*: the target tests by themselves, bare, in parallel with A and B (the first one
-   runs alone in a fresh process: the order-dependence check).
+   the measurement changed is reported instead of trusted; the target tests run first
+   there (the first one alone in a fresh process: the order-dependence check).
 
 Only project source lines (not tests, not libraries) that a failing test executed are
 ranked; scores are exact (see :mod:`truegreen.localize.ranking`).
@@ -56,6 +55,7 @@ OUT_VAR = "TRUEGREEN_TRACE_OUT"
 ROOT_VAR = "TRUEGREEN_TRACE_ROOT"
 VALUES_VAR = "TRUEGREEN_TRACE_VALUES"
 ENGINE_VAR = "TRUEGREEN_TRACE_ENGINE"
+FIRST_VAR = "TRUEGREEN_TRACE_FIRST"
 
 FAILED = ("failed", "error")
 #: collected neighbours of each target (same parametrized function, class, file) whose
@@ -87,8 +87,6 @@ class _Runs:
     trace: Trace | None = None
     bare: PytestRun | None = None
     bare_error: BaseException | None = None
-    #: the target tests alone, bare, in a fresh process (the order-dependence check)
-    alone: PytestRun | None = None
     notes: list[str] = field(default_factory=list)
 
 
@@ -122,8 +120,23 @@ def _request(
     tracer: Path | None = None,
     values_cfg: Path | None = None,
     engine: str | None = None,
+    first: Sequence[str] = (),
 ) -> PytestRequest:
+    """The pytest run: bare; bare with the tests ``first`` moved to the front (the tracer
+    plugin only reorders then); or under the tracer, writing to ``tracer``."""
     args = [*project.settings.pytest_args, *(f"--ignore={i}" for i in project.settings.ignore)]
+    if first and tracer is None:
+        return PytestRequest(
+            repo=project.root,
+            interpreter=project.interpreter,
+            test_ids=tuple(ids),
+            args=tuple(args),
+            timeout=timeout or project.settings.suite_timeout,
+            plugins=(TRACER_PLUGIN,),
+            pythonpath=(TRACER_DIR,),
+            env={FIRST_VAR: json.dumps(list(first))},
+            sandbox=project.sandbox,
+        )
     if tracer is None:
         return PytestRequest(
             repo=project.root,
@@ -196,22 +209,15 @@ def localize(
 
         def bare() -> None:
             try:
-                runs.bare = run_pytest(_request(project, selection, opts.timeout), executor)
+                runs.bare = run_pytest(
+                    _request(project, selection, opts.timeout, first=targets), executor
+                )
             except BaseException as exc:  # reported, never raised from the thread
                 runs.bare_error = exc
 
-        def alone() -> None:
-            try:
-                runs.alone = run_pytest(_request(project, targets, opts.timeout), executor)
-            except BaseException:  # the order check is then reported as not done
-                runs.alone = None
-
-        threads = [
-            threading.Thread(target=fn, daemon=True)
-            for fn, on in ((bare, opts.check_measurement), (alone, opts.values))
-            if on
-        ]
-        for thread in threads:
+        thread = None
+        if opts.check_measurement or opts.values:
+            thread = threading.Thread(target=bare, daemon=True)
             thread.start()
         try:
             out = tmp / "measured.json"
@@ -220,7 +226,7 @@ def localize(
             )
             runs.trace = _read_trace(out)
         finally:
-            for thread in threads:
+            if thread is not None:
                 thread.join()
         measured = runs.measured
         by_id = measured.by_id()
@@ -360,7 +366,7 @@ def _document(
     diffs = val.differences(fvals, pvals, focus) if fvals else []
     result = runs.measured.by_id()[primary]
     order = _order_doc(primary, runs)
-    measurement = _measurement_doc(runs)
+    measurement = _measurement_doc(runs, targets, opts.check_measurement)
     rerun = rerun_command(_request(project, list(targets), opts.timeout))
     ranking_docs = [_ranked_doc(r, opts.formula, src, stmts) for r in ranking[: opts.limit]]
     doc: dict[str, Any] = {
@@ -497,7 +503,7 @@ def _ranked_doc(r: Ranked, formula: Formula, src: _Source, stmts: Statements) ->
 def _order_doc(primary: str, runs: _Runs) -> dict[str, Any]:
     assert runs.measured is not None
     in_sel = runs.measured.by_id()[primary].outcome
-    alone_r = runs.alone.outcome_of(primary) if runs.alone is not None else None
+    alone_r = runs.bare.outcome_of(primary) if runs.bare is not None else None
     alone = alone_r.outcome if alone_r is not None else None
     doc: dict[str, Any] = {"in_selection": in_sel, "alone": alone, "order_dependent": False}
     if alone is None:
@@ -517,9 +523,15 @@ def _order_doc(primary: str, runs: _Runs) -> dict[str, Any]:
     return doc
 
 
-def _measurement_doc(runs: _Runs) -> dict[str, Any]:
+def _measurement_doc(runs: _Runs, targets: Sequence[str], check: bool) -> dict[str, Any]:
+    """Measured against bare outcomes; the targets ran first in the bare run (alone: the
+    order check), so only the other tests are compared."""
     assert runs.measured is not None and runs.trace is not None
     doc: dict[str, Any] = {"engine": runs.trace.engine}
+    if not check:
+        doc["checked"] = False
+        doc["note"] = "not checked"
+        return doc
     if runs.bare is None:
         doc["checked"] = False
         doc["note"] = (
@@ -528,12 +540,13 @@ def _measurement_doc(runs: _Runs) -> dict[str, Any]:
         return doc
     bare = runs.bare.by_id()
     mismatches = []
-    for t in runs.measured.tests:
+    compared = [t for t in runs.measured.tests if t.id not in targets]
+    for t in compared:
         b = bare.get(t.id)
         if b is None or b.outcome != t.outcome:
             mismatches.append({"id": t.id, "bare": b.outcome if b else None, "measured": t.outcome})
     doc["checked"] = True
-    doc["compared"] = len(runs.measured.tests)
+    doc["compared"] = len(compared)
     doc["consistent"] = not mismatches
     doc["mismatches"] = mismatches
     if mismatches:

@@ -852,6 +852,21 @@ pytest_runtest_teardown = pytest.hookimpl(hookwrapper=True, tryfirst=True)(
 
 
 _failures: dict = {}
+_FIRST_VAR = "TRUEGREEN_TRACE_FIRST"  # a JSON list of node ids to run before all others
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(session, config, items) -> None:
+    try:
+        first = json.loads(os.environ.get(_FIRST_VAR) or "[]")
+    except ValueError:
+        return
+    if not first:
+        return
+    where = {nid: k for k, nid in enumerate(first)}
+    front = sorted((i for i in items if i.nodeid in where), key=lambda i: where[i.nodeid])
+    if front:
+        items[:] = front + [i for i in items if i.nodeid not in where]
 
 
 @pytest.hookimpl(hookwrapper=True)
