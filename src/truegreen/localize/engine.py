@@ -125,44 +125,30 @@ def _request(
     """The pytest run: bare; bare with the tests ``first`` moved to the front (the tracer
     plugin only reorders then); or under the tracer, writing to ``tracer``."""
     args = [*project.settings.pytest_args, *(f"--ignore={i}" for i in project.settings.ignore)]
-    if first and tracer is None:
-        return PytestRequest(
-            repo=project.root,
-            interpreter=project.interpreter,
-            test_ids=tuple(ids),
-            args=tuple(args),
-            timeout=timeout or project.settings.suite_timeout,
-            plugins=(TRACER_PLUGIN,),
-            pythonpath=(TRACER_DIR,),
-            env={FIRST_VAR: json.dumps(list(first))},
-            sandbox=project.sandbox,
-        )
-    if tracer is None:
-        return PytestRequest(
-            repo=project.root,
-            interpreter=project.interpreter,
-            test_ids=tuple(ids),
-            args=tuple(args),
-            timeout=timeout or project.settings.suite_timeout,
-            sandbox=project.sandbox,
-        )
-    env = {OUT_VAR: str(tracer), ROOT_VAR: str(project.root)}
-    if engine is not None:  # monitoring, probe or settrace; default: the tracer's choice
-        env[ENGINE_VAR] = engine
+    env: dict[str, str] = {}
+    if first:
+        env[FIRST_VAR] = json.dumps(list(first))
+    writable: tuple[Path, ...] = ()
     readonly: tuple[Path, ...] = ()
-    if values_cfg is not None:
-        env[VALUES_VAR] = str(values_cfg)
-        readonly = (values_cfg,)
+    if tracer is not None:
+        env.update({OUT_VAR: str(tracer), ROOT_VAR: str(project.root)})
+        writable = (tracer.parent,)
+        if engine is not None:  # monitoring, probe or settrace; default: the tracer's choice
+            env[ENGINE_VAR] = engine
+        if values_cfg is not None:
+            env[VALUES_VAR] = str(values_cfg)
+            readonly = (values_cfg,)
+    plugin = bool(env)
     return PytestRequest(
         repo=project.root,
         interpreter=project.interpreter,
         test_ids=tuple(ids),
         args=tuple(args),
         timeout=timeout or project.settings.suite_timeout,
-        plugins=(TRACER_PLUGIN,),
-        pythonpath=(TRACER_DIR,),
+        plugins=(TRACER_PLUGIN,) if plugin else (),
+        pythonpath=(TRACER_DIR,) if plugin else (),
         env=env,
-        writable=(tracer.parent,),
+        writable=writable,
         readonly=readonly,
         sandbox=project.sandbox,
     )
