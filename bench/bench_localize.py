@@ -305,37 +305,40 @@ def spectrum_rank(ranking: list[dict[str, Any]], file: str, line: int) -> int | 
     return sum(1 for r in ranking if _score_key(r["score"]) >= k)
 
 
-_LEVELS = {
-    "crash frame": 4,
-    "assigned the None": 3,
-    "returned the None": 3,
-    "produced a value unlike the passing run's": 2,
-    "in the failing traceback": 1,
-}
+#: the arguments of the engine's last ranking (captured, so that every formula can be
+#: scored on the same spectra and evidence without running the tests again)
+_LAST_RANK: dict[str, Any] = {}
 
 
-def formula_ranks(
-    ranking: list[dict[str, Any]], file: str, line: int
-) -> dict[str, dict[str, int | None]]:
-    """Worst-case rank of (file, line) under each formula, by score alone and with the
-    document's evidence as tie-break (evidence levels read from its notes)."""
-    from truegreen.localize.ranking import FORMULAS, Counts, score
+def _capture_rank() -> None:
+    import truegreen.localize.engine as engine
 
+    real = engine.rank
+
+    def capture(*args: Any, **kwargs: Any) -> Any:
+        _LAST_RANK.clear()
+        _LAST_RANK.update(args=args, kwargs=kwargs)
+        return real(*args, **kwargs)
+
+    engine.rank = capture  # type: ignore[assignment]
+
+
+def formula_ranks(stmts: Statements, file: str, line: int) -> dict[str, dict[str, int | None]]:
+    """Worst-case rank of the statement holding (file, line) under each formula: by the
+    score alone, and with everything localize orders by (crash site, evidence, nearness)."""
+    from truegreen.localize.ranking import FORMULAS, rank
+
+    args, kwargs = _LAST_RANK["args"], dict(_LAST_RANK["kwargs"])
+    failing, passing = args[0], args[1]
+    key = (file, stmts.line(file, line))
     out: dict[str, dict[str, int | None]] = {}
-    mine = entry(ranking, file, line)
-
-    def level(r: dict[str, Any]) -> int:
-        return max((_LEVELS.get(n, 0) for n in r.get("evidence", ())), default=0)
-
     for f in FORMULAS:
-        if mine is None:
-            out[f] = {"score": None, "evidence": None}
-            continue
-        keys = [(score(f, Counts(**r["counts"])).key(), level(r)) for r in ranking]
-        k = (score(f, Counts(**mine["counts"])).key(), level(mine))
+        kwargs["formula"] = f
+        full = rank(failing, passing, **kwargs)
+        bare = rank(failing, passing, f)
         out[f] = {
-            "score": sum(1 for x in keys if x[0] >= k[0]),
-            "evidence": sum(1 for x in keys if x >= k),
+            how: next((r.rank for r in ranked if (r.file, r.line) == key), None)
+            for how, ranked in (("evidence", full), ("score", bare))
         }
     return out
 
@@ -452,7 +455,7 @@ def bench_package(
             if mine is not None:
                 res.rank, res.ties = mine["rank"], mine["ties"]
             res.spectrum_rank = spectrum_rank(doc["ranking"], m.file, m.line)
-            res.by_formula = formula_ranks(doc["ranking"], m.file, m.line)
+            res.by_formula = formula_ranks(Statements(work), m.file, m.line)
             if DOCS is not None:
                 DOCS.mkdir(parents=True, exist_ok=True)
                 (DOCS / f"{name}-{m.file.replace('/', '_')}-{m.line}-{m.col}.json").write_text(
@@ -551,6 +554,7 @@ def main() -> int:
     pkgs = [PACKAGES[n] for n in names]
     global PY, FAUXPY_PY, DOCS
     DOCS = opts.keep_docs
+    _capture_rank()
     ver = sh([opts.python, "-c", "import sys; print('%d%d' % sys.version_info[:2])"]).stdout.strip()
     deps = [d for p in pkgs for d in p.deps]
     PY = ensure_venv(opts.python, f"venv{ver}", ["pytest", *deps])
