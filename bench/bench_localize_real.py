@@ -577,7 +577,11 @@ def selection_of(d: Path, py: Path, ids: list[str]) -> list[str] | None:
         return None
 
 
-def bare(b: Bug, d: Path, py: Path, sel: list[str] | None) -> None:
+def bare(b: Bug, d: Path, py: Path, sel: list[str] | None, reuse: bool) -> None:
+    cache = d / ".git" / "bench-bare.json"
+    if reuse and cache.exists():
+        b.bare_failing_s, b.bare_selection_s = json.loads(cache.read_text())
+        return
     base = [str(py), "-m", "pytest", "-q", "-p", "no:cacheprovider"]
     t0 = time.perf_counter()
     sh([*base, *b.failing[:MAX_FAILING]], cwd=d)
@@ -586,6 +590,7 @@ def bare(b: Bug, d: Path, py: Path, sel: list[str] | None) -> None:
         t0 = time.perf_counter()
         sh([*base, *sel], cwd=d)
         b.bare_selection_s = round(time.perf_counter() - t0, 3)
+    cache.write_text(json.dumps([b.bare_failing_s, b.bare_selection_s]))
 
 
 def run_fauxpy(b: Bug, d: Path, proj: Project, fpy: Path, sel: list[str], reuse: bool) -> None:
@@ -636,7 +641,7 @@ def bench_bug(b: Bug, use_fauxpy: bool, reuse: bool, verify_only: bool = False) 
     if doc is not None:
         score(b, doc)
     sel = selection_of(d, py, b.failing[:MAX_FAILING])
-    bare(b, d, py, sel)
+    bare(b, d, py, sel, reuse)
     if use_fauxpy and (b.bare_selection_s or 0) > FAUXPY_MAX_BARE_S:
         b.fauxpy_error = f"not run: the bare selection takes {b.bare_selection_s}s"
     elif use_fauxpy:
@@ -696,14 +701,14 @@ def main() -> int:
     done = [b for b in bugs if not b.skipped]
     skipped = [b for b in bugs if b.skipped]
     print(
-        f"{'bug':16}{'failing tests':>6}  {'faulty lines':40}{'rank':>6}{'ties':>6}"
+        f"{'bug':28}{'fail':>5}  {'faulty lines':40}{'rank':>6}{'ties':>6}"
         f"{'spec.':>6}{'FauxPy':>8}{'loc s':>8}{'/fail':>7}{'/sel':>7}  notes"
     )
     for b in done:
         faulty = "; ".join(f"{f}:{','.join(map(str, ls))}" for f, ls in b.faulty.items())
         rank = str(b.rank) if b.rank is not None else ("ERR" if b.localize_error else "miss")
         print(
-            f"{b.key:16}{len(b.failing):>6}  {faulty[:39]:40}{rank:>6}{b.ties or '-':>6}"
+            f"{b.key:28}{len(b.failing):>5}  {faulty[:39]:40}{rank:>6}{b.ties or '-':>6}"
             f"{b.spectrum_rank or '-':>6}{b.fauxpy_rank or '-':>8}{b.localize_s or 0:>8.1f}"
             f"{ratio(b.localize_s, b.bare_failing_s):>7}{ratio(b.localize_s, b.bare_selection_s):>7}"
             f"  {'; '.join(b.notes)}{' ERROR rc=' + str(b.localize_rc) if b.localize_error else ''}"
