@@ -266,3 +266,56 @@ def test_a_block_longer_than_the_lines_kept_is_read_from_its_end():
     body += "Summary: 3 cross-references could not be resolved\n"
     doc = _doc(_travis("./tools/make-docs", body))
     assert _top(doc)[0] == 26
+
+
+def test_a_line_read_late_belongs_to_the_step_that_printed_it():
+    log = (
+        "$ ./setup-tools.sh\n"
+        "/home/ci/setup-tools.sh: line 4: yarn: command not found\n"
+        "tools ready\n"
+        "$ xcodebuild -scheme App -destination 'platform=iOS Simulator,name=Phone 99' test\n"
+        "Build settings from command line:\n"
+        "xcodebuild: error: Unable to find a destination matching the provided destination specifier:\n"
+        "\t\t{ platform:iOS Simulator, name:Phone 99 }\n"
+        "Sources/App/Parser.swift:12:5: error: cannot find 'tokens' in scope\n"
+        "The command \"xcodebuild -scheme App -destination 'platform=iOS Simulator,name=Phone 99' test\" exited with 70.\n"
+    )
+    doc = _doc(log)
+    assert doc["class"] == "build"
+    assert 2 not in _top(doc)
+
+
+def test_a_failed_clone_in_a_step_that_went_on_explains_the_next_steps_missing_files():
+    log = (
+        "$ ./ci/install-deps.sh\n"
+        "Cloning into 'vendor/toolkit'...\n"
+        "fatal: unable to access 'https://git.example.org/toolkit/': Empty reply from server\n"
+        "/home/ci/install-deps.sh: line 9: cd: vendor/toolkit: No such file or directory\n"
+        "$ ./ci/test.sh\n"
+        "/home/ci/build.sh: line 104: vendor/toolkit/run: No such file or directory\n"
+        'The command "./ci/test.sh" exited with 127.\n'
+    )
+    doc = _doc(log)
+    assert doc["class"] == "network"
+    assert 3 in _top(doc)
+
+
+def test_stylish_formatter_findings_and_runner_counts_in_their_own_words():
+    body = "src/site.css\n 63:1  ✖  Unexpected missing end-of-source newline   no-missing-end-of-source-newline\n"
+    _expect("./node_modules/.bin/csscheck src", body, "lint", 6)
+    body = "running 40 specs\nfailed 2 and passed 38 tests in 1.2 seconds\n  parses empty input\n  TypeError: x is undefined\n"
+    _expect("node ./bin/runner", body, "test")
+
+
+def test_a_tool_named_in_an_install_tree_is_not_a_finding():
+    log = (
+        "$ npm install\n"
+        "├─┬ stylelint@14.0.0\n│ └── stylelint-config-standard@24.0.0\n"
+        "$ npm test\n> app@1.0.0 test /home/ci/app\n> node test/run.js\n\n"
+        "  1) renders the menu\n     AssertionError: expected 2 to equal 3\n"
+        "npm ERR! Test failed.  See above for more details.\n"
+        'The command "npm test" exited with 1.\n'
+    )
+    doc = _doc(log)
+    assert doc["class"] == "test"
+    assert 2 not in _top(doc, 8)

@@ -328,6 +328,10 @@ _CAUSES = (
 )
 
 
+#: What a missing download or clone shows up as in a later step.
+_SWALLOWED_EFFECTS = {"configuration", "environment", "build", "dependency"}
+
+
 def _precedence(
     votes: dict[str, float], cands: list[Candidate], region: set[int], reasons: list[str]
 ) -> None:
@@ -343,11 +347,20 @@ def _precedence(
         # a cause explains what comes right after it (or after it at all), not errors that
         # happened long after it recovered
         near = [c for c in inside if c.rule in rules and c.line >= first_effect - CAUSE_REACH]
+        if not near and winner in _SWALLOWED_EFFECTS:
+            # a step that did not fail can still have lost what a later one needs: a failed
+            # clone or download right before "No such file" in the step that failed
+            near = [
+                c
+                for c in cands
+                if c.rule in rules and first_effect - CAUSE_REACH <= c.line < first_effect
+            ]
         if near:
             votes[cause] = max(votes.get(cause, 0.0), votes[winner] + 1)
             reasons.append(
                 f"a {cause} error came first; the {winner} errors after it follow from it"
             )
+            region.update(c.step for c in near)
             return
 
 

@@ -548,8 +548,8 @@ RULES: tuple[Rule, ...] = (
     ),
     _r(
         "eslint",
-        ("problem", "error"),
-        r"^\s+\d+:\d+\s+error\s+.+\s\S+$|^✖ \d+ problems? \([1-9]\d* errors?",
+        ("problem", "error", "✖", "×"),
+        r"^\s+\d+:\d+\s+(?:error|✖|×)\s+.+\s\S+$|^✖ \d+ problems? \([1-9]\d* errors?",
         "lint",
         4,
         tool="eslint",
@@ -573,7 +573,7 @@ RULES: tuple[Rule, ...] = (
             "lint",
             "==>",
         ),
-        r"^\S+\.rb:\d+:\d+: [CWEF]: |offenses? detected|reported by Checkstyle|\[checkstyle\]|\bSC\d{4}\b|\S+\.md:\d+(?::\d+)? MD\d{3}|scalastyle.*error|ktlint|gofmt|golint|stylelint|Lint errors? found|lint(?:ing)? (?:failed|errors?)|^\S+:\d+: \S+\s+==> \S",
+        r"^\S+\.rb:\d+:\d+: [CWEF]: |offenses? detected|reported by Checkstyle|\[checkstyle\]|\bSC\d{4}\b|\S+\.md:\d+(?::\d+)? MD\d{3}|scalastyle.*error|\b(?:ktlint|gofmt|golint|stylelint)\b(?![@/-])|Lint errors? found|lint(?:ing)? (?:failed|errors?)|^\S+:\d+: \S+\s+==> \S",
         "lint",
         3,
     ),
@@ -929,6 +929,25 @@ RULES: tuple[Rule, ...] = (
         1.5,
     ),
     _r("elixir-exc", "** (", r"^\*\* \([\w.]+\) ", None, 1.5),
+    # a tool's own error line: "xcodebuild: error: ...", "ld: error: ...", "tar: Error ..."
+    _r(
+        "tool-error",
+        ("error", "ERROR", "Error"),
+        r"^[\w.+-]+: (?:[\w ]+: )?(?:fatal )?(?:error|ERROR|Error)[:!] \S",
+        None,
+        2,
+    ),
+    # a test runner's count line in its own words: "failed 3 and passed 120 tests",
+    # "Tests: 2 failed, 40 passed", "1 test failed"
+    _r(
+        "test-counts",
+        ("failed", "failing", "failures", "Failed", "FAILED"),
+        r"(?i)^(?=.*\b(?:pass(?:ed|ing|es)?|ok|tests?|specs?|examples?|assertions?)\b)"
+        r".*(?:\b[1-9]\d* (?:tests? )?(?:failed|failing|failures?)\b|\bfailed:? [1-9]\d*\b(?! times))",
+        "test",
+        3,
+        "summary",
+    ),
     _r("xcpretty-error", "❌", r"^(?:nl)?❌\s", None, 2.5),
     _r(
         "generic-error",
@@ -946,7 +965,7 @@ RULES: tuple[Rule, ...] = (
             "failed",
             "Failed",
         ),
-        r"^(?:(?:\w[\w.]*)?(?:Error|Exception)\b|error:|ERROR\b|\[ERROR\]|Error:|fatal:|FATAL|[Ff]atal error|\S+ aborted!|panic:|Traceback \(most recent call last\)|.*\b(?:[Ff]ailed|FAILED)\b)",
+        r"^(?:(?:\w[\w.]*)?(?:Error|Exception)\b|\s+[A-Z]\w*(?:Error|Exception): |error:|ERROR\b|\[ERROR\]|Error:|fatal:|FATAL|[Ff]atal error|\S+ aborted!|panic:|Traceback \(most recent call last\)|.*\b(?:[Ff]ailed|FAILED)\b)",
         None,
         1,
     ),

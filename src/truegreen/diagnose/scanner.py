@@ -10,6 +10,7 @@ available, so memory is bounded by the ring and the capped lists below, not by t
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections import deque
 from collections.abc import Iterator
@@ -128,6 +129,7 @@ class Scanner:
         self.total_bytes = 0
         self.formats: dict[str, None] = {}
         self.steps: list[Step] = [Step(0, "(log)", None, 1)]
+        self.step_starts: list[int] = [1]
         self.candidates: list[Candidate] = []
         self.outcomes: dict[str, list[str]] = {}
         self.passed_at: dict[str, set[int]] = {}
@@ -310,6 +312,10 @@ class Scanner:
 
     def _line(self, n: int, text: str) -> None:
         step = self.steps[-1]
+        if n < step.start:
+            # a line read late (the end of the log, a window opened after it): it belongs
+            # to the step it was printed in
+            step = self._step_at(n)
         stripped = text.strip()
         if (
             len(self.injection) < 50
@@ -448,6 +454,10 @@ class Scanner:
                 self.full_until = n + DETAIL_SPAN
         self.recent.append((n, text, had))
 
+    def _step_at(self, n: int) -> Step:
+        k = bisect.bisect_right(self.step_starts, n) - 1
+        return self.steps[max(k, 0)]
+
     def _exit(self, n: int, text: str, rule: Rule, m: re.Match[str]) -> None:
         step = self.steps[-1]
         code = 1
@@ -481,9 +491,10 @@ class Scanner:
                 c.exit_distance = n - c.line
 
     def _new_step(self, n: int, name: str, command: str | None) -> None:
-        if len(self.steps) >= MAX_STEPS:
-            return
+        if len(self.steps) >= MAX_STEPS or n < self.steps[-1].start:
+            return  # steps are in log order (a line read late opens none)
         self.steps.append(Step(len(self.steps), name[:300], command[:400] if command else None, n))
+        self.step_starts.append(n)
 
     def _outcome(self, n: int, test: str, outcome: str) -> None:
         if outcome in ("failed", "error") and test not in self.failing and len(self.failing) < 1000:
