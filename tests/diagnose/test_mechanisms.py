@@ -261,13 +261,6 @@ def test_the_details_after_an_error_header_far_from_the_exit_are_read():
     assert 10 in _top(doc)
 
 
-def test_a_block_longer_than_the_lines_kept_is_read_from_its_end():
-    body = "".join(f"Pass {k}: resolving cross-references\n" for k in range(20))
-    body += "Summary: 3 cross-references could not be resolved\n"
-    doc = _doc(_travis("./tools/make-docs", body))
-    assert _top(doc)[0] == 26
-
-
 def test_a_line_read_late_belongs_to_the_step_that_printed_it():
     log = (
         "$ ./setup-tools.sh\n"

@@ -478,10 +478,6 @@ class Scanner:
         # and people read it from its first line
         inside = [(rn, t, h) for rn, t, h in self.recent if step.start <= rn < n]
         block = _last_block(inside)
-        if len(block) == len(inside) == self.recent.maxlen:
-            # the block began before the lines kept: its start is not known, and its end,
-            # right before the exit, is what the step said last
-            block.reverse()
         for rn, rtext, had in reversed(self.recent):
             if not had and rn < n and rn >= step.start:
                 weight = 0.9 - 0.04 * block.index(rn) if rn in block else 0.5
