@@ -312,3 +312,21 @@ def test_a_tool_named_in_an_install_tree_is_not_a_finding():
     doc = _doc(log)
     assert doc["class"] == "test"
     assert 2 not in _top(doc, 8)
+
+
+def test_a_github_exit_copied_from_the_web_view_and_a_coverage_threshold():
+    log = (
+        "Run python -m pytest --cov=app --cov-fail-under=90\n"
+        "============================= test session starts ==============================\n"
+        "collected 12 items\n\n"
+        "tests/test_app.py ............                                           [100%]\n\n"
+        "Name          Stmts   Miss  Cover\n"
+        "TOTAL           120     30    75%\n"
+        "Coverage failure: total of 75 is less than fail-under=90\n"
+        "============================== 12 passed in 0.41s ==============================\n"
+        "Error: Process completed with exit code 2.\n"
+    )
+    doc = _doc(log)
+    assert doc["step"] is not None and doc["step"]["exit_code"] == 2
+    assert doc["class"] == "test"
+    assert _top(doc)[0] == 9

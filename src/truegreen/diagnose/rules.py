@@ -47,7 +47,7 @@ RULES: tuple[Rule, ...] = (
     _r(
         "gha-exit",
         "exit code",
-        r"^(?:##\[error\])?(?:Process completed|The process '[^']*' failed) with exit code ([1-9]\d*)",
+        r"^(?:##\[error\]|Error: )?(?:Process completed|The process '[^']*' failed) with exit code ([1-9]\d*)",
         None,
         0,
         "exit",
@@ -843,6 +843,14 @@ RULES: tuple[Rule, ...] = (
         r"^\s*--- FAIL: |^\s*FAIL\s+\S(?!.*\[(?:build|setup) failed\])|^\s*\d+ failing$|Tests run: \d+, Failures: [1-9]|Tests run: \d+, Failures: \d+, Errors: [1-9]|test result: FAILED|\[FAIL\]|^not ok \d+|^Failed examples:|\d+ examples?, [1-9]\d* failures?|tests? completed, \d+ failed|There (?:was|were) \d+ (?:failures?|errors?):|^FAILURES!|^Failed tests:|Tests?:\s+\d+ failed|Test Suites: \d+ failed|^\s*[✕✗] ",
         "test",
         3,
+    ),
+    # a coverage threshold that the tests did not reach (pytest-cov, coverage, jest, nyc)
+    _r(
+        "coverage-threshold",
+        ("coverage", "Coverage"),
+        r"Required test coverage of [\d.]+% not reached|Coverage failure: total of [\d.]+ is less than fail-under|coverage threshold for \w+ \([\d.]+%\) not met|[Cc]overage for \w+ \([\d.]+%\) does not meet",
+        "test",
+        4,
     ),
     _r("test-exec", "Execution failed for task", r"Execution failed for task ':\S*test", "test", 3),
     _r(

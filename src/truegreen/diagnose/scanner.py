@@ -429,7 +429,8 @@ class Scanner:
             # a workflow annotation: the message after the command is the tool's own line
             inner = text.split("::", 2)[-1] if text.startswith("::") else text.split("]", 1)[-1]
             hits += [h for h in match_line(inner) if h[0].kind != "exit"]
-        if hits and any(r.cls for r, _ in hits):
+        if hits and any(r.cls or r.kind == "exit" for r, _ in hits):
+            # a line with a class, or a failing exit, is not also a generic error line
             hits = [(r, m) for r, m in hits if r.cls or r.kind == "exit"]
         had = False
         for rule, m in hits:
