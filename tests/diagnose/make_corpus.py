@@ -1244,6 +1244,149 @@ COUNTS = {
     "infrastructure": 12,
 }
 
+# ------------------------------------------- other ecosystems (written after the rest) -----
+# Runners, checkers and resolvers of other languages, as their tools print them. They are
+# generated after the Python scenarios so that those logs stay as they were.
+
+
+def sc_scalatest() -> Scenario:
+    spec = pick(["QueueSpec", "RouterSpec", "CodecSpec"])
+    lines = [
+        "[info] Compiling 14 Scala sources to /home/runner/work/app/app/core/target/scala-2.13/classes ...",
+        "[info] Done compiling.",
+        f"[info] {spec}:",
+        "[info] - keeps insertion order",
+        "[info] - rejects an empty key",
+        f"[info] - drops the oldest entry when full *** FAILED ***",
+        f"[info]   {R.randint(4, 9)} did not equal 3 ({spec}.scala:{R.randint(20, 90)})",
+        "[info] Run completed in 2 seconds, 113 milliseconds.",
+        "[info] Tests: succeeded 11, failed 1, canceled 0, ignored 0, pending 0",
+        "[info] *** 1 TEST FAILED ***",
+        f"[error] Failed tests:",
+        f"[error] \torg.example.{spec}",
+        "[error] (core / Test / test) sbt.TestsFailedException: Tests unsuccessful",
+    ]
+    return Scenario("test", lines, {5, 6}, "sbt +test")
+
+
+def sc_rspec() -> Scenario:
+    lines = [
+        "Randomized with seed 40213",
+        "..........F.....",
+        "",
+        "Failures:",
+        "",
+        "  1) Cart#total rounds half up",
+        "     Failure/Error: expect(cart.total).to eq(3)",
+        "",
+        "       expected: 3",
+        "            got: 2",
+        "     # ./spec/cart_spec.rb:14:in `block (3 levels) in <top (required)>'",
+        "",
+        "Finished in 0.0412 seconds (files took 0.31 seconds to load)",
+        "16 examples, 1 failure",
+        "",
+        "Failed examples:",
+        "",
+        "rspec ./spec/cart_spec.rb:12 # Cart#total rounds half up",
+    ]
+    return Scenario("test", lines, {5, 6}, "bundle exec rspec")
+
+
+def sc_phpunit() -> Scenario:
+    lines = [
+        "PHPUnit 10.5.0 by Sebastian Bergmann and contributors.",
+        "",
+        "......E......",
+        "",
+        "Time: 00:00.112, Memory: 8.00 MB",
+        "",
+        "There was 1 error:",
+        "",
+        "1) App\\Tests\\InvoiceTest::testTotals",
+        "TypeError: App\\Invoice::add(): Argument #1 ($cents) must be of type int, string given",
+        "",
+        "/home/runner/work/app/app/src/Invoice.php:21",
+        "",
+        "ERRORS!",
+        "Tests: 13, Assertions: 40, Errors: 1.",
+    ]
+    return Scenario("test", lines, {8, 9}, "vendor/bin/phpunit")
+
+
+def sc_go_build_failed() -> Scenario:
+    lines = [
+        "ok  \texample.com/app/store\t0.041s",
+        "# example.com/app/api [example.com/app/api.test]",
+        "api/handler_test.go:14:2: undefined: newRouter",
+        "FAIL\texample.com/app/api [build failed]",
+        "FAIL",
+        "make: *** [Makefile:12: test] Error 2",
+    ]
+    return Scenario("build", lines, {2, 3}, "make test", exit=2)
+
+
+def sc_markdownlint() -> Scenario:
+    lines = [
+        "markdownlint-cli2 v0.12.1 (markdownlint v0.33.0)",
+        "Finding: **/*.md",
+        "Linting: 12 file(s)",
+        "Summary: 2 error(s)",
+        "docs/install.md:14 MD012/no-multiple-blanks Multiple consecutive blank lines [Expected: 1; Actual: 2]",
+        "README.md:88:81 MD013/line-length Line length [Expected: 80; Actual: 97]",
+    ]
+    return Scenario("lint", lines, {4, 5}, "npx markdownlint-cli2 '**/*.md'")
+
+
+def sc_sbt_unresolved() -> Scenario:
+    lines = [
+        "[info] Updating ",
+        "[warn] \t::::::::::::::::::::::::::::::::::::::::::::::",
+        "[warn] \t::          UNRESOLVED DEPENDENCIES         ::",
+        "[warn] \t::::::::::::::::::::::::::::::::::::::::::::::",
+        "[warn] \t:: org.example#codec_2.13;2.4.0-SNAPSHOT: not found",
+        "sbt.librarymanagement.ResolveException: Error downloading org.example:codec_2.13:2.4.0-SNAPSHOT",
+        "[error] sbt.librarymanagement.ResolveException: unresolved dependency: org.example#codec_2.13;2.4.0-SNAPSHOT: not found",
+        "[error] Total time: 9 s, completed Jun 1, 2024 10:00:00 AM",
+    ]
+    return Scenario("dependency", lines, {4, 5, 6}, "sbt compile")
+
+
+def sc_tests_timed_out() -> Scenario:
+    lines = [
+        "Acceptance: checkout flow",
+        ".",
+        "Acceptance: invoice page",
+        "Tests timed out",
+        "rake aborted!",
+        "Command failed with status (124): [node test/run-browser-tests.js ...]",
+        "/home/runner/work/app/app/lib/tasks/qunit.rake:41:in `block in <main>'",
+        "Tasks: TOP => qunit:test",
+    ]
+    return Scenario("timeout", lines, {3, 5}, "bundle exec rake qunit:test")
+
+
+def sc_clone_then_missing() -> Scenario:
+    lines = [
+        "Cloning into 'vendor/toolkit'...",
+        "fatal: unable to access 'https://git.example.org/toolkit/': Could not resolve host: git.example.org",
+        "/home/runner/work/_temp/4f1c.sh: line 3: cd: vendor/toolkit: No such file or directory",
+        "make: *** No rule to make target 'install'.  Stop.",
+    ]
+    return Scenario("network", lines, {1}, "./ci/fetch-toolkit.sh", exit=2)
+
+
+EXTRA: list[Callable[[], Scenario]] = [
+    sc_scalatest,
+    sc_rspec,
+    sc_phpunit,
+    sc_go_build_failed,
+    sc_markdownlint,
+    sc_sbt_unresolved,
+    sc_tests_timed_out,
+    sc_clone_then_missing,
+]
+
 # ---------------------------------------------------------------- wrappers ----------------
 
 
@@ -1492,6 +1635,22 @@ def main() -> None:
                     "failing_tests": s.tests,
                 }
             )
+    for make in EXTRA:
+        s = make()
+        k = sum(x["class"] == s.cls for x in labels)
+        wname, wrap = ("gha", gha) if k % 2 == 0 else ("travis", travis)
+        lines, mapping = wrap(s)
+        name = f"{s.cls}-{k:02d}-{wname}.log"
+        (OUT / name).write_bytes(("\n".join(lines) + "\n").encode("utf-8"))
+        labels.append(
+            {
+                "file": name,
+                "class": s.cls,
+                "wrapper": wname,
+                "error_lines": sorted(mapping[i] + 1 for i in s.marks),
+                "failing_tests": s.tests,
+            }
+        )
     (OUT / "labels.json").write_text(json.dumps(labels, indent=1) + "\n")
     print(f"wrote {len(labels)} logs to {OUT}")
 
