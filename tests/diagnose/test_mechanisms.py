@@ -232,7 +232,7 @@ def test_a_location_in_a_documentation_file_is_a_checker_finding():
 
 def test_an_eslint_summary_with_zero_errors_is_not_a_lint_failure():
     body = (
-        "> app@1.0.0 test /home/ci/app\n> eslint . && hugo --minify\n\n"
+        "> app@1.0.0 test /home/ci/app\n> node scripts/site.js\n\n"
         "/home/ci/app/src/menu.js\n  4:7  warning  'x' is assigned a value but never used  no-unused-vars\n\n"
         "✖ 1 problem (0 errors, 1 warning)\n\n"
         'Building sites … Error: failed to render pages: render of "page" failed: template: docs/single.html:12: function "relref" not defined\n'
@@ -330,3 +330,16 @@ def test_a_github_exit_copied_from_the_web_view_and_a_coverage_threshold():
     assert doc["step"] is not None and doc["step"]["exit_code"] == 2
     assert doc["class"] == "test"
     assert _top(doc)[0] == 9
+
+
+def test_the_script_npm_echoed_last_is_the_command_that_failed():
+    body = (
+        "> site@2.0.0 test /home/ci/site\n> npm-run-all lint docs-build\n\n"
+        "> site@2.0.0 lint /home/ci/site\n> eslint js/\n\n"
+        "> site@2.0.0 docs-build /home/ci/site\n> hugo --cleanDestinationDir\n\n"
+        'Building sites … ERROR 2024/06/01 10:00:00 [en] REF_NOT_FOUND: Ref "/docs/intro": page not found\n'
+        "npm ERR! code ELIFECYCLE\n"
+        "npm ERR! site@2.0.0 docs-build: `hugo --cleanDestinationDir`\n"
+    )
+    doc = _expect("npm test", body, "build", 15)
+    assert "the failing step ran build-tool" in doc["reasons"]

@@ -49,7 +49,7 @@ _COMMAND_TOOLS: tuple[tuple[re.Pattern[str], str, str], ...] = tuple(
         (r"\bpoetry (?:install|lock|update|add)\b|\bpdm (?:install|sync|lock)\b|\bpipenv (?:install|sync)\b|\bhatch env create\b", "poetry", "dependency"),
         (r"\b(?:npm (?:ci|install|i)|yarn(?: install)?$|pnpm (?:install|i)|bundle install|composer (?:install|update)|conda (?:install|create|env)|mamba (?:install|create)|apt(?:-get)? install|brew install|go mod download|cargo fetch|dotnet restore|mvn dependency)\b", "installer", "dependency"),
         (r"\b(?:npm (?:run )?test|yarn test|pnpm test|jest|mocha|vitest|karma|rspec|rake(?: test| spec)?$|go test|cargo test|ctest|make (?:test|check)|phpunit|dotnet test|gradlew? test|mvn (?:-\S+ )*test|mvn (?:-\S+ )*verify|sbt test|mix test|tox|nox|behave|bats)\b", "test-runner", "test"),
-        (r"\b(?:python -m build|setup\.py (?:build|bdist|sdist|install)|make(?: all| build)?$|cmake|ninja|gcc|clang|cargo build|go build|mvn (?:-\S+ )*(?:compile|package|install)|gradlew? (?:build|assemble)|dotnet build|msbuild|sphinx-build|mkdocs build|docker build|webpack|vite build|npm run build|yarn build|hatch build|flit build|maturin)\b", "build-tool", "build"),
+        (r"\b(?:python -m build|setup\.py (?:build|bdist|sdist|install)|make(?: all| build)?$|cmake|ninja|gcc|clang|cargo build|go build|mvn (?:-\S+ )*(?:compile|package|install)|gradlew? (?:build|assemble)|dotnet build|msbuild|sphinx-build|mkdocs build|hugo|jekyll build|gatsby build|next build|docker build|webpack|vite build|npm run build|yarn build|hatch build|flit build|maturin)\b", "build-tool", "build"),
     )
 )  # fmt: skip
 
@@ -201,7 +201,7 @@ def decide(scan: ScanResult, hinted_step: str | None = None) -> Decision:
             if s.index in region:
                 for k, v in s.tools.items():
                     step_tools[k] = step_tools.get(k, 0) + v
-        ct = command_tool(primary.command if primary else None)
+        ct = command_tool(_innermost(primary))
         if ct:
             tool, prior = ct
             votes[prior] = votes.get(prior, 0.0) + 3
@@ -242,7 +242,8 @@ def decide(scan: ScanResult, hinted_step: str | None = None) -> Decision:
             votes, tool, region = v, t, reg
             reasons = [*r, "no failing step explains itself; this is from the rest of the log"]
             fallback = True
-    hint = command_hint(primary.command) if primary and not command_tool(primary.command) else None
+    inner = _innermost(primary)
+    hint = command_hint(inner) if inner and not command_tool(inner) else None
     if hint and max(votes.values(), default=0.0) < 1.5:
         # nothing in the output has a known shape: what the command is called says a little
         # (a script named check-*, *test*, build-*), just enough to lean on
@@ -288,6 +289,14 @@ def decide(scan: ScanResult, hinted_step: str | None = None) -> Decision:
     )
     decision.next_step = next_step(decision, evidence)
     return decision
+
+
+def _innermost(step: Step | None) -> str | None:
+    """The command that failed: the script a runner echoed last inside the step (``npm
+    test`` running ``> eslint .``), else the step's own command."""
+    if step is None:
+        return None
+    return step.sub_command or step.command
 
 
 def _inside(line: int, spans: list[tuple[int, int]]) -> bool:

@@ -70,6 +70,8 @@ class Step:
     exit_code: int | None = None
     exit_line: int | None = None
     exit_text: str | None = None
+    #: the script a runner echoed last inside the step (npm/yarn "> pkg@1.0 lint", "> eslint .")
+    sub_command: str | None = None
 
 
 @dataclass
@@ -144,6 +146,7 @@ class Scanner:
         self.injection: list[int] = []
         self.non_utf8 = False
         self.details_budget = DETAIL_BUDGET
+        self.script_name: tuple[int, str] | None = None
 
     # -- chunks --------------------------------------------------------------------------
 
@@ -399,6 +402,8 @@ class Scanner:
         if text.startswith(("> ", "+ ")):
             # a command echoed by npm scripts or `set -x`: it names a tool, it is no error
             rule_text = ""
+            if text.startswith("> "):
+                self._script_echo(step, n, text[2:].strip())
         if "::" in text or text.startswith(("FAILED", "ERROR")):
             summ = pp.summary_of(stripped)
             if summ:
@@ -455,6 +460,15 @@ class Scanner:
                 self.full_until = n + DETAIL_SPAN
         self.recent.append((n, text, had))
 
+    def _script_echo(self, step: Step, n: int, text: str) -> None:
+        """npm and yarn echo the script they run: "> pkg@1.2.0 docs-build /path", then
+        "> hugo --minify". The last one before a failing exit is what failed."""
+        m = _NPM_SCRIPT.match(text)
+        if m:
+            self.script_name = (n, m[1])
+        elif self.script_name is not None and self.script_name[0] == n - 1:
+            step.sub_command = f"{self.script_name[1]}\n{text}"[:400]
+
     def _step_at(self, n: int) -> Step:
         k = bisect.bisect_right(self.step_starts, n) - 1
         return self.steps[max(k, 0)]
@@ -477,7 +491,8 @@ class Scanner:
         # the unexplained lines right before the exit are the error block's context; the
         # last block (lines with no blank between them) is what the step said as it failed,
         # and people read it from its first line
-        inside = [(rn, t, h) for rn, t, h in self.recent if step.start <= rn < n]
+        # (marker lines are read before the lines around them: order by line first)
+        inside = sorted((rn, t, h) for rn, t, h in self.recent if step.start <= rn < n)
         block = _last_block(inside)
         for rn, rtext, had in reversed(self.recent):
             if not had and rn < n and rn >= step.start:
@@ -532,6 +547,8 @@ def _last_block(recent: list[tuple[int, str, bool]]) -> list[int]:
         block.insert(0, rn)
     return block
 
+
+_NPM_SCRIPT = re.compile(r"^(?:@[\w.-]+/)?[\w.-]+@[\w.+-]+ ([\w:.-]+)(?: |$)")
 
 _EXIT_NEEDLES = (
     "exit code", "exited with", "InvocationError", ": exit ", "failed with exit code",
