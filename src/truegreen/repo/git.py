@@ -43,12 +43,35 @@ class ChangedFile:
     old_path: str | None = None  # for R and C: the path on the base side
 
 
-class GitRepo:
-    """A git repository at ``root`` (its top level)."""
+#: files that make a directory a Python project of its own (pytest's root, truegreen's)
+PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", "pytest.ini", "tox.ini")
 
-    def __init__(self, root: Path, executor: Executor | None = None) -> None:
+
+class GitRepo:
+    """A Python project in a git repository: at the repository's top level, or in a
+    subdirectory of it (one package of a monorepo, ``libs/calc``).
+
+    ``root`` is the project's directory and ``top`` the repository's. Paths given to and
+    returned by these methods are relative to ``root``; a project in a subdirectory sees
+    only its own files (a change outside it is not its change)."""
+
+    def __init__(
+        self, root: Path, executor: Executor | None = None, top: Path | None = None
+    ) -> None:
         self.root = root
+        self.top = top or root
+        rel = root.relative_to(self.top).as_posix()
+        #: the project's directory relative to the top level, ``""`` at the top
+        self.prefix = "" if rel == "." else rel
         self._executor = executor or default_executor()
+
+    def _in(self, path: str) -> str:
+        """A project-relative path as a path from the top level."""
+        return f"{self.prefix}/{path}" if self.prefix else path
+
+    def _out(self, path: str) -> str:
+        """A path from the top level as a project-relative path."""
+        return path[len(self.prefix) + 1 :] if self.prefix else path
 
     # -- construction -----------------------------------------------------------------
     @classmethod
@@ -74,7 +97,12 @@ class GitRepo:
                 f"{str(path)!r} is not a git repository",
                 hint="run truegreen inside a git checkout, or pass --repo PATH",
             )
-        return cls(Path(done.stdout.strip()).resolve(), ex)
+        top = Path(done.stdout.strip()).resolve()
+        root = p.resolve()
+        # the nearest directory from ``path`` up to the top level that is a project
+        while root != top and not any((root / m).is_file() for m in PROJECT_MARKERS):
+            root = root.parent
+        return cls(root, ex, top)
 
     # -- plumbing ---------------------------------------------------------------------
     def git(
@@ -88,7 +116,7 @@ class GitRepo:
         done = self._executor.run(
             Command(
                 ("git", *args),
-                cwd=cwd or self.root,
+                cwd=cwd or self.top,
                 env=_git_env(),
                 timeout=timeout,
                 stdin=stdin,
@@ -114,12 +142,13 @@ class GitRepo:
         return done.stdout.strip()
 
     def identity(self) -> str:
-        """A name for the repository that is the same in every clone: its first commit."""
+        """A name for the project that is the same in every clone: the repository's first
+        commit, and the project's directory in it when that is not the top level."""
         done = self.git("rev-list", "--max-parents=0", "HEAD", check=False)
         roots = sorted(done.stdout.split())
         if not roots:
-            raise UsageError(f"{self.root} has no commits yet", hint="commit the project first")
-        return roots[0]
+            raise UsageError(f"{self.top} has no commits yet", hint="commit the project first")
+        return f"{roots[0]}:{self.prefix}" if self.prefix else roots[0]
 
     def display_name(self) -> str:
         """The origin URL without credentials, else the directory name."""
@@ -129,15 +158,17 @@ class GitRepo:
             if "@" in url and "://" in url:
                 scheme, rest = url.split("://", 1)
                 url = f"{scheme}://{rest.split('@', 1)[1]}"
-            return url.removesuffix(".git")
-        return self.root.name
+            name = url.removesuffix(".git")
+        else:
+            name = self.top.name
+        return f"{name}/{self.prefix}" if self.prefix else name
 
     def show(self, rev: str, path: str) -> bytes | None:
         """The content of ``path`` at ``rev``, or None when it does not exist there."""
         done = self._executor.run(
             Command(
-                ("git", "show", f"{rev}:{path}"),
-                cwd=self.root,
+                ("git", "show", f"{rev}:{self._in(path)}"),
+                cwd=self.top,
                 env=_git_env(),
                 timeout=60,
                 capture_limit=256 * 1024 * 1024,
@@ -148,17 +179,17 @@ class GitRepo:
         return done.stdout.encode("utf-8", errors="surrogateescape")
 
     def show_text(self, rev: str, path: str) -> str | None:
-        done = self.git("show", f"{rev}:{path}", check=False)
+        done = self.git("show", f"{rev}:{self._in(path)}", check=False)
         return done.stdout if done.returncode == 0 else None
 
     def files(self, rev: str) -> list[str]:
         """Every file path tracked at ``rev``."""
-        done = self.git("ls-tree", "-r", "-z", "--name-only", rev)
-        return sorted(p for p in done.stdout.split("\0") if p)
+        done = self.git("ls-tree", "-r", "-z", "--name-only", rev, "--", self.prefix or ".")
+        return sorted(self._out(p) for p in done.stdout.split("\0") if p)
 
     def changed(self, base: str, head: str) -> list[ChangedFile]:
         """Files that differ between two revisions (renames detected)."""
-        done = self.git("diff", "--name-status", "-z", "-M", base, head)
+        done = self.git("diff", "--name-status", "-z", "-M", *self._relative(), base, head)
         parts = [p for p in done.stdout.split("\0")]
         out: list[ChangedFile] = []
         i = 0
@@ -174,7 +205,12 @@ class GitRepo:
         return out
 
     def diff(self, base: str, head: str, *paths: str, context: int = 3) -> str:
-        return self.git("diff", f"-U{context}", base, head, "--", *paths).stdout
+        return self.git(
+            "diff", f"-U{context}", *self._relative(), base, head, "--", *map(self._in, paths)
+        ).stdout
+
+    def _relative(self) -> tuple[str, ...]:
+        return (f"--relative={self.prefix}",) if self.prefix else ()
 
     # -- worktrees --------------------------------------------------------------------
     def ignored_files(self, under: Sequence[str]) -> list[str]:
@@ -190,12 +226,12 @@ class GitRepo:
             "--exclude-standard",
             "--directory",
             "--",
-            *under,
+            *map(self._in, under),
             check=False,
         )
         if done.returncode != 0:
             return []
-        return sorted(p for p in done.stdout.split("\0") if p and not p.endswith("/"))
+        return sorted(self._out(p) for p in done.stdout.split("\0") if p and not p.endswith("/"))
 
     @contextlib.contextmanager
     def worktree(
@@ -212,11 +248,12 @@ class GitRepo:
         path = parent / "wt"
         try:
             self.git("worktree", "add", "--detach", "--force", str(path), sha)
+            project = path / self.prefix if self.prefix else path
             for rel in carry:
-                source, target = self.root / rel, path / rel
+                source, target = self.root / rel, project / rel
                 if source.is_file() and target.parent.is_dir() and not target.exists():
                     shutil.copy2(source, target)
-            yield Worktree(self, path, sha)
+            yield Worktree(self, project, sha, path)
         finally:
             with contextlib.suppress(Exception):
                 self.git("worktree", "remove", "--force", str(path), check=False)
@@ -230,14 +267,41 @@ class Worktree:
     """A disposable checkout of one revision."""
 
     repo: GitRepo
+    #: the project's directory in the worktree
     path: Path
     rev: str
+    #: the worktree's top level (``path`` unless the project is in a subdirectory)
+    top: Path | None = None
+
+    @property
+    def top_level(self) -> Path:
+        return self.top or self.path
 
     def apply_patch(self, patch: bytes) -> None:
-        """Apply a unified diff; a :class:`UsageError` when it does not apply."""
+        """Apply a unified diff; a :class:`UsageError` when it does not apply. Paths in it
+        are from the repository's top level (``git diff``), or from the project's
+        directory when it is in a subdirectory (``git diff --relative``)."""
         done = self.repo.git(
-            "apply", "--index", "--whitespace=nowarn", "-", cwd=self.path, stdin=patch, check=False
+            "apply",
+            "--index",
+            "--whitespace=nowarn",
+            "-",
+            cwd=self.top_level,
+            stdin=patch,
+            check=False,
         )
+        if done.returncode != 0 and self.repo.prefix:
+            retry = self.repo.git(
+                "apply",
+                "--index",
+                "--whitespace=nowarn",
+                f"--directory={self.repo.prefix}",
+                "-",
+                cwd=self.top_level,
+                stdin=patch,
+                check=False,
+            )
+            done = retry if retry.returncode == 0 else done
         if done.returncode != 0:
             raise UsageError(
                 f"the patch does not apply to {self.rev[:12]}: {done.stderr.strip().splitlines()[0] if done.stderr.strip() else 'git apply failed'}",
@@ -246,6 +310,7 @@ class Worktree:
 
     def commit_all(self, message: str) -> str:
         """Commit everything in the worktree (used for patches and exam placement); returns the sha."""
-        self.repo.git("add", "-A", cwd=self.path)
-        self.repo.git("commit", "-q", "--no-verify", "--allow-empty", "-m", message, cwd=self.path)
-        return self.repo.git("rev-parse", "HEAD", cwd=self.path).stdout.strip()
+        top = self.top_level
+        self.repo.git("add", "-A", cwd=top)
+        self.repo.git("commit", "-q", "--no-verify", "--allow-empty", "-m", message, cwd=top)
+        return self.repo.git("rev-parse", "HEAD", cwd=top).stdout.strip()

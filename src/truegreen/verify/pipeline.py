@@ -76,7 +76,7 @@ def _head_worktree(
         with git.worktree(base, prefix="truegreen-head-", carry=carry) as wt:
             wt.apply_patch(opts.patch)
             sha = wt.commit_all("truegreen: the patch under verification")
-            yield Worktree(git, wt.path, sha)
+            yield Worktree(git, wt.path, sha, wt.top)
         return
     assert opts.head is not None
     with git.worktree(opts.head, prefix="truegreen-head-", carry=carry) as wt:
