@@ -343,3 +343,14 @@ def test_the_script_npm_echoed_last_is_the_command_that_failed():
     )
     doc = _expect("npm test", body, "build", 15)
     assert "the failing step ran build-tool" in doc["reasons"]
+
+
+def test_a_go_test_failure_message_is_read_with_its_test():
+    body = (
+        "ok  \texample.com/app/store\t0.012s\n"
+        "--- FAIL: TestRouter (0.00s)\n"
+        "    router_test.go:22: got status 404, want 200\n"
+        "FAIL\nFAIL\texample.com/app/api\t0.031s\nFAIL\n"
+    )
+    doc = _expect("go test ./...", body, "test", 8)
+    assert 6 not in _top(doc)  # a passing package is no evidence

@@ -901,13 +901,14 @@ RULES: tuple[Rule, ...] = (
             "Test Failed",
             "operator:",
             "  FAIL",
+            "_test.go:",
         ),
         r"\*\*\* FAILED \*\*\*|^\S+ failed on line \d+$|\*\*\* FAILED test case|TEST COMPLETE, \d+ ok, [1-9]\d* failed"
         r"|Failure/Error: |^\s*Failed asserting that |\bXCT(?:Assert\w*|Fail) failed|: error: -\[\S+ \S+\] : "
         r"|The following tests FAILED:|\d+% tests passed, [1-9]\d* tests? failed|Failed: Total \d+, Failed [1-9]"
         r"|TestsFailedException|Tests unsuccessful|Failed \d+/\d+ (?:subtests|test programs)|^Result: FAIL"
         r"|\d+ successes? / [1-9]\d* failures?|^(?:Test Run )?Failed!\s+-\s+Failed:\s+[1-9]|^\s+Failed \S+ \[[\d.< ]+m?s\]$"
-        r"|^\s+operator: \w+$|^\s{2,}\S.*:\s+FAIL(?: \([\d.]+s\))?$|Test Failed\b",
+        r"|^\s+operator: \w+$|^\s{2,}\S.*:\s+FAIL(?: \([\d.]+s\))?$|Test Failed\b|^\s+\w+_test\.go:\d+: \S",
         "test",
         4,
     ),
