@@ -59,13 +59,15 @@ def checks(repo: Path, python: str | None) -> list[dict[str, Any]]:
                     f"{interp.path} (Python {interp.python}, pytest {interp.pytest})",
                 )
             )
-            cov = interp.coverage
+            modern = tuple(int(x) for x in interp.python.split(".")[:2]) >= (3, 12)
             results.append(
                 _item(
-                    "coverage.py in the project",
-                    "ok" if cov else "warn",
-                    cov or "not installed: localize uses truegreen's own tracer",
-                    None if cov else f"optional: {interp.path} -m pip install coverage",
+                    "localize tracer",
+                    "ok",
+                    "sys.monitoring (Python >= 3.12): about 1.1-1.3x a bare run"
+                    if modern
+                    else "sys.settrace (Python 3.11): expect about 2-3x a bare run",
+                    None if modern else "optional: a Python >= 3.12 interpreter measures faster",
                 )
             )
         except TruegreenError as exc:

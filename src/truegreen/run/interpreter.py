@@ -32,11 +32,6 @@ except Exception:
     dists = []
 info["distributions"] = len(dists)
 info["distributions_sha256"] = hashlib.sha256("\n".join(dists).encode()).hexdigest()
-try:
-    import coverage
-    info["coverage"] = coverage.__version__
-except Exception:
-    info["coverage"] = None
 # Where the interpreter imports from: sys.path (with the .pth entries that editable installs
 # add) and the targets of setuptools' editable finders.
 paths = [p for p in sys.path if p]
@@ -58,7 +53,6 @@ class Interpreter:
     prefix: str
     base_prefix: str
     distributions_sha256: str
-    coverage: str | None = None
     #: the directories it imports from: ``sys.path`` (``.pth`` entries included, which is
     #: how most editable installs work) and setuptools' editable-finder targets
     import_paths: tuple[str, ...] = ()
@@ -201,7 +195,6 @@ def resolve(
         prefix=str(info["prefix"]),
         base_prefix=str(info["base_prefix"]),
         distributions_sha256=str(info["distributions_sha256"]),
-        coverage=str(info["coverage"]) if info.get("coverage") else None,
         import_paths=_strings(info.get("import_paths")),
     )
     _cache[key] = interp
