@@ -354,3 +354,18 @@ def test_a_go_test_failure_message_is_read_with_its_test():
     )
     doc = _expect("go test ./...", body, "test", 8)
     assert 6 not in _top(doc)  # a passing package is no evidence
+
+
+def test_the_exception_that_ends_a_traceback_is_the_first_evidence():
+    log = (
+        "##[group]Run python scripts/make_pages.py\npython scripts/make_pages.py\n##[endgroup]\n"
+        "Rendering pages...\n"
+        "Traceback (most recent call last):\n"
+        '  File "/home/runner/work/site/site/scripts/make_pages.py", line 30, in <module>\n'
+        "    main()\n"
+        '  File "/home/runner/work/site/site/scripts/make_pages.py", line 18, in render\n'
+        "    return TEMPLATE.format(**meta)\n"
+        "KeyError: 'summary'\n"
+        "##[error]Process completed with exit code 1.\n"
+    )
+    assert _top(_doc(log))[0] == 10

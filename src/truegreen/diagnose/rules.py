@@ -938,6 +938,15 @@ RULES: tuple[Rule, ...] = (
         1.5,
     ),
     _r("elixir-exc", "** (", r"^\*\* \([\w.]+\) ", None, 1.5),
+    # the exception that ends a traceback (Python, and JavaScript's "TypeError: ...") when
+    # no rule gives it a class: the line that says what went wrong
+    _r(
+        "exception-line",
+        ("Error: ", "Exception: ", "Exit: ", "Interrupt: ", "Failure: ", "Timeout: "),
+        r"^(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Failure|Timeout): \S",
+        None,
+        3,
+    ),
     # a tool's own error line: "xcodebuild: error: ...", "ld: error: ...", "tar: Error ..."
     _r(
         "tool-error",
