@@ -369,3 +369,15 @@ def test_the_exception_that_ends_a_traceback_is_the_first_evidence():
         "##[error]Process completed with exit code 1.\n"
     )
     assert _top(_doc(log))[0] == 10
+
+
+def test_runners_and_checkers_of_other_ecosystems_in_the_command_and_a_missing_program():
+    _expect("stack test --fast", "pandoc-tests: 1 out of 40 tests did not pass\n", "test")
+    _expect("hlint src/", "src/Main.hs:12:1-20: Suggestion: Use <$>\n1 hint\n", "lint")
+    _expect(
+        "vendor/bin/phpstan analyse src",
+        "Line 12: Call to an undefined method Foo::bar().\n",
+        "type",
+    )
+    body = "The program 'swift' is currently not installed. To run 'swift' please ask your administrator to install the package 'swiftlang'\n"
+    _expect("swift build && swift test", body, "environment", 6, code=127)

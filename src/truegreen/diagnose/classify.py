@@ -40,15 +40,15 @@ _COMMAND_TOOLS: tuple[tuple[re.Pattern[str], str, str], ...] = tuple(
         (r"\bisort\b", "isort", "lint"),
         (r"\bpylint\b", "pylint", "lint"),
         (r"\bpre-commit\b|\bprek\b", "pre-commit", "lint"),
-        (r"\beslint\b|\bprettier\b|\bstylelint\b|\brubocop\b|\bgolangci-lint\b|\bshellcheck\b|\bcodespell\b|\bmarkdownlint|\bclippy\b|\bcargo fmt\b|\bgofmt\b|\bcheckstyle\b|\bktlint\b|\blint\b", "linter", "lint"),
+        (r"\beslint\b|\bprettier\b|\bstylelint\b|\brubocop\b|\bgolangci-lint\b|\bshellcheck\b|\bcodespell\b|\bmarkdownlint|\bclippy\b|\bcargo fmt\b|\bswiftlint\b|\bhlint\b|\bcredo\b|\bscalafmtCheck|\bscalastyle\b|\bclang-format\b|\bclang-tidy\b|\bcppcheck\b|\bhadolint\b|\byamllint\b|\bvint\b|\bluacheck\b|\bphpcs\b|\bdetekt\b|\bspotlessCheck\b|\beditorconfig-checker\b|\bgofmt\b|\bcheckstyle\b|\bktlint\b|\blint\b", "linter", "lint"),
         (r"\bmypy\b|\bdmypy\b", "mypy", "type"),
         (r"\bpyright\b|\bbasedpyright\b|\bpytype\b|\bpyre\b", "pyright", "type"),
-        (r"\btsc\b|\bvue-tsc\b|\btypecheck\b|\btype-check\b", "tsc", "type"),
+        (r"\btsc\b|\bvue-tsc\b|\btypecheck\b|\btype-check\b|\bphpstan\b|\bpsalm\b|\bflow check\b", "tsc", "type"),
         (r"\bpip3? install\b|-m pip install\b|\bpip-sync\b|\bpip-compile\b", "pip", "dependency"),
         (r"\buv (?:sync|pip install|lock|add)\b|\buv venv\b", "uv", "dependency"),
         (r"\bpoetry (?:install|lock|update|add)\b|\bpdm (?:install|sync|lock)\b|\bpipenv (?:install|sync)\b|\bhatch env create\b", "poetry", "dependency"),
         (r"\b(?:npm (?:ci|install|i)|yarn(?: install)?$|pnpm (?:install|i)|bundle install|composer (?:install|update)|conda (?:install|create|env)|mamba (?:install|create)|apt(?:-get)? install|brew install|go mod download|cargo fetch|dotnet restore|mvn dependency)\b", "installer", "dependency"),
-        (r"\b(?:npm (?:run )?test|yarn test|pnpm test|jest|mocha|vitest|karma|rspec|rake(?: test| spec)?$|go test|cargo test|ctest|make (?:test|check)|phpunit|dotnet test|gradlew? test|mvn (?:-\S+ )*test|mvn (?:-\S+ )*verify|sbt test|mix test|tox|nox|behave|bats)\b", "test-runner", "test"),
+        (r"\b(?:npm (?:run )?test|yarn test|pnpm test|jest|mocha|vitest|karma|rspec|rake(?: test| spec)?$|go test|cargo test|ctest|swift test|stack test|cabal test|busted|prove|R CMD check|lein test|make (?:test|check)|phpunit|dotnet test|gradlew? test|mvn (?:-\S+ )*test|mvn (?:-\S+ )*verify|sbt test|mix test|tox|nox|behave|bats)\b", "test-runner", "test"),
         (r"\b(?:python -m build|setup\.py (?:build|bdist|sdist|install)|make(?: all| build)?$|cmake|ninja|gcc|clang|cargo build|go build|mvn (?:-\S+ )*(?:compile|package|install)|gradlew? (?:build|assemble)|dotnet build|msbuild|sphinx-build|mkdocs build|hugo|jekyll build|gatsby build|next build|docker build|webpack|vite build|npm run build|yarn build|hatch build|flit build|maturin)\b", "build-tool", "build"),
     )
 )  # fmt: skip

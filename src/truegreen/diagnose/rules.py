@@ -725,8 +725,8 @@ RULES: tuple[Rule, ...] = (
     # --- environment ----------------------------------------------------------------------
     _r(
         "cmd-not-found",
-        ("not found", "not recognized", "No such file or directory"),
-        r"command not found|: (?:\d+: )?[\w.-]+: not found$|is not recognized as an internal or external command|^(?:/usr)?/bin/\w*sh: .*No such file or directory|exec: \"?[\w.-]+\"?: executable file not found",
+        ("not found", "not recognized", "No such file or directory", "not installed"),
+        r"command not found|The program '[\w.+-]+' is currently not installed|: (?:\d+: )?[\w.-]+: not found$|is not recognized as an internal or external command|^(?:/usr)?/bin/\w*sh: .*No such file or directory|exec: \"?[\w.-]+\"?: executable file not found",
         "environment",
         4,
     ),
