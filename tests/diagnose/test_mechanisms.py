@@ -381,3 +381,19 @@ def test_runners_and_checkers_of_other_ecosystems_in_the_command_and_a_missing_p
     )
     body = "The program 'swift' is currently not installed. To run 'swift' please ask your administrator to install the package 'swiftlang'\n"
     _expect("swift build && swift test", body, "environment", 6, code=127)
+
+
+def test_code_that_does_not_compile_explains_the_tests_that_then_fail():
+    body = (
+        "[ 50%] Building CXX object tests/CMakeFiles/unit.dir/test_parser.cpp.o\n"
+        "/home/ci/app/tests/test_parser.cpp:14:5: error: 'parse_all' was not declared in this scope\n"
+        "make[2]: *** [tests/CMakeFiles/unit.dir/build.make:76: tests/CMakeFiles/unit.dir/test_parser.cpp.o] Error 1\n"
+        "Test project /home/ci/app/build\n"
+        "    Start 1: unit\n"
+        "Could not find executable /home/ci/app/build/tests/unit\n"
+        "1/1 Test #1: unit .............................***Not Run   0.00 sec\n\n"
+        "0% tests passed, 1 tests failed out of 1\n\n"
+        "The following tests FAILED:\n\t  1 - unit (Not Run)\n"
+        "Errors while running CTest\n"
+    )
+    _expect("make -k; ctest --output-on-failure", body, "build", 7)

@@ -334,6 +334,7 @@ _CAUSES = (
         "network",
         {"dependency", "build", "configuration", "environment"},
     ),
+    ({"compiler-error", "jvm-compile", "linker", "build-tool"}, "build", {"test"}),
 )
 
 
@@ -356,6 +357,10 @@ def _precedence(
         # a cause explains what comes right after it (or after it at all), not errors that
         # happened long after it recovered
         near = [c for c in inside if c.rule in rules and c.line >= first_effect - CAUSE_REACH]
+        if cause == "build":
+            # code that does not compile fails the tests that would have run on it: the
+            # compiler's error must come first
+            near = [c for c in near if c.line <= first_effect]
         if not near and winner in _SWALLOWED_EFFECTS:
             # a step that did not fail can still have lost what a later one needs: a failed
             # clone or download right before "No such file" in the step that failed
