@@ -397,3 +397,14 @@ def test_code_that_does_not_compile_explains_the_tests_that_then_fail():
         "Errors while running CTest\n"
     )
     _expect("make -k; ctest --output-on-failure", body, "build", 7)
+
+
+def test_a_line_a_terminal_overwrote_does_not_split_the_last_block():
+    body = (
+        "bundling\n\n"
+        "  Bundle size budget is over by 2.1 kB\n"
+        "  progress 10%\r  progress 100%\n"
+        "  Budget:      50 kB\n"
+    )
+    doc = _doc(_travis("./scripts/size-check", body))
+    assert _top(doc)[0] == 8

@@ -542,6 +542,8 @@ def _last_block(recent: list[tuple[int, str, bool]]) -> list[int]:
     cleaning drops, ends a run)."""
     block: list[int] = []
     for rn, _, _ in reversed(recent):
+        if block and rn == block[0]:
+            continue  # another segment of the same line (a terminal's CR)
         if block and rn != block[0] - 1:
             break
         block.insert(0, rn)
