@@ -2,20 +2,27 @@
 
 For each package (sources from the package registry, with the tests their sdist ships):
 
-1. run its suite once under truegreen's tracer: the lines the tests execute;
+1. run its suite once under truegreen's tracer (the ``settrace`` engine: every line that
+   starts bytecode): the lines the tests execute;
 2. inject single-line faults (seeded) with a small AST mutator, on executed lines only:
    arithmetic operator, comparison operator, constant (off-by-one / flipped boolean),
    and/or, augmented assignment, a removed ``None`` check (``if x is None`` -> ``if False``);
 3. keep the mutants that make at least one test fail that passes on the pristine tree;
 4. ``localize`` the failing tests (at most 5) and record the worst-case rank of the
-   injected line (rank = the position of the last line of its tie group), with and
-   without the evidence tie-breaks; the wall time against a bare ``python -m pytest``
-   of the same selection;
+   statement holding the injected line (rank = the position of the last entry of its tie
+   group), with everything localize orders by and by the formula's score alone, for each
+   of the three formulas (the engine's ranking inputs are captured and re-ranked); the
+   wall time against a bare ``python -m pytest`` of the same selection;
 5. FauxPy (SBFL, statement granularity, Ochiai) on the same bug, the same selection
-   and the same failing tests, side by side: worst-case rank and wall time.
+   and the same failing tests, side by side: worst-case rank of the statement holding
+   the injected line (its lines mapped to statements the same way) and wall time.
 
     python bench/bench_localize.py [--packages inflection,toolz,python-slugify]
                                    [--mutants 12] [--seed 7] [--no-fauxpy]
+                                   [--keep-docs DIR] [--out FILE]
+
+``--keep-docs`` keeps each bug's localization document and the ranking inputs (spectra,
+evidence; a pickle) for studying ranking changes without running the tests again.
 
 Downloads and the virtualenv are cached under bench/.cache (git-ignored); results are
 written to bench/results/localize.json. Not part of the unit test suite (minutes).
@@ -26,6 +33,7 @@ from __future__ import annotations
 import argparse
 import ast
 import json
+import pickle
 import random
 import shutil
 import statistics
@@ -458,9 +466,11 @@ def bench_package(
             res.by_formula = formula_ranks(Statements(work), m.file, m.line)
             if DOCS is not None:
                 DOCS.mkdir(parents=True, exist_ok=True)
-                (DOCS / f"{name}-{m.file.replace('/', '_')}-{m.line}-{m.col}.json").write_text(
+                stem = f"{name}-{m.file.replace('/', '_')}-{m.line}-{m.col}"
+                (DOCS / f"{stem}.json").write_text(
                     json.dumps({"mutant": m.__dict__, "doc": doc}, default=str)
                 )
+                (DOCS / f"{stem}.pickle").write_bytes(pickle.dumps(dict(_LAST_RANK)))
             if doc["order_dependence"].get("order_dependent"):
                 res.notes.append("order-dependent")
             if not doc["measurement"].get("consistent", True):

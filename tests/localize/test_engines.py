@@ -160,3 +160,39 @@ def test_localize_runs_one_traced_process_that_also_records_values(make_project,
         # no trace function while tests run (but the watched ones): no outcome changes
         assert doc["measurement"]["compared"] == 3  # the target ran first (alone) bare
         assert doc["measurement"]["consistent"] is True
+
+
+LOOP_PROJECT = {
+    "spin/__init__.py": "",
+    "spin/core.py": """
+        def spin(n):
+            total = 0
+            for i in range(n):
+                total += i % 7
+            return total
+        """,
+    "tests/test_spin.py": """
+        from spin.core import spin
+
+        def test_small():
+            assert spin(10) == 24
+
+        def test_long():
+            assert spin(3_000_000) == -1
+        """,
+}
+
+
+def test_value_capture_of_a_long_loop_is_cut_short(make_project):
+    # every line event of a watched test reads its locals; without a budget the 6 million
+    # events of this loop take about 15 s (the 10 s timeout fails the run), with it the
+    # capture stops after a bounded number and the run takes a second or two
+    root = make_project(LOOP_PROJECT, use_git=False)
+    project = open_project(root, PY, "none")
+    doc = localize(
+        project,
+        ["tests/test_spin.py::test_long"],
+        LocalizeOptions(timeout=10, check_measurement=False),
+    )
+    assert doc["failure"]["exc_type"] == "AssertionError"
+    assert doc["values"]["passing"] == "tests/test_spin.py::test_small"

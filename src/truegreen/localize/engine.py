@@ -191,7 +191,10 @@ def localize(
         cfg: Path | None = None
         if opts.values:
             cfg = tmp / "values.json"
-            cfg.write_text(json.dumps({"tests": targets, "siblings": SIBLINGS}), encoding="utf-8")
+            # values are compared for the first failing target only: watch the first target
+            # and its neighbours (each watched test runs under a trace function)
+            watch = {"tests": targets[:1], "siblings": SIBLINGS}
+            cfg.write_text(json.dumps(watch), encoding="utf-8")
 
         def bare() -> None:
             try:

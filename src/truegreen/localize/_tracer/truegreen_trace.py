@@ -428,6 +428,9 @@ _PER_LINE = 6
 _MAX_STATES = 4000
 _MAX_ASSIGNS = 4000
 _MAX_RETURNS = 2000
+#: line and return events whose locals are read, per test: value capture runs every line
+#: of project code under a trace function, so a test that loops long is cut short here
+_MAX_EVENTS = 20000
 
 _SECRET_NAME = re.compile(
     r"(pass(wd|word|phrase)?|secret|token|api[_-]?key|apikey|private[_-]?key|credential|"
@@ -616,13 +619,25 @@ def _value_call(frame, code, add_line):
     """A local trace function recording values (and, given ``add_line``, lines)."""
     if _ctx is None:
         return None
-    rec = _values.setdefault(_ctx[1], {"states": [], "assigns": [], "returns": [], "per": {}})
+    rec = _values.setdefault(
+        _ctx[1], {"states": [], "assigns": [], "returns": [], "per": {}, "events": [0]}
+    )
+    events = rec["events"]
+    if events[0] >= _MAX_EVENTS and add_line is None:
+        return None
     rel = _file_of[code]
     func = code.co_name
     state = {"line": None, "snap": None, "seq": 0}
 
     def _local(frame, event, arg):
+        if events[0] >= _MAX_EVENTS:  # over budget: lines only (settrace engine), or stop
+            if add_line is None:
+                return None
+            if event == "line":
+                add_line(frame.f_lineno)
+            return _local
         if event == "line" or event == "return":
+            events[0] += 1
             _seq[0] += 1
             seq = _seq[0]
             snap = _snapshot(frame)
@@ -929,7 +944,7 @@ def _write() -> None:
     _engine = "off"
     values = {}
     for nid, rec in _values.items():
-        values[nid] = {k: v for k, v in rec.items() if k != "per"}
+        values[nid] = {k: v for k, v in rec.items() if k not in ("per", "events")}
     doc = {
         "engine": engine,
         "python": ".".join(str(v) for v in sys.version_info[:3]),
