@@ -187,12 +187,8 @@ def test_value_capture_of_a_long_loop_is_cut_short(make_project):
     # every line event of a watched test reads its locals; without a budget the 6 million
     # events of this loop take about 15 s (the 10 s timeout fails the run), with it the
     # capture stops after a bounded number and the run takes a second or two
-    root = make_project(LOOP_PROJECT, use_git=False)
-    project = open_project(root, PY, "none")
-    doc = localize(
-        project,
-        ["tests/test_spin.py::test_long"],
-        LocalizeOptions(timeout=10, check_measurement=False),
-    )
+    opts = LocalizeOptions(timeout=10, check_measurement=False)
+    doc = localize(open_project(make_project(LOOP_PROJECT, use_git=False), PY, "none"),
+                   ["tests/test_spin.py::test_long"], opts)  # fmt: skip
     assert doc["failure"]["exc_type"] == "AssertionError"
     assert doc["values"]["passing"] == "tests/test_spin.py::test_small"
