@@ -408,3 +408,15 @@ def test_a_line_a_terminal_overwrote_does_not_split_the_last_block():
     )
     doc = _doc(_travis("./scripts/size-check", body))
     assert _top(doc)[0] == 8
+
+
+def test_a_failure_said_only_with_failed_or_timed_out_is_seen_far_from_the_exit():
+    body = (
+        "* checking tests ...\n"
+        "  Running 'testthat.R'\n"
+        "Running the tests in 'tests/testthat.R' failed.\n"
+        + "".join(f"* checking item {k} ... OK\n" for k in range(3000))
+    )
+    doc = _doc(_travis("R CMD check pkg.tar.gz", body))
+    assert doc["class"] == "test"
+    assert 8 in _top(doc)

@@ -45,7 +45,7 @@ MAX_WATCHED = 20
 # and tox steps. Everything else is read only inside the windows around them.
 _MARKERS: tuple[bytes, ...] = (
     b"rror", b"RROR", b"ERR!", b"exit", b"##[", b"$ ", b"== ", b"FAIL", b"RERUN",
-    b"nox > ", b"commands[",
+    b"nox > ", b"commands[", b"ailed", b"imed out",
 )  # fmt: skip
 _OUTCOME_ONLY = re.compile(rb"(?:PASSED|FAILED|RERUN|ERROR)")
 _ANSI_B = re.compile(rb"\x1b\[[0-9;?]*[A-Za-z]")
