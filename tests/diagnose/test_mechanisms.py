@@ -31,6 +31,10 @@ def _expect(cmd: str, body: str, cls: str, line: int | None = None, code: int = 
     return doc
 
 
+#: a long tail of other output between a failure and its step's exit
+_FAR = "".join(f"worker batch {k}: ok\n" for k in range(3000))
+
+
 def test_scalatest_failed_marker_behind_an_sbt_level_prefix_is_a_test_failure():
     body = (
         "[info] Compiling 3 Scala sources to /build/core/target/classes ...\n"
@@ -249,16 +253,13 @@ def test_git_cannot_reach_the_remote_is_network():
 
 def test_the_details_after_an_error_header_far_from_the_exit_are_read():
     # a test runner reports early, then a long tail of other output before the step exits
-    body = (
+    head = (
         "PHPUnit 9.6.0 by Sebastian Bergmann and contributors.\n\n"
         "There were 2 errors:\n\n"
         "1) App\\Tests\\InvoiceTest::testTotals\n"
         "TypeError: Argument 1 passed to App\\Invoice::add() must be of the type int\n\n"
-        + "".join(f"Running worker batch {k}: ok\n" for k in range(3000))
     )
-    doc = _doc(_travis("vendor/bin/phpunit", body))
-    assert doc["class"] == "test"
-    assert 10 in _top(doc)
+    _expect("vendor/bin/phpunit", head + _FAR, "test", 10)
 
 
 def test_a_line_read_late_belongs_to_the_step_that_printed_it():
@@ -411,12 +412,5 @@ def test_a_line_a_terminal_overwrote_does_not_split_the_last_block():
 
 
 def test_a_failure_said_only_with_failed_or_timed_out_is_seen_far_from_the_exit():
-    body = (
-        "* checking tests ...\n"
-        "  Running 'testthat.R'\n"
-        "Running the tests in 'tests/testthat.R' failed.\n"
-        + "".join(f"* checking item {k} ... OK\n" for k in range(3000))
-    )
-    doc = _doc(_travis("R CMD check pkg.tar.gz", body))
-    assert doc["class"] == "test"
-    assert 8 in _top(doc)
+    head = "* checking tests ...\n  Running 'testthat.R'\nRunning the tests in 'tests/testthat.R' failed.\n"
+    _expect("R CMD check pkg.tar.gz", head + _FAR, "test", 8)
