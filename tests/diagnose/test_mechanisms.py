@@ -3,6 +3,8 @@ for this test in the shape a tool prints (not copied from any corpus)."""
 
 from __future__ import annotations
 
+import pytest
+
 from truegreen.diagnose import diagnose_text
 
 
@@ -230,10 +232,6 @@ def test_a_command_named_for_what_it_checks_leans_the_class_when_the_output_has_
     )
 
 
-def test_a_location_in_a_documentation_file_is_a_checker_finding():
-    _expect("docs-checker *.md", "README.md:214:Line longer than 80 characters.\n", "lint", 6)
-
-
 def test_an_eslint_summary_with_zero_errors_is_not_a_lint_failure():
     body = (
         "> app@1.0.0 test /home/ci/app\n> node scripts/site.js\n\n"
@@ -244,11 +242,6 @@ def test_an_eslint_summary_with_zero_errors_is_not_a_lint_failure():
     )
     doc = _doc(_travis("npm test", body))
     assert doc["class"] != "lint"
-
-
-def test_git_cannot_reach_the_remote_is_network():
-    body = "Cloning into 'deps/lib'...\nfatal: unable to access 'https://git.example.org/lib/': Empty reply from server\n"
-    _expect("./ci/fetch-deps.sh", body, "network", 7, code=128)
 
 
 def test_the_details_after_an_error_header_far_from_the_exit_are_read():
@@ -372,18 +365,6 @@ def test_the_exception_that_ends_a_traceback_is_the_first_evidence():
     assert _top(_doc(log))[0] == 10
 
 
-def test_runners_and_checkers_of_other_ecosystems_in_the_command_and_a_missing_program():
-    _expect("stack test --fast", "pandoc-tests: 1 out of 40 tests did not pass\n", "test")
-    _expect("hlint src/", "src/Main.hs:12:1-20: Suggestion: Use <$>\n1 hint\n", "lint")
-    _expect(
-        "vendor/bin/phpstan analyse src",
-        "Line 12: Call to an undefined method Foo::bar().\n",
-        "type",
-    )
-    body = "The program 'swift' is currently not installed. To run 'swift' please ask your administrator to install the package 'swiftlang'\n"
-    _expect("swift build && swift test", body, "environment", 6, code=127)
-
-
 def test_code_that_does_not_compile_explains_the_tests_that_then_fail():
     body = (
         "[ 50%] Building CXX object tests/CMakeFiles/unit.dir/test_parser.cpp.o\n"
@@ -414,3 +395,62 @@ def test_a_line_a_terminal_overwrote_does_not_split_the_last_block():
 def test_a_failure_said_only_with_failed_or_timed_out_is_seen_far_from_the_exit():
     head = "* checking tests ...\n  Running 'testthat.R'\nRunning the tests in 'tests/testthat.R' failed.\n"
     _expect("R CMD check pkg.tar.gz", head + _FAR, "test", 8)
+
+
+# A step's command, its output, the class, a line that must be in the top three, the exit code
+SHAPES = [
+    pytest.param(
+        "./ci/fetch-deps.sh",
+        "Cloning into 'deps/lib'...\nfatal: unable to access 'https://git.example.org/lib/': Empty reply from server\n",
+        "network",
+        7,
+        128,
+        id="git-cannot-reach-its-remote",
+    ),
+    pytest.param(
+        "docs-checker *.md",
+        "README.md:214:Line longer than 80 characters.\n",
+        "lint",
+        6,
+        1,
+        id="a-location-in-a-documentation-file",
+    ),
+    pytest.param(
+        "stack test --fast",
+        "pandoc-tests: 1 out of 40 tests did not pass\n",
+        "test",
+        None,
+        1,
+        id="a-test-runner-named-by-the-command",
+    ),
+    pytest.param(
+        "hlint src/",
+        "src/Main.hs:12:1-20: Suggestion: Use <$>\n1 hint\n",
+        "lint",
+        None,
+        1,
+        id="a-linter-named-by-the-command",
+    ),
+    pytest.param(
+        "vendor/bin/phpstan analyse src",
+        "Line 12: Call to an undefined method Foo::bar().\n",
+        "type",
+        None,
+        1,
+        id="a-type-checker-named-by-the-command",
+    ),
+    pytest.param(
+        "swift build && swift test",
+        "The program 'swift' is currently not installed. To run 'swift' please ask your "
+        "administrator to install the package 'swiftlang'\n",
+        "environment",
+        6,
+        127,
+        id="a-program-not-installed",
+    ),
+]
+
+
+@pytest.mark.parametrize(("cmd", "body", "cls", "line", "code"), SHAPES)
+def test_one_steps_output(cmd: str, body: str, cls: str, line: int | None, code: int) -> None:
+    _expect(cmd, body, cls, line, code)
