@@ -85,6 +85,8 @@ class Project:
     #: fix commits mined from the project's history (not in BugsInPy): a commit whose diff
     #: changes one source file and adds or changes tests; the buggy commit is its parent
     mined: tuple[str, ...] = ()
+    editable: bool = False  # a src layout: install the checkout (a venv per bug)
+    localize_args: tuple[str, ...] = ()  # extra options for `truegreen localize`
 
 
 _OLD_PYTEST = ("pytest<8", "pytest-mock<3.12", "mock")
@@ -93,7 +95,9 @@ PROJECTS = {
         "nvbn+thefuck", "thefuck", (*_OLD_PYTEST, "six", "decorator", "psutil", "colorama", "pyte")
     ),
     "PySnooper": Project(
-        "cool-RR+PySnooper", "pysnooper", (*_OLD_PYTEST, "python-toolbox", "six", "future")
+        "cool-RR+PySnooper",
+        "pysnooper",
+        (*_OLD_PYTEST, "python-toolbox", "six", "future", "decorator"),
     ),
     "tqdm": Project("tqdm+tqdm", "tqdm", (*_OLD_PYTEST, "nose")),
     "cookiecutter": Project(
@@ -101,6 +105,7 @@ PROJECTS = {
         "cookiecutter",
         (
             *_OLD_PYTEST,
+            "pytest-cov",  # its setup.cfg's addopts has --cov
             "freezegun",
             "click<8",
             "jinja2<3",
@@ -113,7 +118,11 @@ PROJECTS = {
             "python-slugify",
             "requests",
             "six",
+            "pyyaml",  # its 2015 commits read the config with yaml
         ),
+        # its tests create directories inside the repository, which the default sandbox
+        # mounts read-only: under it they fail with PermissionError instead of the bug
+        localize_args=("--sandbox", "none"),
     ),
 }
 _NEW_PYTEST = ("pytest",)
@@ -136,7 +145,7 @@ PROJECTS |= {
     "boltons": Project(
         "mahmoud+boltons",
         "boltons",
-        _NEW_PYTEST,
+        _OLD_PYTEST,  # its older conftest implements pytest_ignore_collect(path, ...)
         (
             "c1c25da365",  # Fix off-by-one in Bits length check
             "ead236e278",  # fix: backoff_iter with factor=1.0 and no count raised ZeroDivision
@@ -159,8 +168,10 @@ PROJECTS |= {
     ),
     "click": Project(
         "pallets+click",
-        "click",
-        _NEW_PYTEST,
+        "src/click",
+        # under pytest 9 its tests/test_basic.py fails to collect (PytestRemovedIn10Warning
+        # with filterwarnings = error), which interrupts every session that includes it
+        ("pytest<9",),
         (
             "762c97eef7",  # Fix double-bracketing of choices in synopsis
             "0551bf5358",  # Fix `HelpFormatter.write_usage` producing spurious characters
@@ -168,6 +179,7 @@ PROJECTS |= {
             "4fd2fea0db",  # Fix condition for setting flag value when type is provided
             "ac6a2acfdb",  # Fix shell completion for nested groups
         ),
+        editable=True,
     ),
 }
 DEFAULT_BUGS = (
@@ -258,6 +270,13 @@ def patch_files(patch: str) -> list[str]:
     return [m.group(1) for m in re.finditer(r"^diff --git a/(\S+) b/", patch, re.M)]
 
 
+def _code(text: str) -> bool:
+    """A line that can run: not blank, a comment, or a bare ``else:``/``try:``/``finally:``
+    (no line event of its own; the statement next to it is the neighbour)."""
+    t = text.strip()
+    return bool(t) and not t.startswith("#") and t not in ("else:", "try:", "finally:")
+
+
 def changed_lines(patch: str) -> dict[str, set[int]]:
     """Buggy-side lines the patch changes or deletes, per source file (test files are left
     out). A fix that deletes or changes no line (only adds code) is an omission: its faulty
@@ -285,8 +304,8 @@ def changed_lines(patch: str) -> dict[str, set[int]]:
                     continue  # a replacement: the deleted lines count
                 if all(not t.strip() or t.strip().startswith("#") for _, _, t in body[k:j]):
                     continue
-                above = [b for b in body[:k] if b[0] == " " and b[2].strip()]
-                below = [b for b in body[j:] if b[0] == " " and b[2].strip()]
+                above = [b for b in body[:k] if b[0] == " " and _code(b[2])]
+                below = [b for b in body[j:] if b[0] == " " and _code(b[2])]
                 if above:
                     near_lines.add(above[-1][1])
                 if below:
@@ -518,6 +537,7 @@ def localize(b: Bug, d: Path, py: Path, reuse: bool) -> dict[str, Any] | None:
             "--python",
             str(py),
             "--json",
+            *PROJECTS[b.project].localize_args,
         ]
         t0 = time.perf_counter()
         done = sh(argv, cwd=ROOT, timeout=1200)
@@ -545,7 +565,9 @@ def score(b: Bug, doc: dict[str, Any]) -> None:
     b.selection = (doc.get("tests") or {}).get("selection")
     best: dict[str, Any] | None = None
     for r in ranking:
-        if r["line"] in b.faulty.get(r["file"], ()) and (best is None or r["rank"] < best["rank"]):
+        lo, hi = r.get("lines") or (r["line"], r["line"])  # the statement's span, if given
+        hit = any(lo <= ln <= hi for ln in b.faulty.get(r["file"], ()))
+        if hit and (best is None or r["rank"] < best["rank"]):
             best = r
     if best is not None:
         b.rank, b.ties, b.best_line = best["rank"], best["ties"], f"{best['file']}:{best['line']}"
@@ -599,13 +621,19 @@ def run_fauxpy(b: Bug, d: Path, proj: Project, fpy: Path, sel: list[str], reuse:
     if not (reuse and done_marker.exists()):
         shutil.rmtree(out, ignore_errors=True)
         out.mkdir(parents=True)
-        flist = out / "failing.txt"
-        flist.write_text("\n".join(b.failing[:MAX_FAILING]) + "\n")
+        # inside the checkout: pytest takes the option's value for a path when it looks for
+        # the rootdir, and a file outside would move the rootdir (and FauxPy's test names)
+        flist = d / ".git" / "bench-fauxpy-failing.txt"
+        # FauxPy names a targeted test by module and function: no parametrize ids (all the
+        # failing instances of the function count; the passing ones stay passing)
+        names = dict.fromkeys(t.split("[", 1)[0] for t in b.failing[:MAX_FAILING])
+        flist.write_text("\n".join(names) + "\n")
         t0 = time.perf_counter()
-        # FauxPy's coverage warnings turn into INTERNALERRORs under `filterwarnings = error`
+        # FauxPy's coverage warnings turn into INTERNALERRORs under `filterwarnings = error`;
+        # under FauxPy, old code's DeprecationWarnings (thefuck's `imp`) fail collection
         opts = "-q -p no:cacheprovider --family sbfl --granularity statement"
-        warn = "ignore::coverage.exceptions.CoverageWarning"
-        argv = [str(fpy), "-m", "pytest", *opts.split(), "--src", proj.src, "-W", warn]
+        warn = "-W ignore::coverage.exceptions.CoverageWarning -W ignore::DeprecationWarning"
+        argv = [str(fpy), "-m", "pytest", *opts.split(), "--src", proj.src, *warn.split()]
         done = sh([*argv, "--failing-file", str(flist), *sel], cwd=d, timeout=1200)
         secs = round(time.perf_counter() - t0, 3)
         reports = sorted(d.parent.glob("FauxPyReport_*"))
@@ -625,10 +653,23 @@ def run_fauxpy(b: Bug, d: Path, proj: Project, fpy: Path, sel: list[str], reuse:
     b.fauxpy_rank = min(got) if got else None
 
 
+def editable(py: Path, d: Path, proj: Project) -> None:
+    stamp = py.parent.parent / "bench-editable"
+    if proj.editable and not stamp.exists():
+        done = sh([str(py), "-m", "pip", "install", "-q", "--no-deps", "-e", str(d)])
+        if done.returncode == 0:
+            stamp.write_text(str(d))
+        else:
+            print(done.stderr[-1500:], file=sys.stderr)
+
+
 def bench_bug(b: Bug, use_fauxpy: bool, reuse: bool, verify_only: bool = False) -> None:
     proj = PROJECTS[b.project]
-    py = ensure_venv(f"venv-{b.project.lower()}", proj.deps)
+    # a src layout is importable only installed: one venv per bug, the checkout editable
+    venv = f"venv-{b.key if proj.editable else b.project}".lower()
+    py = ensure_venv(venv, proj.deps)
     d = prepare(b, proj, py)
+    editable(py, d, proj)
     verify(b, d, py)
     if b.skipped:
         return
@@ -645,7 +686,8 @@ def bench_bug(b: Bug, use_fauxpy: bool, reuse: bool, verify_only: bool = False) 
     if use_fauxpy and (b.bare_selection_s or 0) > FAUXPY_MAX_BARE_S:
         b.fauxpy_error = f"not run: the bare selection takes {b.bare_selection_s}s"
     elif use_fauxpy:
-        fpy = ensure_venv(f"venv-{b.project.lower()}-fauxpy", ("fauxpy", *proj.deps))
+        fpy = ensure_venv(f"{venv}-fauxpy", ("fauxpy", *proj.deps))
+        editable(fpy, d, proj)
         run_fauxpy(b, d, proj, fpy, sel or b.failing[:MAX_FAILING], reuse)
 
 
