@@ -103,10 +103,17 @@ def test_statement_map_keys_every_line_of_a_statement_by_its_first_line(tmp_path
     assert key.get(at["except KeyError:"], at["except KeyError:"]) == at["except KeyError:"]
 
 
-def _trace(root: Path, engine: str) -> Trace:
+def _trace(root: Path, engine: str, watch: list[str] | None = None) -> Trace:
     project = open_project(root, PY, "none")
     out = root.parent / f"trace-{engine}.json"
-    run_pytest(eng._request(project, ["tests/test_mod.py"], 60, tracer=out, engine=engine))
+    cfg = None
+    if watch is not None:  # value capture for these tests and a neighbour each
+        cfg = root.parent / "values.json"
+        cfg.write_text(json.dumps({"tests": watch, "siblings": 1}))
+    request = eng._request(
+        project, ["tests/test_mod.py"], 60, tracer=out, engine=engine, values_cfg=cfg
+    )
+    run_pytest(request)
     trace = Trace.from_json(json.loads(out.read_text()))
     assert trace.engine == engine
     return trace
@@ -128,6 +135,11 @@ def test_engines_give_the_same_statement_spectra_as_line_events(make_project, en
     reference = spectra(_trace(root, "settrace"), ids, stmts)
     got = spectra(_trace(root, engine), ids, stmts)
     assert reference == got
+    # the same while values are recorded for some tests (a trace function next to the
+    # engine: the code objects it sees first must still be measured)
+    valued = _trace(root, engine, watch=[ids[1]])
+    assert set(valued.values) == {ids[0], ids[1]}
+    assert spectra(valued, ids, stmts) == reference
     # import-time statements (the table, the decorator call, the class body) are there
     lines = (root / "pkg/mod.py").read_text().splitlines()
     table = lines.index("TABLE = [") + 1

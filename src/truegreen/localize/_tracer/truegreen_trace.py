@@ -367,10 +367,16 @@ def _mon_flush() -> None:
         target.setdefault(rel, set()).update(lines)
 
 
+_mon_on: set = set()  # code objects seen by PY_START
+
+
 def _mon_start(code, offset):
-    kind = _kind.get(code)
-    if kind is None:
-        kind = _classify(code)
+    if code not in _mon_on:
+        # (not keyed on _kind: value capture may have classified the code object first)
+        _mon_on.add(code)
+        kind = _kind.get(code)
+        if kind is None:
+            kind = _classify(code)
         if kind != _SKIP:
             # LINE events only for project code: local events, so library and test
             # code never pays for a callback
