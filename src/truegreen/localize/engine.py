@@ -5,8 +5,8 @@ Runs, all through :func:`truegreen.run.pytest_run.run_pytest`:
 
 A. *measured*: the failing tests plus passing tests that share code with them, under
    truegreen's tracer (per-test, per-phase lines; import-time lines per module), with
-   value capture for the failing tests and their nearest collected neighbours (the
-   passing one most similar by spectrum is compared with);
+   value capture for the first target and its nearest collected neighbours (the passing
+   one most similar by spectrum is compared with);
 B. *bare*: the same selection without the tracer, in parallel with A, so that an outcome
    the measurement changed is reported instead of trusted; the target tests run first
    there (the first one alone in a fresh process: the order-dependence check).

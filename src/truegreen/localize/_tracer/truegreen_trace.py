@@ -12,13 +12,19 @@ Environment:
 * ``TRUEGREEN_TRACE_ROOT``  the repository root: only files below it are traced, and not
   virtualenvs, site-packages or test files (tests are the measuring instrument, not the
   thing measured);
-* ``TRUEGREEN_TRACE_VALUES`` (optional) a JSON file ``{"tests": [node ids]}``: for those
-  tests, record local values at every traced line (bounded), assignments and returns.
+* ``TRUEGREEN_TRACE_VALUES`` (optional) a JSON file ``{"tests": [node ids], "siblings": N}``:
+  for those tests and the N collected tests nearest to each, record local values at every
+  traced line (bounded), assignments and returns;
+* ``TRUEGREEN_TRACE_ENGINE`` (optional) ``monitoring``, ``probe`` or ``settrace``;
+* ``TRUEGREEN_TRACE_FIRST`` (optional, also without ``TRUEGREEN_TRACE_OUT``) a JSON list of
+  node ids to run before all other tests.
 
-Engines: ``sys.monitoring`` on Python >= 3.12 (a LINE callback that disables itself per
-location once seen, re-enabled at each phase switch), ``sys.settrace`` before that (a
-per-code-object line set; a call whose code object already ran all its lines in this
-phase is not traced at all). Value capture always uses ``sys.settrace`` (two tests only).
+Engines: ``sys.monitoring`` on Python >= 3.12 (local LINE events for project code objects,
+turned on at their first PY_START); probes before that (project modules compiled, at
+import, with a call of a shared set's ``add`` before every statement: no trace function,
+which on 3.11 would slow every frame); ``sys.settrace`` on request (a per-code-object line
+set; a call whose code object already ran all its lines in this phase is not traced).
+Value capture uses ``sys.settrace``, only while a watched test runs.
 
 Import-time code (module bodies, class bodies, decorator arguments, default values) runs
 once per process, outside any test: its lines are recorded per module file
@@ -33,7 +39,7 @@ redacted string leaves the process, so that truegreen can scrub it from other ou
 
 Output (one JSON document):
 
-    {"engine": "settrace|monitoring", "python": "3.11.7",
+    {"engine": "monitoring|probe|settrace", "python": "3.11.7",
      "phases": {"<nodeid>": {"setup": {"<file>": [lines]}, "call": {...}, "teardown": {...}}},
      "import_lines": {"<file>": [lines]}, "session_lines": {"<file>": [lines]},
      "imports": {"<file>": [files its globals reference]},
