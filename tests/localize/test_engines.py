@@ -60,8 +60,38 @@ PROJECT = {
             def size(self):
                 return self.SIZE
         ''',
+    "pkg/more.py": """
+        COUNT = 0
+
+
+        def bump(kind):
+            global COUNT
+            COUNT += 1
+
+            def inner(x=COUNT):
+                return x
+
+            match kind:
+                case "a" | "b":
+                    out = inner()
+                case _:
+                    out = -1
+            try:
+                out += 1
+            finally:
+                out += 0
+            gen = (i for i in range(out))
+            return sum(gen)
+
+
+        async def later(x):
+            return x
+        """,
     "tests/test_mod.py": """
+        import asyncio
+
         from pkg.mod import Box, pick
+        from pkg.more import bump, later
 
         def test_one():
             assert pick(1) == "one"
@@ -71,6 +101,8 @@ PROJECT = {
 
         def test_box():
             assert Box().size() == 3
+            assert bump("a") == 1 and bump("z") == 0
+            assert asyncio.run(later(2)) == 2
         """,
     "tests/test_trace.py": """
         import sys

@@ -285,7 +285,8 @@ def _instrument(tree, rel):
             else:
                 out += [probe(ln, at_import) for ln in pending]
                 pending = []
-                out.append(probe(st.lineno, at_import))
+                if not isinstance(st, (ast.Global, ast.Nonlocal)):  # no code, no line event
+                    out.append(probe(st.lineno, at_import))
             visit(st, at_import)
             out.append(st)
         return out + [probe(ln, at_import) for ln in pending]
@@ -301,7 +302,7 @@ def _instrument(tree, rel):
         for h in getattr(st, "handlers", ()) or ():
             h.body = [probe(h.lineno, inner), *body(h.body, inner)]
         for case in getattr(st, "cases", ()) or ():
-            case.body = body(case.body, inner)
+            case.body = [probe(case.pattern.lineno, inner), *body(case.body, inner)]
 
     tree.body = body(tree.body, True, first=True)
     return tree
