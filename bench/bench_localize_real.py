@@ -4,7 +4,13 @@ Not part of the unit test suite: it takes minutes and needs fetched repositories
 
 The bugs come from BugsInPy (github: soarsmu/BugsInPy): for each bug, the project's buggy
 and fixed commit ids, the failing tests (``run_test.sh``) and the fix restricted to the
-project's source (``bug_patch.txt``). For each bug:
+project's source (``bug_patch.txt``). Of its small pure-Python projects, only the newer
+commits still run on Python 3.11 (older thefuck needs ``inspect.getargspec`` or pytest < 4,
+older tqdm ``sys.setcheckinterval``, PySnooper 1-2 ``collections.Mapping``); those are
+skipped with the reason. More bugs are fix commits mined from the histories of
+more-itertools, boltons, toolz and click (``Project.mined``: one source file changed, tests
+added or changed; the buggy version is the parent commit; the tests run are the changed
+test files). For each bug:
 
 1. clone the project's repository (from a local mirror) into ``bench/.cache/real/bugs/``,
    check out the buggy commit and bring in the fixed commit's versions of the test files
@@ -38,8 +44,14 @@ repository, whose pyproject.toml has pytest settings (``filterwarnings = error``
 checkout without its own pytest configuration gets an empty, git-excluded ``pytest.ini``
 so that pytest's rootdir is the checkout, as it would be in a user's own clone.
 
-    python bench/bench_localize_real.py [--bugs thefuck:1-32,PySnooper:1-3,tqdm:1-9]
-                                        [--no-fauxpy] [--reuse]
+    python bench/bench_localize_real.py [--bugs thefuck:1-2+22-32,tqdm:2,boltons,...]
+                                        [--no-fauxpy] [--reuse] [--verify-only]
+
+(``project:lo-hi+n`` selects BugsInPy ids; a mined project alone takes all its commits,
+``project:sha+sha`` some of them.) Two projects need help to be measured at all, each
+noted where it is configured: click is pinned to pytest < 9 (with pytest 9 one of its test
+files fails to collect, which interrupts every localize session that includes it), and
+cookiecutter runs with ``--sandbox none`` (its tests write into the repository).
 
 Checkouts, venvs and per-bug verification are cached; ``--reuse`` also reuses the cached
 localize/FauxPy documents (only the table is recomputed). Results are written to
