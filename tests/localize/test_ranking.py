@@ -93,6 +93,9 @@ def test_the_crash_site_goes_first_and_nearness_breaks_ties_only():
         (1, 4, 2),
         (4, 4, 2),
     ]
+    # a guard of the crash site comes right after it, before every score
+    ranking = rank(failing, passing, first=F({("a.py", 3)}), second=F({("a.py", 4)}))
+    assert [(r.line, r.rank) for r in ranking][:2] == [(3, 1), (4, 2)]
 
 
 def _near(tmp_path, failure):
@@ -122,8 +125,8 @@ def _frames(*lines):
 
 
 def test_near_crash_promotes_the_raising_statement_and_orders_by_distance(tmp_path):
-    first, order = _near(tmp_path, {"type": "IndexError", "frames": _frames(9, 4)})
-    assert first == {("m.py", 4)}
+    first, second, order = _near(tmp_path, {"type": "IndexError", "frames": _frames(9, 4)})
+    assert first == {("m.py", 4)} and second == frozenset()
     # in the crashing function, nearest first; then the caller's function; h() not at all
     assert order[("m.py", 4)] > order[("m.py", 3)] > order[("m.py", 2)] > order[("m.py", 7)]
     assert order[("m.py", 7)] == order[("m.py", 9)]
@@ -131,7 +134,8 @@ def test_near_crash_promotes_the_raising_statement_and_orders_by_distance(tmp_pa
 
 
 def test_an_explicit_raise_or_a_recursion_error_is_not_put_first(tmp_path):
-    first, _ = _near(tmp_path, {"type": "ValueError", "frames": _frames(8)})
-    assert first == frozenset()
-    first, _ = _near(tmp_path, {"type": "RecursionError", "frames": _frames(9, 4)})
-    assert first == frozenset()
+    first, second, _ = _near(tmp_path, {"type": "ValueError", "frames": _frames(8)})
+    # the condition that let the `raise` run comes second
+    assert first == frozenset() and second == {("m.py", 7)}
+    first, second, _ = _near(tmp_path, {"type": "RecursionError", "frames": _frames(9, 4)})
+    assert first == second == frozenset()

@@ -344,8 +344,16 @@ def _document(
     evidence = _by_statement(
         val.evidence(failures, origin_docs, {ln for ln in kind_lines if is_source(ln[0])}), stmts
     )
-    first, near = _near_crash(failures, stmts, src, frozenset().union(*fail_sets))
-    ranking = rank(fail_sets, pass_sets, opts.formula, evidence=evidence, first=first, order=near)
+    first, second, near = _near_crash(failures, stmts, src, frozenset().union(*fail_sets))
+    ranking = rank(
+        fail_sets,
+        pass_sets,
+        opts.formula,
+        evidence=evidence,
+        first=first,
+        second=second,
+        order=near,
+    )
     focus: list[Line] = []
     if crash_doc is not None:
         focus.append((str(crash_doc["file"]), int(crash_doc["line"])))
@@ -422,7 +430,7 @@ _UNINFORMATIVE_CRASH = ("RecursionError", "KeyboardInterrupt", "MemoryError")
 
 def _near_crash(
     failures: Sequence[Mapping[str, Any]], stmts: Statements, src: _Source, lines: frozenset[Line]
-) -> tuple[frozenset[Line], dict[Line, int]]:
+) -> tuple[frozenset[Line], frozenset[Line], dict[Line, int]]:
     """What the failing tracebacks say about ``lines``, beyond the spectrum.
 
     ``first``: the statement where an exception was raised in project code, put before
@@ -431,11 +439,16 @@ def _near_crash(
     code detected a bad state that was made elsewhere), nor for a ``RecursionError``
     (the deepest frame is wherever the stack ran out).
 
+    ``second``: the innermost ``if``/``while``/``for`` whose body holds a crash statement
+    (raised or explicit ``raise``/``assert``; not a ``RecursionError``): its condition
+    decided that the crash statement ran, and a wrong condition is a common fault.
+
     ``order`` (a tie-break among equal scores and evidence): lines in a function on a
     failing traceback before other lines; in the crashing function, the lines before the
     crash line, nearest first.
     """
     first: set[Line] = set()
+    second: set[Line] = set()
     funcs: set[tuple[str, tuple[int, int]]] = set()
     crashes: list[tuple[str, tuple[int, int], int]] = []
     for fail in failures:
@@ -448,16 +461,18 @@ def _near_crash(
             continue
         file, line = str(frames[-1]["file"]), int(frames[-1]["line"])
         code = src.line(file, line).strip()
-        if fail.get("type") not in _UNINFORMATIVE_CRASH and not code.startswith(
-            ("raise", "assert")
-        ):
+        informative = fail.get("type") not in _UNINFORMATIVE_CRASH
+        if informative and not code.startswith(("raise", "assert")):
             first.add((file, stmts.line(file, line)))
+        guard = stmts.guard(file, stmts.line(file, line)) if informative else None
+        if guard is not None:
+            second.add((file, guard))
         span = stmts.function(file, line)
         if span is not None:
             crashes.append((file, span, stmts.line(file, line)))
     order: dict[Line, int] = {}
     if not funcs:
-        return frozenset(first), order
+        return frozenset(first), frozenset(second - first), order
     for file, line in lines:
         span = stmts.function(file, line)
         if span is None or (file, span) not in funcs:
@@ -467,7 +482,7 @@ def _near_crash(
             if (cfile, cspan) == (file, span) and line <= cline:
                 near = max(near, _SPAN - (cline - line))
         order[(file, line)] = _SPAN + near
-    return frozenset(first), order
+    return frozenset(first), frozenset(second - first), order
 
 
 _SPAN = 1 << 24

@@ -104,11 +104,12 @@ def rank(
     evidence: Mapping[Line, tuple[int, tuple[str, ...]]] | None = None,
     first: frozenset[Line] = frozenset(),
     order: Mapping[Line, int] | None = None,
+    second: frozenset[Line] = frozenset(),
 ) -> list[Ranked]:
     """Rank ``candidates`` (default: every line a failing test executed).
 
-    Order: the lines in ``first`` (the site of a crash in project code) before all others;
-    then the formula's score, higher first; then, among equal scores only, the evidence
+    Order: the lines in ``first`` (the site of a crash in project code) before all others,
+    then those in ``second`` (the conditions that guard a crash site); then the formula's score, higher first; then, among equal scores only, the evidence
     level (the crash frame, where a differing or ``None`` value was produced), then
     ``order`` (nearness to the crash); lines equal in all of these form one tie group,
     listed by file and line, all with the worst-case rank.
@@ -123,7 +124,8 @@ def rank(
             continue
         scores = {f: score(f, c) for f in FORMULAS}
         level = ev.get(ln, (0, ()))[0]
-        key = (ln in first, scores[formula].key(), level, near.get(ln, 0))
+        top = 2 if ln in first else 1 if ln in second else 0
+        key = (top, scores[formula].key(), level, near.get(ln, 0))
         rows.append((key, ln, c, scores))
     rows.sort(key=lambda r: (_neg(r[0]), r[1]))
     out: list[Ranked] = []
@@ -140,7 +142,7 @@ def rank(
     return out
 
 
-_Key = tuple[bool, tuple[int, Fraction], int, int]
+_Key = tuple[int, tuple[int, Fraction], int, int]
 
 
 def _neg(key: _Key) -> tuple[int, int, Fraction, int, int]:

@@ -73,6 +73,7 @@ class Statements:
         self.root = root
         self._maps: dict[str, tuple[dict[int, int], dict[int, tuple[int, int]]]] = {}
         self._funcs: dict[str, list[tuple[int, int]]] = {}
+        self._guards: dict[str, list[tuple[int, int, int]]] = {}
 
     def _map(self, rel: str) -> tuple[dict[int, int], dict[int, tuple[int, int]]]:
         got = self._maps.get(rel)
@@ -95,6 +96,15 @@ class Statements:
         inside = [s for s in spans if s[0] <= line <= s[1]]
         return min(inside, key=lambda s: s[1] - s[0]) if inside else None
 
+    def guard(self, rel: str, line: int) -> int | None:
+        """The innermost ``if``/``while``/``for`` whose body (or ``else``) holds ``line``:
+        the statement whose condition decided that ``line`` ran."""
+        spans = self._guards.get(rel)
+        if spans is None:
+            spans = self._guards[rel] = guard_spans(self.root / rel)
+        inside = [g for g in spans if g[1] <= line <= g[2]]
+        return min(inside, key=lambda g: g[2] - g[1])[0] if inside else None
+
     def lines(self, files: Mapping[str, Sequence[int]]) -> set[Line]:
         out: set[Line] = set()
         for f, ns in files.items():
@@ -115,6 +125,21 @@ def function_spans(path: Path) -> list[tuple[int, int]]:
         for n in ast.walk(tree)
         if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
     ]
+
+
+def guard_spans(path: Path) -> list[tuple[int, int, int]]:
+    """(header line, first, last line) of each body and ``else`` of every if/while/for."""
+    try:
+        tree = ast.parse(path.read_bytes())
+    except (OSError, SyntaxError, ValueError):
+        return []
+    out: list[tuple[int, int, int]] = []
+    for n in ast.walk(tree):
+        if isinstance(n, ast.If | ast.While | ast.For | ast.AsyncFor):
+            for block in (n.body, n.orelse):
+                if block:
+                    out.append((n.lineno, block[0].lineno, block[-1].end_lineno or n.lineno))
+    return out
 
 
 def statement_map(path: Path) -> tuple[dict[int, int], dict[int, tuple[int, int]]]:
