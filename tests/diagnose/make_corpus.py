@@ -1517,6 +1517,26 @@ def gha(s: Scenario) -> tuple[list[str], dict[int, int]]:
     return out, mapping
 
 
+def gh_cli(s: Scenario) -> tuple[list[str], dict[int, int]]:
+    """The job log as ``gh run view --log`` prints it: ``JOB<TAB>STEP<TAB>`` before each
+    line, a BOM before the first timestamp of each step, no line added or removed."""
+    lines, mapping = gha(s)
+    job = f"test ({pick(PYS)})"
+    step = "Set up job"
+    out = []
+    for k, line in enumerate(lines):
+        text = line.split(" ", 1)[1] if " " in line else ""
+        new = step
+        if text.startswith("##[group]Run "):
+            new = "Run tests" if text[13:].strip() == s.cmd else text[9:].strip()
+        elif text == "Post job cleanup.":
+            new = "Post Run actions/checkout@v4"
+        bom = "\ufeff" if new != step or k == 0 else ""
+        step = new
+        out.append(f"{job}\t{step}\t{bom}{line}")
+    return out, mapping
+
+
 def raw(s: Scenario) -> tuple[list[str], dict[int, int]]:
     return list(s.lines), {i: i for i in range(len(s.lines))}
 
@@ -1608,6 +1628,20 @@ def choose_wrapper(
     return "travis", travis
 
 
+def _write(
+    s: Scenario, wrap: Callable[[Scenario], tuple[list[str], dict[int, int]]], name: str, wname: str
+) -> dict[str, object]:
+    lines, mapping = wrap(s)
+    (OUT / name).write_bytes(("\n".join(lines) + "\n").encode("utf-8"))
+    return {
+        "file": name,
+        "class": s.cls,
+        "wrapper": wname,
+        "error_lines": sorted(mapping[i] + 1 for i in s.marks),
+        "failing_tests": s.tests,
+    }
+
+
 def main() -> None:
     OUT.mkdir(parents=True, exist_ok=True)
     for old in OUT.glob("*.log"):
@@ -1639,18 +1673,11 @@ def main() -> None:
         s = make()
         k = sum(x["class"] == s.cls for x in labels)
         wname, wrap = ("gha", gha) if k % 2 == 0 else ("travis", travis)
-        lines, mapping = wrap(s)
-        name = f"{s.cls}-{k:02d}-{wname}.log"
-        (OUT / name).write_bytes(("\n".join(lines) + "\n").encode("utf-8"))
-        labels.append(
-            {
-                "file": name,
-                "class": s.cls,
-                "wrapper": wname,
-                "error_lines": sorted(mapping[i] + 1 for i in s.marks),
-                "failing_tests": s.tests,
-            }
-        )
+        labels.append(_write(s, wrap, f"{s.cls}-{k:02d}-{wname}.log", wname))
+    # Written last, so that the logs above keep their bytes.
+    s = sc_pytest_assert()
+    k = sum(x["class"] == s.cls for x in labels)
+    labels.append(_write(s, gh_cli, f"{s.cls}-{k:02d}-ghcli.log", "gh-cli"))
     (OUT / "labels.json").write_text(json.dumps(labels, indent=1) + "\n")
     print(f"wrote {len(labels)} logs to {OUT}")
 

@@ -212,3 +212,61 @@ def test_words_inside_test_ids_are_not_evidence():
     doc = diagnose_text(log).document()
     assert doc["class"] == "test"
     assert doc["failing_tests"] == ["tests/test_cli.py::test_timeout[timed out]"]
+
+
+def _gh_cli(steps: list[tuple[str, list[str]]], job: str = "test (3.12)") -> bytes:
+    """A log as ``gh run view --log`` prints it: JOB<TAB>STEP<TAB>, a BOM per step."""
+    out = []
+    for step, lines in steps:
+        for k, line in enumerate(lines):
+            bom = "\ufeff" if k == 0 else ""
+            out.append(f"{job}\t{step}\t{bom}2026-02-21T10:00:{k % 60:02d}.1234567Z {line}")
+    return ("\n".join(out) + "\n").encode()
+
+
+_PYTEST_FAILURE = [
+    "============================= test session starts ==============================",
+    "collected 3 items",
+    "tests/test_cart.py .F.                                                   [100%]",
+    "=================================== FAILURES ===================================",
+    "__________________________________ test_total __________________________________",
+    ">       assert cart_total([1, 2]) == 4",
+    "E       assert 3 == 4",
+    "tests/test_cart.py:9: AssertionError",
+    "=========================== short test summary info ============================",
+    "FAILED tests/test_cart.py::test_total - assert 3 == 4",
+    "========================= 1 failed, 2 passed in 0.12s ==========================",
+    "##[error]Process completed with exit code 1.",
+]
+
+
+def test_gh_run_view_columns_are_stripped_only_before_a_timestamp():
+    line = b"test (3.12)\tRun tests\t\xef\xbb\xbf2026-02-21T10:00:05.1234567Z ##[group]Run pytest"
+    assert clean(line) == ["##[group]Run pytest"]
+    assert clean(b"name\tvalue\tnot a timestamp") == ["name\tvalue\tnot a timestamp"]
+    log = _gh_cli(
+        [
+            ("Set up job", ["Current runner version: '2.321.0'"]),
+            ("Run tests", ["##[group]Run python -m pytest", "python -m pytest", "##[endgroup]"]),
+        ]
+    )
+    log += _gh_cli([("Run tests", _PYTEST_FAILURE)])
+    doc = diagnose_bytes(log).document()
+    assert doc["class"] == "test"
+    assert doc["failing_tests"] == ["tests/test_cart.py::test_total"]
+    assert "\t" not in doc["evidence"][0]["text"]
+    assert "step 'Run python -m pytest' exited with 1" in doc["reasons"]
+
+
+def test_gh_run_view_step_column_names_the_steps_of_a_log_without_groups():
+    log = _gh_cli(
+        [
+            ("Set up job", ["Current runner version: '2.321.0'"]),
+            ("Lint", ["ruff check .", "All checks passed!"]),
+            ("Run tests", _PYTEST_FAILURE),
+            ("Post Run actions/checkout@v4", ["Post job cleanup."]),
+        ]
+    )
+    doc = diagnose_bytes(log).document()
+    assert doc["class"] == "test"
+    assert "step 'Run tests' exited with 1" in doc["reasons"]

@@ -5,7 +5,7 @@ chunks that end on a line feed, so a 1 GB log never sits in memory at once, and 
 longer than :data:`MAX_CARRY` (a log without line feeds) is cut rather than buffered.
 
 Line numbers count LF only (a bare CR does not end a line), as the diagnosis contract
-says. Cleaning (GitHub timestamps, ANSI colours, Travis fold markers, CR-overwritten
+says. Cleaning (the ``JOB<TAB>STEP<TAB>`` columns of ``gh run view --log``, GitHub timestamps, ANSI colours, Travis fold markers, CR-overwritten
 progress) happens per line, for analysis only; the line number stays the original one.
 """
 
@@ -32,6 +32,16 @@ MAX_CARRY = 1 << 20
 MAX_LINE_CHARS = 2000
 
 _TIMESTAMP = re.compile(r"^\ufeff?\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z ?")
+#: ``gh run view --log`` / ``--log-failed`` put ``JOB<TAB>STEP<TAB>`` before the timestamp.
+#: Bounded columns without tabs, and only when a timestamp follows.
+_GH_CLI_PREFIX = re.compile(
+    r"^([^\t\n]{1,300})\t([^\t\n]{0,300})\t(?=\ufeff?\d{4}-\d\d-\d\dT\d\d:)"
+)
+#: The same on bytes, for the scanner's step boundaries (group 2 is the STEP column);
+#: used with ``match(data, pos)`` at a line start.
+GH_CLI_PREFIX_B = re.compile(
+    rb"([^\t\n]{1,300})\t([^\t\n]{0,300})\t(?=(?:\xef\xbb\xbf)?\d{4}-\d\d-\d\dT\d\d:)"
+)
 _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 _TRAVIS_MARKER = re.compile(r"^travis_(?:fold|time):\S*$")
@@ -102,6 +112,8 @@ def clean(raw: bytes) -> list[str]:
     removed, split at bare CRs (each segment is what a terminal showed at some point),
     control characters dropped, empty segments and CI fold markers left out."""
     text = raw[: MAX_LINE_CHARS * 2].decode("utf-8", "replace")
+    if "\t" in text:
+        text = _GH_CLI_PREFIX.sub("", text, count=1)
     text = _TIMESTAMP.sub("", text, count=1)
     if "\x1b" in text:
         text = _ANSI.sub("", text)

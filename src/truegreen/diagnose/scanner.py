@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from truegreen.diagnose import pytest_parse as pp
-from truegreen.diagnose.reader import Chunk, clean
+from truegreen.diagnose.reader import GH_CLI_PREFIX_B, Chunk, clean
 from truegreen.diagnose.rules import Rule, match_line
 
 #: Lines analysed before a failing exit code (bounded further by the step's start).
@@ -147,6 +147,10 @@ class Scanner:
         self.non_utf8 = False
         self.details_budget = DETAIL_BUDGET
         self.script_name: tuple[int, str] | None = None
+        #: ``gh run view --log``: the ``JOB<TAB>STEP<TAB>`` prefix of the current step
+        self.gh_prefix: bytes | None = None
+        self.gh_other: re.Pattern[bytes] | None = None
+        self.column_step_at = 0
 
     # -- chunks --------------------------------------------------------------------------
 
@@ -176,6 +180,10 @@ class Scanner:
                 if e < 0:
                     break
                 i = data.find(needle, e)
+        if chunk.first_line == 1 and GH_CLI_PREFIX_B.match(data):
+            self.gh_other = re.compile(rb"\n")
+        column_steps = self._column_steps(data) if self.gh_other is not None else {}
+        starts.update(column_steps)
         line = chunk.first_line
         prev = 0
         for s in sorted(starts):
@@ -183,6 +191,9 @@ class Scanner:
             prev = s
             e = data.find(b"\n", s)
             raw = data[s : e if e >= 0 else len(data)]
+            if s in column_steps:
+                self._new_step(line, column_steps[s], None)
+                self.column_step_at = line
             self._marker(line, raw)
         if self.full_until > self.analysed:
             self._analyse(self.analysed + 1, min(self.full_until, chunk_last))
@@ -191,6 +202,24 @@ class Scanner:
         if b"PASSED" in data:
             for test in list(self.failing)[:MAX_WATCHED]:
                 self._passes_of(test, entry)
+
+    def _column_steps(self, data: bytes) -> dict[int, str]:
+        """``gh run view --log``: offsets of ``data`` where the JOB/STEP columns change, with
+        the step's name. One C scan per chunk for a line not starting with the current
+        prefix; a new step is a new prefix."""
+        found: dict[int, str] = {}
+        s = 0
+        while s < len(data):
+            head = GH_CLI_PREFIX_B.match(data, s)
+            if head is not None and head.group(0) != self.gh_prefix and len(found) < MAX_STEPS:
+                found[s] = head.group(2).decode("utf-8", "replace").strip() or "(step)"
+                self.gh_prefix = head.group(0)
+                self.gh_other = re.compile(rb"\n(?!" + re.escape(self.gh_prefix) + rb")")
+            m = self.gh_other.search(data, s) if self.gh_other is not None else None
+            if m is None:
+                break
+            s = m.end()
+        return found
 
     def _passes_of(self, test: str, entry: _RingEntry) -> None:
         """Lines of ``entry`` where ``test`` passed (a verbose or xdist outcome line)."""
@@ -503,7 +532,12 @@ class Scanner:
                 c.exit_distance = n - c.line
 
     def _new_step(self, n: int, name: str, command: str | None) -> None:
-        if len(self.steps) >= MAX_STEPS or n < self.steps[-1].start:
+        last = self.steps[-1]
+        if n == self.column_step_at == last.start and last.exit_code is None:
+            # a `##[group]Run` on the first line of a step opened by gh's STEP column
+            last.name, last.command = name[:300], command[:400] if command else None
+            return
+        if len(self.steps) >= MAX_STEPS or n < last.start:
             return  # steps are in log order (a line read late opens none)
         self.steps.append(Step(len(self.steps), name[:300], command[:400] if command else None, n))
         self.step_starts.append(n)
