@@ -454,3 +454,19 @@ SHAPES = [
 @pytest.mark.parametrize(("cmd", "body", "cls", "line", "code"), SHAPES)
 def test_one_steps_output(cmd: str, body: str, cls: str, line: int | None, code: int) -> None:
     _expect(cmd, body, cls, line, code)
+
+
+def test_the_same_error_printed_twice_is_quoted_once_at_its_first_copy():
+    error = "  test/numbers.coffee:8:25: error: unexpected identifier"
+    log = (
+        "$ node ./bin/cake build\n"
+        f"failed 1 and passed 120 tests\n\n{error}\n  eq 'bigint', typeof 42n\n\n"
+        'The command "node ./bin/cake build" exited with 0.\n'
+        "$ node ./bin/cake test\n"
+        f"failed 1 and passed 120 tests\n\n{error}\n  eq 'bigint', typeof 42n\n\n"
+        'The command "node ./bin/cake test" exited with 1.\n\nDone. Your build exited with 1.\n'
+    )
+    doc = _doc(log)
+    top = _top(doc)
+    assert 4 in top, doc["evidence"][:3]  # the first copy (log line 4)
+    assert 11 not in top  # not the same fact again

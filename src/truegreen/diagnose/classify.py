@@ -590,11 +590,17 @@ def _rank(
             for s, line, c in scored
         ]
     scored.sort(key=lambda t: (-t[0], t[1]))
+    # The same text printed twice (live, then again in a summary or by a later command): the
+    # first copy is where it happened, and where people point.
+    first: dict[str, Candidate] = {}
+    for _, _, c in sorted(scored, key=lambda t: t[1]):
+        first.setdefault(c.text.strip(), c)
     picked: list[Candidate] = []
     texts: set[str] = set()
     lines: set[int] = set()
     for _, _, c in scored:
         key = c.text.strip()
+        c = first.get(key, c)
         if key in texts or c.line in lines:
             continue
         texts.add(key)
