@@ -468,5 +468,25 @@ def test_the_same_error_printed_twice_is_quoted_once_at_its_first_copy():
     )
     doc = _doc(log)
     top = _top(doc)
-    assert 4 in top, doc["evidence"][:3]  # the first copy (log line 4)
-    assert 11 not in top  # not the same fact again
+    assert top[0] == 4, doc["evidence"][:3]  # the first copy (log line 4) leads
+
+
+def test_a_failure_printed_live_and_again_in_the_summary_has_both_copies_at_the_top():
+    body = (
+        "SessionTests\n"
+        "    ✓ testStartsRequests (0.009 seconds)\n"
+        "    ✗ testInvalidURLThrowsError, XCTAssertTrue failed\n"
+        "    ✗ testRetryCountsAttempts, XCTAssertEqual failed: (1) is not equal to (2)\n"
+        "    ✗ testRedirectsKeepHeaders, XCTAssertNotNil failed\n"
+        "    ✗ testUploadReportsProgress, XCTAssertGreaterThan failed: (0) is not greater than (0)\n"
+        "    ✓ testCancels (0.010 seconds)\n"
+        f"{_FAR}"
+        "Executed 1200 tests, with 2 failures (0 unexpected) in 80.1 seconds\n\n"
+        "Failures:\n\n"
+        "SessionTests\n\n"
+        "  testInvalidURLThrowsError, XCTAssertTrue failed\n\n"
+        "  /build/Tests/SessionTests.swift:550\n"
+    )
+    doc = _expect("xcodebuild test", body, "test")
+    top = _top(doc)
+    assert top[:2] == [8, 3019], doc["evidence"][:3]  # the live copy, then the summary's

@@ -608,7 +608,33 @@ def _rank(
         picked.append(c)
         if len(picked) >= MAX_EVIDENCE:
             break
-    return picked
+    return _with_other_copy(picked, [c for _, _, c in scored])
+
+
+#: what tells two copies of one message apart: bullets, colours, indentation, punctuation
+_NOT_WORDS = re.compile(r"\W+")
+
+
+def _with_other_copy(picked: list[Candidate], cands: list[Candidate]) -> list[Candidate]:
+    """A failure printed twice (live while running, then in the runner's summary of
+    failures): both copies follow each other at the top, since either is where one reads
+    it. Only for the first line: the rest of the top stays for other facts."""
+    if not picked:
+        return picked
+    top = picked[0]
+    key = _NOT_WORDS.sub(" ", top.text).strip().lower()
+    if len(key) < 12:
+        return picked
+    copies = [
+        c
+        for c in cands
+        if c.line != top.line and _NOT_WORDS.sub(" ", c.text).strip().lower() == key
+    ]
+    if not copies:
+        return picked
+    other = max(copies, key=lambda c: abs(c.line - top.line))
+    rest = [c for c in picked[1:] if c.line != other.line]
+    return [top, other, *rest][:MAX_EVIDENCE]
 
 
 _FLAKY_SHAPES = re.compile(
