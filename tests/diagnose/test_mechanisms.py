@@ -490,3 +490,17 @@ def test_a_failure_printed_live_and_again_in_the_summary_has_both_copies_at_the_
     doc = _expect("xcodebuild test", body, "test")
     top = _top(doc)
     assert top[:2] == [8, 3019], doc["evidence"][:3]  # the live copy, then the summary's
+
+
+def test_a_process_that_crashed_is_evidence_whatever_the_step_did():
+    body = (
+        "gcc -O2 -o bin/render src/render.c src/scene.c -lm\n"
+        "bin/render scenes/basic.scene out/basic.ppm\n"
+        "rendering 640x480, 4 samples\n"
+        "loading textures from scenes/tex\n"
+        "./scripts/render-all.sh: line 12:  4121 Segmentation fault      (core dumped) bin/render\n"
+        "render-all: 3 of 4 scenes written\n"
+        "cleaning up out/tmp\n"
+        "done\n"
+    )
+    _expect("./scripts/render-all.sh", body, "unknown", 10)

@@ -967,6 +967,23 @@ RULES: tuple[Rule, ...] = (
         "summary",
     ),
     _r("xcpretty-error", "❌", r"^(?:nl)?❌\s", None, 2.5),
+    # a process that crashed says so in the words of its OS or runtime; it is what happened
+    # whatever the step was doing, so it names no class
+    _r(
+        "crash",
+        (
+            "Segmentation fault",
+            "core dumped",
+            "ccess violation",
+            "Bus error",
+            "Illegal instruction",
+            "panicked at",
+            "Abort trap",
+        ),
+        r"Segmentation fault|\(core dumped\)|\b[Aa]ccess violation\b|^Bus error\b|Illegal instruction|^thread 'main' panicked at|Abort trap",
+        None,
+        2,
+    ),
     _r(
         "generic-error",
         (
