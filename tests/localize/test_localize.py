@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -240,3 +241,69 @@ def test_stale_context_is_detected(make_project):
     cart = Path(root, "shop/cart.py")
     cart.write_text(cart.read_text() + "\n# edited\n")
     assert stale_files(doc["context"], root) == ["shop/cart.py"]
+
+
+REAL_SHAPES = {
+    "calc/__init__.py": "",
+    "calc/core.py": """
+        import os
+
+        def double(x):
+            return x + x + (1 if x == 3 else 0)
+
+        def save(path, text):
+            with open(path, "w") as fh:
+                fh.write(text)
+        """,
+    "tests/test_core.py": """
+        import pytest
+        from calc.core import double, save
+
+        @pytest.mark.parametrize("x, want", [(1, 2), (3, 6), (4, 8)])
+        def test_double(x, want):
+            assert double(x) == want
+
+        def test_save(tmp_path):
+            save(__file__ + ".out", "x")
+        """,
+    # another module of the selection that cannot be collected (it imports calc.core too)
+    "tests/test_broken.py": "from calc.core import double\nimport no_such_module_xyz\n",
+}
+
+
+def test_real_project_shapes_function_ids_collection_errors(make_project):
+    """Found on real bugs (BugsInPy, click): a parametrized test named by its function, and
+    another test module of the selection that fails to collect."""
+    root = make_project(REAL_SHAPES, use_git=False)
+    project = open_project(root, PY, "none")
+    doc = localize(
+        project,
+        ["tests/test_core.py::test_double"],
+        LocalizeOptions(timeout=60, check_measurement=False),
+    )
+    assert doc["target"] == [
+        "tests/test_core.py::test_double[1-2]",
+        "tests/test_core.py::test_double[3-6]",
+        "tests/test_core.py::test_double[4-8]",
+    ]
+    assert doc["failing"] == ["tests/test_core.py::test_double[3-6]"]
+    assert doc["ranking"][0]["file"] == "calc/core.py"
+    assert doc["warnings"] == []
+
+
+def test_a_failure_the_sandbox_causes_is_said_so(make_project):
+    from truegreen.sandbox import available_backends
+
+    if not any(name == "bwrap" and works for name, works, _ in available_backends()):
+        if os.environ.get("CI") == "true":
+            pytest.fail("bubblewrap must be installed in CI (.ci/run installs it)")
+        pytest.skip("bubblewrap is not installed here (apt-get install bubblewrap)")
+    root = make_project(REAL_SHAPES, use_git=False)
+    doc = localize(
+        open_project(root, PY, "bwrap"),
+        ["tests/test_core.py::test_save"],
+        LocalizeOptions(timeout=60, check_measurement=False, values=False),
+    )
+    assert doc["failure"]["exc_type"] in ("PermissionError", "OSError")
+    assert "sandbox" in doc["warnings"][0] and "--sandbox none" in doc["warnings"][0]
+    assert "WARNING: " in doc["context"]["text"]

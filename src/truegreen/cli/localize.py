@@ -33,6 +33,12 @@ def localize(
         str, typer.Option("--formula", help="ochiai | dstar | tarantula (ranking order).")
     ] = "ochiai",
     timeout: Annotated[float | None, typer.Option("--timeout", help="Seconds for one run.")] = None,
+    limit: Annotated[
+        int,
+        typer.Option(
+            "--limit", min=1, help="Ranking entries in the JSON document (ranked_lines counts all)."
+        ),
+    ] = 30,
     json_out: JsonOpt = False,
 ) -> None:
     """Localize a failing test: crash site, ranked suspect lines, values, order dependence."""
@@ -52,6 +58,7 @@ def localize(
         budget_tokens=budget_tokens,
         formula=formula,
         timeout=timeout,
+        limit=limit,
     )
     doc = run_localize(project, test_ids, opts, notify=lambda m: err.print(m, markup=False))
     if json_out:

@@ -47,6 +47,7 @@ from truegreen.project import Project
 from truegreen.run.executor import Executor
 from truegreen.run.pytest_run import PytestRequest, rerun_command, run_pytest
 from truegreen.run.results import PytestRun, TestResult
+from truegreen.sandbox.blocked import classify
 
 SCHEMA = "truegreen.localization/1"
 TRACER_DIR = Path(__file__).resolve().parent / "_tracer"
@@ -124,7 +125,12 @@ def _request(
 ) -> PytestRequest:
     """The pytest run: bare; bare with the tests ``first`` moved to the front (the tracer
     plugin only reorders then); or under the tracer, writing to ``tracer``."""
-    args = [*project.settings.pytest_args, *(f"--ignore={i}" for i in project.settings.ignore)]
+    # a test module of the selection that cannot be collected must not stop the others
+    args = [
+        *project.settings.pytest_args,
+        *(f"--ignore={i}" for i in project.settings.ignore),
+        "--continue-on-collection-errors",
+    ]
     env: dict[str, str] = {}
     if first:
         env[FIRST_VAR] = json.dumps(list(first))
@@ -219,8 +225,12 @@ def localize(
                 thread.join()
         measured = runs.measured
         by_id = measured.by_id()
+        targets = _expand(targets, measured)
         _check_targets(targets, by_id, measured)
         failing = [t for t in targets if by_id[t].outcome in FAILED]
+        warning = _sandbox_warning(by_id[failing[0]], project.sandbox)
+        if warning:
+            runs.notes.append(warning)
         if runs.trace is None:
             raise UsageError(
                 "the tracer wrote no data (the test process may have crashed)",
@@ -242,17 +252,65 @@ def localize(
     )
 
 
+def _expand(targets: Sequence[str], run: PytestRun) -> list[str]:
+    """The targets as collected: a parametrized function given without its parameters
+    (as people and bug databases write them) stands for its instances."""
+    ids = [t.id for t in run.tests]
+    present = set(ids)
+    out: list[str] = []
+    for t in targets:
+        out += [t] if t in present else [i for i in ids if i.startswith(t + "[")] or [t]
+    return list(dict.fromkeys(out))
+
+
+def _collection_problem(target: str, run: PytestRun) -> str | None:
+    """The collection error that explains why ``target`` has no result: its own file's,
+    else the first of the run's."""
+    errors = run.collection_errors
+    if not errors:
+        return None
+    file = target.split("::", 1)[0]
+    err = next((e for e in errors if e.nodeid == file), errors[0])
+    last = [ln for ln in err.excerpt.splitlines() if ln.strip()][-1:] or ["(no message)"]
+    return f"{err.nodeid}: {last[0].strip()[:300]}"
+
+
+def _sandbox_warning(result: TestResult, sandbox: str) -> str | None:
+    """A warning when the failure looks like the sandbox's doing, not the code's."""
+    if sandbox == "none":
+        return None
+    blocked = classify(result.exc_type or "", result.message or "")
+    if blocked is None:
+        return None
+    return (
+        f"{result.id} fails with {result.exc_type} ({blocked}): the {sandbox} sandbox keeps the "
+        "checkout read-only and the network off, so this may be the sandbox's failure, not "
+        "the code's; if you trust the tests, localize with --sandbox none"
+    )
+
+
 def _check_targets(targets: Sequence[str], by_id: Mapping[str, TestResult], run: PytestRun) -> None:
+    unreported = [t for t in targets if t not in by_id or by_id[t].outcome == "no_report"]
+    if unreported and len(unreported) == len(targets):
+        problem = _collection_problem(unreported[0], run)
+        if problem is not None:
+            raise UsageError(
+                f"{unreported[0]} has no result: a test module could not be collected ({problem})",
+                hint="fix the collection error (`truegreen run` on that file shows it in full), "
+                "or narrow the passing tests with --scope",
+            )
     missing = [t for t in targets if t not in by_id]
     if missing:
-        if run.collection_errors:
-            raise UsageError(
-                f"{missing[0]} could not be collected: {run.collection_errors[0].excerpt.splitlines()[-1:]}",
-                hint="fix the collection error first (`truegreen run` shows it in full)",
-            )
         raise UsageError(
             f"test id {missing[0]!r} was not collected (no such test?)",
             hint="list the test ids with `python -m pytest --collect-only -q` (ids are relative to the repository root)",
+        )
+    if not any(by_id[t].outcome in FAILED for t in targets) and any(
+        by_id[t].outcome == "no_report" for t in targets
+    ):
+        raise UsageError(
+            f"{targets[0]} ended without a report (the test process died or timed out)",
+            hint="`truegreen run` on the test shows what happened; --timeout gives it longer",
         )
     if not any(by_id[t].outcome in FAILED for t in targets):
         outcomes = ", ".join(f"{t}: {by_id[t].outcome}" for t in targets)
@@ -404,6 +462,7 @@ def _document(
         },
         "order_dependence": order,
         "measurement": measurement,
+        "warnings": list(runs.notes),
         "command": list(rerun),
     }
     scrub = Scrubber(list(trace.secrets))
@@ -586,6 +645,8 @@ def _context(
     order = doc["order_dependence"]
     if order.get("order_dependent"):
         items.append(ctx.Item("order", "ORDER-DEPENDENT: " + order["note"], required=True))
+    for i, warning in enumerate(doc.get("warnings") or ()):
+        items.append(ctx.Item(f"warning:{i}", "WARNING: " + warning, required=True))
     meas = doc["measurement"]
     if meas.get("checked") and not meas.get("consistent"):
         items.append(ctx.Item("measurement", "WARNING: " + meas["note"], required=True))

@@ -822,6 +822,16 @@ def _resume() -> None:
         sys.settrace(_value_global)
 
 
+def expand_ids(wanted, ids) -> list:
+    """``wanted`` node ids as collected: a parametrized function named without its
+    parameters (``test_x.py::test_f``) stands for its instances (``test_f[a]``...)."""
+    present = set(ids)
+    out: list = []
+    for w in wanted:
+        out += [w] if w in present else [n for n in ids if n.startswith(w + "[")]
+    return out
+
+
 def _watch_siblings(items) -> None:
     """Watch, next to the given tests, their nearest collected neighbours: the passing
     test to compare values with is chosen among them (by spectrum, afterwards), so that
@@ -833,8 +843,10 @@ def _watch_siblings(items) -> None:
         return
     ids = [getattr(i, "nodeid", "") for i in items]
     pos = {nid: k for k, nid in enumerate(ids)}
+    targets = expand_ids(_values_cfg.get("tests", [])[:5], ids)
+    _watch = _watch | frozenset(targets)
     extra: list = []
-    for target in _values_cfg.get("tests", [])[:5]:
+    for target in targets:
         k = pos.get(target)
         if k is None:
             continue
@@ -891,6 +903,7 @@ def pytest_collection_modifyitems(session, config, items) -> None:
         return
     if not first:
         return
+    first = expand_ids(first, [i.nodeid for i in items])
     where = {nid: k for k, nid in enumerate(first)}
     front = sorted((i for i in items if i.nodeid in where), key=lambda i: where[i.nodeid])
     if front:
