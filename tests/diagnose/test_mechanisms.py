@@ -504,3 +504,21 @@ def test_a_process_that_crashed_is_evidence_whatever_the_step_did():
         "done\n"
     )
     _expect("./scripts/render-all.sh", body, "unknown", 10)
+
+
+def test_makes_recipe_trailer_is_not_the_error_it_follows():
+    body = (
+        " DEPEND app.d\n"
+        " ERLC   store.erl session.erl queue.erl\n"
+        "src/store.erl:40: field owner undefined in record item\n"
+        "src/store.erl:52: variable 'Owner' is unbound\n"
+        "src/session.erl:18: function close/1 undefined\n"
+        "build.mk:210: recipe for target 'ebin/app.app' failed\n"
+        "make[1]: *** [ebin/app.app] Error 1\n"
+        "make[1]: Leaving directory '/build/app'\n"
+        "build.mk:210: recipe for target 'app' failed\n"
+        "make: *** [app] Error 2\n"
+    )
+    doc = _expect("make", body, "build")
+    top = _top(doc)
+    assert 8 in top and 11 not in top and 14 not in top, doc["evidence"][:3]

@@ -1000,7 +1000,7 @@ RULES: tuple[Rule, ...] = (
             "failed",
             "Failed",
         ),
-        r"^(?:(?:\w[\w.]*)?(?:Error|Exception)\b|\s+[A-Z]\w*(?:Error|Exception): |error:|ERROR\b|\[ERROR\]|Error:|fatal:|FATAL|[Ff]atal error|\S+ aborted!|panic:|Traceback \(most recent call last\)|.*\b(?:[Ff]ailed|FAILED)\b)",
+        r"^(?:(?:\w[\w.]*)?(?:Error|Exception)\b|\s+[A-Z]\w*(?:Error|Exception): |error:|ERROR\b|\[ERROR\]|Error:|fatal:|FATAL|[Ff]atal error|\S+ aborted!|panic:|Traceback \(most recent call last\)|(?!.*recipe for target '.*' failed$).*\b(?:[Ff]ailed|FAILED)\b)",
         None,
         1,
     ),
