@@ -307,3 +307,19 @@ def test_a_failure_the_sandbox_causes_is_said_so(make_project):
     assert doc["failure"]["exc_type"] in ("PermissionError", "OSError")
     assert "sandbox" in doc["warnings"][0] and "--sandbox none" in doc["warnings"][0]
     assert "WARNING: " in doc["context"]["text"]
+
+
+def test_a_target_whose_module_cannot_be_collected_names_the_module(make_project):
+    root = make_project(
+        {
+            **REAL_SHAPES,
+            "tests/test_core.py": "import no_such_module_xyz\n\ndef test_a():\n    pass\n",
+        },
+        use_git=False,
+    )
+    with pytest.raises(UsageError, match=r"tests/test_core.py.*no_such_module_xyz"):
+        localize(
+            open_project(root, PY, "none"),
+            ["tests/test_core.py::test_a"],
+            LocalizeOptions(timeout=60, check_measurement=False),
+        )

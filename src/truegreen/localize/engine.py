@@ -305,19 +305,18 @@ def _check_targets(targets: Sequence[str], by_id: Mapping[str, TestResult], run:
             f"test id {missing[0]!r} was not collected (no such test?)",
             hint="list the test ids with `python -m pytest --collect-only -q` (ids are relative to the repository root)",
         )
-    if not any(by_id[t].outcome in FAILED for t in targets) and any(
-        by_id[t].outcome == "no_report" for t in targets
-    ):
+    if any(by_id[t].outcome in FAILED for t in targets):
+        return
+    if any(by_id[t].outcome == "no_report" for t in targets):
         raise UsageError(
             f"{targets[0]} ended without a report (the test process died or timed out)",
             hint="`truegreen run` on the test shows what happened; --timeout gives it longer",
         )
-    if not any(by_id[t].outcome in FAILED for t in targets):
-        outcomes = ", ".join(f"{t}: {by_id[t].outcome}" for t in targets)
-        raise UsageError(
-            f"the test passes here: nothing to localize ({outcomes})",
-            hint="localize needs a test that fails in this checkout; `truegreen run --repeat 5` shows whether it is flaky",
-        )
+    outcomes = ", ".join(f"{t}: {by_id[t].outcome}" for t in targets)
+    raise UsageError(
+        f"the test passes here: nothing to localize ({outcomes})",
+        hint="localize needs a test that fails in this checkout; `truegreen run --repeat 5` shows whether it is flaky",
+    )
 
 
 def _most_similar(

@@ -281,32 +281,22 @@ class Worktree:
         """Apply a unified diff; a :class:`UsageError` when it does not apply. Paths in it
         are from the repository's top level (``git diff``), or from the project's
         directory when it is in a subdirectory (``git diff --relative``)."""
-        done = self.repo.git(
-            "apply",
-            "--index",
-            "--whitespace=nowarn",
-            "-",
-            cwd=self.top_level,
-            stdin=patch,
-            check=False,
+        # as given; then, in a subdirectory project, with the project's directory in front
+        tries = [()] + ([(f"--directory={self.repo.prefix}",)] if self.repo.prefix else [])
+        failed = []
+        for extra in tries:
+            done = self.repo.git(
+                "apply", "--index", "--whitespace=nowarn", *extra, "-",
+                cwd=self.top_level, stdin=patch, check=False,
+            )  # fmt: skip
+            if done.returncode == 0:
+                return
+            failed.append(done.stderr.strip())
+        why = failed[0].splitlines()[0] if failed[0] else "git apply failed"  # as given
+        raise UsageError(
+            f"the patch does not apply to {self.rev[:12]}: {why}",
+            hint="make the patch against the base revision (git diff BASE), or pass --base",
         )
-        if done.returncode != 0 and self.repo.prefix:
-            retry = self.repo.git(
-                "apply",
-                "--index",
-                "--whitespace=nowarn",
-                f"--directory={self.repo.prefix}",
-                "-",
-                cwd=self.top_level,
-                stdin=patch,
-                check=False,
-            )
-            done = retry if retry.returncode == 0 else done
-        if done.returncode != 0:
-            raise UsageError(
-                f"the patch does not apply to {self.rev[:12]}: {done.stderr.strip().splitlines()[0] if done.stderr.strip() else 'git apply failed'}",
-                hint="make the patch against the base revision (git diff BASE), or pass --base",
-            )
 
     def commit_all(self, message: str) -> str:
         """Commit everything in the worktree (used for patches and exam placement); returns the sha."""

@@ -97,8 +97,7 @@ class PytestRequest:
     #: the user's checkout when ``repo`` is a disposable worktree of it: the interpreter's
     #: import paths under ``origin`` (editable installs) are redirected into ``repo``
     origin: Path | None = None
-    #: report ids relative to this root (default: ``repo``); used when the repository
-    #: path differs from where node ids should be reported
+    #: bytes of stdout/stderr kept (head and tail)
     capture_limit: int = 4 * 1024 * 1024
 
 
