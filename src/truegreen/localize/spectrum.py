@@ -230,42 +230,60 @@ def similarity(a: frozenset[Line], b: frozenset[Line]) -> Fraction:
 # ---------------------------------------------------------------- choosing passing tests
 
 
-def _module_files(root: Path, name: str) -> list[str]:
-    """Files a dotted module name may refer to (the module and each package on its path)."""
-    parts = name.split(".")
-    found: list[str] = []
-    for base in (root, root / "src", root / "lib"):
-        for i in range(1, len(parts) + 1):
-            p = base.joinpath(*parts[:i])
+class _Imports:
+    """Which project files a Python file imports (statically, from its AST); one per
+    selection, so the file system is asked once per module name."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._bases = [b for b in (root, root / "src", root / "lib") if b.is_dir()]
+        self._names: dict[str, tuple[str, ...]] = {}
+        self._files: dict[str, frozenset[str]] = {}
+
+    def module_files(self, name: str) -> tuple[str, ...]:
+        """Files a dotted module name may refer to (the module and each package on its
+        path)."""
+        got = self._names.get(name)
+        if got is not None:
+            return got
+        parts = name.split(".")
+        found: list[str] = []
+        if len(parts) > 1:
+            found += self.module_files(".".join(parts[:-1]))
+        for base in self._bases:
+            p = base.joinpath(*parts)
             for cand in (p.with_suffix(".py"), p / "__init__.py"):
                 if cand.is_file():
-                    found.append(cand.relative_to(root).as_posix())
-    return found
+                    found.append(cand.relative_to(self.root).as_posix())
+        out = self._names[name] = tuple(dict.fromkeys(found))
+        return out
 
-
-def imported_files(root: Path, rel: str) -> set[str]:
-    """Project files a Python file imports (statically, from its AST)."""
-    try:
-        tree = ast.parse((root / rel).read_text(encoding="utf-8", errors="replace"))
-    except (OSError, SyntaxError, ValueError):
-        return set()
-    names: set[str] = set()
-    pkg = rel.rsplit("/", 1)[0].replace("/", ".") if "/" in rel else ""
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            names.update(a.name for a in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            mod = node.module or ""
-            if node.level:
-                base = pkg.split(".")[: max(0, len(pkg.split(".")) - node.level + 1)]
-                mod = ".".join([*base, mod] if mod else base)
-            if mod:
-                names.add(mod)
-                names.update(f"{mod}.{a.name}" for a in node.names)
-    files: set[str] = set()
-    for n in names:
-        files.update(_module_files(root, n))
-    return files
+    def of(self, rel: str) -> frozenset[str]:
+        got = self._files.get(rel)
+        if got is not None:
+            return got
+        try:
+            tree = ast.parse((self.root / rel).read_bytes())
+        except (OSError, SyntaxError, ValueError):
+            tree = ast.Module(body=[], type_ignores=[])
+        names: set[str] = set()
+        pkg = rel.rsplit("/", 1)[0].replace("/", ".") if "/" in rel else ""
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                names.update(a.name for a in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                mod = node.module or ""
+                if node.level:
+                    base = pkg.split(".")[: max(0, len(pkg.split(".")) - node.level + 1)]
+                    mod = ".".join([*base, mod] if mod else base)
+                if mod:
+                    names.add(mod)
+                    names.update(f"{mod}.{a.name}" for a in node.names)
+        files: set[str] = set()
+        for n in names:
+            files.update(self.module_files(n))
+        out = self._files[rel] = frozenset(files)
+        return out
 
 
 def test_files(root: Path, paths: Sequence[str]) -> list[str]:
@@ -294,17 +312,17 @@ def choose_test_files(
     """Test files to run next to the failing tests: their own files, and files that import
     a project module the failing tests' files import (the modules they exercise)."""
     own = sorted({t.split("::", 1)[0] for t in failing})
+    imports = _Imports(root)
     wanted: set[str] = set()
     for f in own:
-        wanted |= {m for m in imported_files(root, f) if is_source(m)}
+        wanted |= {m for m in imports.of(f) if is_source(m)}
     # a package's __init__ alone says little: prefer the concrete modules
     concrete = {m for m in wanted if not m.endswith("__init__.py")} or wanted
     chosen = list(own)
     for cand in candidates:
         if cand in chosen:
             continue
-        imports = {m for m in imported_files(root, cand) if is_source(m)}
-        if imports & concrete:
+        if any(is_source(m) and m in concrete for m in imports.of(cand)):
             chosen.append(cand)
         if len(chosen) >= max_files:
             break

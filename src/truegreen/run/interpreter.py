@@ -19,17 +19,25 @@ _PROBE_SCRIPT = r"""
 import json, os, sys, hashlib
 info = {"python": ".".join(map(str, sys.version_info[:3])), "executable": sys.executable,
         "prefix": sys.prefix, "base_prefix": getattr(sys, "base_prefix", sys.prefix)}
-try:
-    import pytest
-    info["pytest"] = pytest.__version__
-except Exception as exc:
-    info["pytest"] = None
-    info["pytest_error"] = "%s: %s" % (type(exc).__name__, exc)
+# pytest's version from its metadata when it has one: importing pytest costs more than
+# the rest of the probe together (the runs import it anyway, and say so if it is broken)
+info["pytest"] = None
 try:
     from importlib import metadata
-    dists = sorted({"%s==%s" % ((d.metadata["Name"] or "?").lower(), d.version) for d in metadata.distributions()})
+    from importlib.util import find_spec
+    pairs = [((d.metadata["Name"] or "?").lower(), d.version) for d in metadata.distributions()]
+    dists = sorted({"%s==%s" % kv for kv in pairs})
+    versions = [v for name, v in pairs if name == "pytest"]
+    if versions and find_spec("pytest") is not None:
+        info["pytest"] = versions[0]
 except Exception:
     dists = []
+if info["pytest"] is None:
+    try:
+        import pytest
+        info["pytest"] = pytest.__version__
+    except Exception as exc:
+        info["pytest_error"] = "%s: %s" % (type(exc).__name__, exc)
 info["distributions"] = len(dists)
 info["distributions_sha256"] = hashlib.sha256("\n".join(dists).encode()).hexdigest()
 # Where the interpreter imports from: sys.path (with the .pth entries that editable installs
