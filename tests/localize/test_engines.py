@@ -259,3 +259,85 @@ def test_value_capture_of_a_long_loop_is_cut_short(make_project):
                    ["tests/test_spin.py::test_long"], opts)  # fmt: skip
     assert doc["failure"]["exc_type"] == "AssertionError"
     assert doc["values"]["passing"] == "tests/test_spin.py::test_small"
+
+
+LAZY_PROJECT = {
+    "lazy/__init__.py": "",
+    "lazy/util.py": """
+        def register(f):
+            f.registered = True
+            return f
+        """,
+    "lazy/plugins.py": """
+        from lazy.util import register
+
+        NAMES = ("a", "b")
+
+        @register
+        def loaded():
+            return len(NAMES)
+        """,
+    "lazy/extra.py": """
+        VALUE = 1
+        """,
+    "lazy/rules.py": """
+        def match(script):
+            return "ls" in script
+
+        def fix(script):
+            return script + " -lah"
+        """,
+    "tests/conftest.py": """
+        import pytest
+
+        @pytest.fixture(autouse=True)
+        def plugins():
+            import lazy.plugins  # imported by whichever test runs first
+            return lazy.plugins
+        """,
+    "tests/test_rules.py": """
+        from lazy.rules import fix, match
+
+        def test_match():
+            assert not match("lsof")
+
+        def test_fix():
+            assert fix("ls") == "ls -lah"
+
+        def test_imports_in_its_body():
+            import lazy.extra
+            assert fix("x") and lazy.extra.VALUE
+        """,
+}
+
+
+@pytest.mark.parametrize("engine", ["probe", "settrace", "monitoring"])
+def test_a_module_a_fixture_imports_counts_for_every_test_not_the_first(
+    make_project, engine, tmp_path
+):
+    """`lazy.plugins` is imported by an autouse fixture of the first test only; its
+    module-level lines, and the decorator it calls in another module, must not count as
+    that test's alone (they would tie with the fault and bury it)."""
+    root = make_project(LAZY_PROJECT, use_git=False)
+    python = _modern_python(tmp_path) if engine == "monitoring" else PY
+    project = open_project(root, python, "none")
+    out = root.parent / f"trace-{engine}.json"
+    run_pytest(eng._request(project, ["tests/test_rules.py"], 60, tracer=out, engine=engine))
+    trace = Trace.from_json(json.loads(out.read_text()))
+    assert trace.engine == engine
+    ids = [f"tests/test_rules.py::{t}" for t in ("test_match", "test_fix")]
+    spec = spectra(trace, ids, Statements(root))
+    for t in ids:
+        assert not {ln for ln in spec[t] if ln[0] in ("lazy/plugins.py", "lazy/util.py")}, t
+    assert ("lazy/rules.py", 2) in spec[ids[0]] and ("lazy/rules.py", 2) not in spec[ids[1]]
+    # the imports are still on record, for the module that ran them
+    assert ("lazy/plugins.py" in trace.import_runs) and 3 in trace.import_lines["lazy/plugins.py"]
+    assert trace.import_runs["lazy/plugins.py"]["lazy/util.py"] == [2, 3]
+    # a test whose own body imports a module depends on it
+    body = "tests/test_rules.py::test_imports_in_its_body"
+    assert trace.phase_imports[body]["call"] == ["lazy/extra.py"]
+    assert ("lazy/extra.py", 1) in spectra(trace, [body], Statements(root))[body]
+
+    doc = localize(project, ids[:1], LocalizeOptions(timeout=60))
+    top = doc["ranking"][0]
+    assert (top["file"], top["line"], top["ties"]) == ("lazy/rules.py", 2, 1)

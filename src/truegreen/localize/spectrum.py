@@ -41,6 +41,10 @@ class Trace:
     session_lines: Mapping[str, Sequence[int]]
     imports: Mapping[str, Sequence[str]]
     values: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    #: module file -> the lines (any file) that ran while its body ran
+    import_runs: Mapping[str, Mapping[str, Sequence[int]]] = field(default_factory=dict)
+    #: node id -> phase -> the module files imported during it
+    phase_imports: Mapping[str, Mapping[str, Sequence[str]]] = field(default_factory=dict)
     failures: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     secrets: Sequence[Mapping[str, Any]] = ()
     settings: Mapping[str, Any] = field(default_factory=dict)
@@ -54,6 +58,8 @@ class Trace:
             session_lines=doc.get("session_lines") or {},
             imports=doc.get("imports") or {},
             values=doc.get("values") or {},
+            import_runs=doc.get("import_runs") or {},
+            phase_imports=doc.get("phase_imports") or {},
             failures=doc.get("failures") or {},
             secrets=doc.get("secrets") or (),
             settings=doc.get("settings") or {},
@@ -199,19 +205,35 @@ def spectra(
     trace: Trace, tests: Iterable[str], stmts: Statements | None = None
 ) -> dict[str, frozenset[Line]]:
     """Each test's spectrum: its own lines, its modules' import-time lines, session lines
-    (statement-level given ``stmts``, else as the engine reported them)."""
+    (statement-level given ``stmts``, else as the engine reported them).
+
+    Import-time lines (and the lines a module's body ran in other files) count for every
+    test that depends on the module, never for the test that happened to run them: a
+    module imported lazily, by a fixture of whichever test ran first, would otherwise make
+    that one test look like the only one to run them. A test depends on a module when it
+    ran a function line of it outside an import, when its own body (the call phase)
+    imported it, or through the import graph of those and of its test module."""
     imports = _lines(trace.import_lines, stmts)
     session_only: set[Line] = _lines(trace.session_lines, stmts) - imports
     by_module: dict[str, set[Line]] = {}
     for ln in imports:
         by_module.setdefault(ln[0], set()).add(ln)
+    for mod, files in trace.import_runs.items():
+        by_module.setdefault(mod, set()).update(_lines(files, stmts))
     out: dict[str, frozenset[Line]] = {}
     for tid in tests:
         own: set[Line] = set()
         executed: set[str] = set()
-        for files in trace.phases.get(tid, {}).values():
-            own |= _lines(files, stmts)
-            executed.update(files)
+        for phase, files in trace.phases.get(tid, {}).items():
+            lines = _lines(files, stmts)
+            ran = lines - imports
+            own |= ran
+            executed.update(f for f, _n in ran)
+            if phase == "call":
+                executed.update(f for f, _n in lines & imports)
+                executed.update(trace.phase_imports.get(tid, {}).get(phase, ()))
+            # a file that is not ranked (a test helper) can still lead to modules
+            executed.update(f for f in files if not is_source(f))
         for mod in dependencies(tid, executed, trace.imports):
             if is_source(mod):
                 own |= by_module.get(mod, set())

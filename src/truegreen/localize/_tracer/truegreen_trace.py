@@ -27,9 +27,13 @@ set; a call whose code object already ran all its lines in this phase is not tra
 Value capture uses ``sys.settrace``, only while a watched test runs.
 
 Import-time code (module bodies, class bodies, decorator arguments, default values) runs
-once per process, outside any test: its lines are recorded per module file
-(``import_lines``) and the module graph (``imports``: which module's globals name which
-project module) lets truegreen attribute them to the tests that depend on them.
+once per process, outside any test, or inside whichever test (or fixture) imported the
+module first: its lines are recorded per module file (``import_lines``), and every line
+that runs while a project module's body runs, the functions it calls included, is recorded
+for that module (``import_runs``), not for the test that happened to import it
+(``phase_imports`` says which modules a test phase imported). The module graph
+(``imports``: which module's globals name which project module, and which module's body
+imported which) lets truegreen attribute them to the tests that depend on them.
 
 Values are serialized without calling any user code: no ``__repr__``, ``__str__``,
 properties or ``__getattr__``; only exact builtin types are rendered, other objects as
@@ -42,7 +46,9 @@ Output (one JSON document):
     {"engine": "monitoring|probe|settrace", "python": "3.11.7",
      "phases": {"<nodeid>": {"setup": {"<file>": [lines]}, "call": {...}, "teardown": {...}}},
      "import_lines": {"<file>": [lines]}, "session_lines": {"<file>": [lines]},
-     "imports": {"<file>": [files its globals reference]},
+     "import_runs": {"<module file>": {"<file>": [lines]}},
+     "phase_imports": {"<nodeid>": {"<phase>": [module files]}},
+     "imports": {"<file>": [files its globals reference or its body imported]},
      "values": {"<nodeid>": {"states": [...], "assigns": [...], "returns": [...]}},
      "secrets": [{"len": 12, "sha256": "..."}], "settings": {...}}
 """
@@ -91,8 +97,13 @@ _kind: dict = {}
 _nlines: dict = {}
 _file_of: dict = {}
 
-# the current context: ("T", nodeid, phase) or None (import / session)
+# the current context: ("T", nodeid, phase), ("I", module file) while a project module's
+# body runs (an import), or None (the session)
 _ctx = None
+_ctx_stack: list = []  # the contexts an import interrupted, with their _watching
+_import_runs: dict = {}  # module file -> file -> set: lines that ran while it was imported
+_phase_imports: dict = {}  # nodeid -> phase -> set of module files imported in it
+_import_edges: dict = {}  # module file -> module files imported while its body ran
 _cur: dict = {}  # code -> set of lines, for the current context (settrace engine)
 _phases: dict = {}  # nodeid -> phase -> file -> set
 _import_lines: dict = {}  # file -> set
@@ -149,30 +160,75 @@ def _classify(code) -> int:
 # ---------------------------------------------------------------- context switching
 
 
-def _flush_cur() -> None:
-    """Move the current context's per-code line sets into per-file sets."""
+def _target() -> dict:
+    """The file -> lines dict of the current context."""
+    if _ctx is None:
+        return _session_lines
+    if _ctx[0] == "I":
+        return _import_runs.setdefault(_ctx[1], {})
+    return _phases.setdefault(_ctx[1], {}).setdefault(_ctx[2], {})
+
+
+def _flush_cur(in_place: bool = False) -> None:
+    """Move the current context's per-code line sets into per-file sets. ``in_place``
+    (an import starts or ends while functions run): empty the sets instead of dropping
+    them, since the trace functions of the running frames still add to them."""
     global _cur
-    cur, _cur = _cur, {}
+    cur = _cur
+    if not in_place:
+        _cur = {}
     if not cur:
         return
-    if _ctx is None:
-        target = _session_lines
-    else:
-        target = _phases.setdefault(_ctx[1], {}).setdefault(_ctx[2], {})
+    target = _target()
     for code, lines in cur.items():
-        target.setdefault(_file_of[code], set()).update(lines)
+        if lines:
+            target.setdefault(_file_of[code], set()).update(lines)
+            if in_place:
+                lines.clear()
+
+
+def _flush(in_place: bool = False) -> None:
+    _flush_cur(in_place)
+    if _engine == "monitoring":
+        _mon_flush()
+    elif _engine == "probe":
+        _probe_flush()
 
 
 def _switch(ctx) -> None:
     global _ctx, _watching
     with _lock:
-        _flush_cur()
-        if _engine == "monitoring":
-            _mon_flush()
-        elif _engine == "probe":
-            _probe_flush()
+        _flush()
         _ctx = ctx
-        _watching = ctx is not None and ctx[1] in _watch
+        _watching = ctx is not None and ctx[0] == "T" and ctx[1] in _watch
+
+
+def _import_enter(rel) -> bool:
+    """A project module's body starts to run: what runs until it ends (its module-level
+    lines, and the functions they call, decorators and base classes included) belongs to
+    the module, for every test that depends on it, not to the test or fixture that
+    happened to import it first."""
+    global _ctx, _watching
+    if _engine == "off":
+        return False
+    with _lock:
+        _flush(in_place=True)
+        if _ctx is not None and _ctx[0] == "T":
+            _phase_imports.setdefault(_ctx[1], {}).setdefault(_ctx[2], set()).add(rel)
+        elif _ctx is not None:
+            _import_edges.setdefault(_ctx[1], set()).add(rel)
+        _ctx_stack.append((_ctx, _watching))
+        _ctx = ("I", rel)
+        _watching = False
+    return True
+
+
+def _import_exit() -> None:
+    global _ctx, _watching
+    with _lock:
+        _flush(in_place=True)
+        if _ctx_stack:
+            _ctx, _watching = _ctx_stack.pop()
 
 
 # ---------------------------------------------------------------- settrace engine
@@ -235,10 +291,7 @@ def _probe_flush() -> None:
         return
     keys = list(_hits)
     _hits.clear()
-    if _ctx is None:
-        target = _session_lines
-    else:
-        target = _phases.setdefault(_ctx[1], {}).setdefault(_ctx[2], {})
+    target = _target()
     for key in keys:
         rel = _probe_files[key // _KEY_SPAN]
         line = key % _KEY_SPAN
@@ -315,12 +368,17 @@ def _located(node, line):
     return node
 
 
-def _install_probes() -> None:
+def _install_import_hook(probes: bool) -> None:
+    """Wrap the loader of every project module imported from now on: its body runs in an
+    import context (see ``_import_enter``); with ``probes``, it is also instrumented (the
+    probe engine)."""
     import builtins
     import importlib.machinery as machinery
 
     class _Loader(machinery.SourceFileLoader):
         def get_code(self, fullname):
+            if not probes:
+                return super().get_code(fullname)
             source = self.get_data(self.path)
             rel = _rel(self.path)
             try:
@@ -329,6 +387,14 @@ def _install_probes() -> None:
                 return compile(tree, self.path, "exec", dont_inherit=True)
             except Exception:  # never break an import: fall back to the plain module
                 return super().get_code(fullname)
+
+        def exec_module(self, module):
+            entered = _import_enter(_rel(self.path))
+            try:
+                super().exec_module(module)
+            finally:
+                if entered:
+                    _import_exit()
 
     class _Finder:
         @classmethod
@@ -351,7 +417,8 @@ def _install_probes() -> None:
                     spec.loader = _Loader(loader.name, loader.path)
             return spec
 
-    setattr(builtins, _PROBE, _hits.add)
+    if probes:
+        setattr(builtins, _PROBE, _hits.add)
     sys.meta_path.insert(0, _Finder)
 
 
@@ -366,10 +433,7 @@ def _mon_flush() -> None:
     cur, _mon_lines = _mon_lines, {}
     if not cur:
         return
-    if _ctx is None:
-        target = _session_lines
-    else:
-        target = _phases.setdefault(_ctx[1], {}).setdefault(_ctx[2], {})
+    target = _target()
     for rel, lines in cur.items():
         target.setdefault(rel, set()).update(lines)
 
@@ -630,7 +694,7 @@ def _value_global(frame, event, arg):
 
 def _value_call(frame, code, add_line):
     """A local trace function recording values (and, given ``add_line``, lines)."""
-    if _ctx is None:
+    if _ctx is None or _ctx[0] != "T":
         return None
     rec = _values.setdefault(
         _ctx[1], {"states": [], "assigns": [], "returns": [], "per": {}, "events": [0]}
@@ -783,14 +847,16 @@ _probes_installed = False
 
 
 def _early() -> None:
-    """At plugin import, before conftest files are imported: install the probe engine's
-    import hook, so that every project module imported from then on is instrumented."""
+    """At plugin import, before conftest files are imported: install the import hook, so
+    that every project module imported from then on runs its body in an import context
+    (and, for the probe engine, is instrumented)."""
     global _root, _probes_installed
     root = os.environ.get(_ROOT_VAR)
-    if os.environ.get(_OUT_VAR) and root and _wanted_engine() == "probe":
+    if os.environ.get(_OUT_VAR) and root:
         _root = os.path.abspath(root)
-        _install_probes()
-        _probes_installed = True
+        probes = _wanted_engine() == "probe"
+        _install_import_hook(probes)
+        _probes_installed = probes
 
 
 def pytest_configure(config) -> None:
@@ -948,6 +1014,15 @@ def pytest_runtest_makereport(item, call):
 _early()
 
 
+def _graph_with_edges() -> dict:
+    """The import graph, with the imports that ran inside other modules' bodies (a module
+    imported inside a function called at import time is in no module's globals)."""
+    graph = {k: set(v) for k, v in (_graph or _import_graph()).items()}
+    for parent, children in _import_edges.items():
+        graph.setdefault(parent, set()).update(children)
+    return {k: sorted(v) for k, v in sorted(graph.items())}
+
+
 def _sets(d: dict) -> dict:
     return {k: sorted(v) for k, v in d.items()}
 
@@ -979,7 +1054,11 @@ def _write() -> None:
         },
         "import_lines": _sets(_import_lines),
         "session_lines": _sets(_session_lines),
-        "imports": _graph or _import_graph(),
+        "imports": _graph_with_edges(),
+        "import_runs": {f: _sets(files) for f, files in _import_runs.items()},
+        "phase_imports": {
+            nid: {ph: sorted(mods) for ph, mods in p.items()} for nid, p in _phase_imports.items()
+        },
         "values": values,
         "failures": _failures,
         "secrets": [{"sha256": h, "len": n} for h, n in sorted(_secrets.items())],
