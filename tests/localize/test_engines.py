@@ -341,3 +341,53 @@ def test_a_module_a_fixture_imports_counts_for_every_test_not_the_first(
     doc = localize(project, ids[:1], LocalizeOptions(timeout=60))
     top = doc["ranking"][0]
     assert (top["file"], top["line"], top["ties"]) == ("lazy/rules.py", 2, 1)
+
+
+EXPLAIN_PROJECT = {
+    "money/__init__.py": "",
+    "money/amount.py": """
+        class Amount:
+            def __init__(self, cents):
+                self.cents = cents
+
+            def __eq__(self, other):
+                return self.cents == other.cents
+
+            def __repr__(self):
+                shown = self.cents / 100
+                return f"Amount({shown})"
+
+        def add(a, b):
+            return Amount(a.cents + b.cents + (1 if a.cents > 100 else 0))
+        """,
+    "tests/test_amount.py": """
+        from money.amount import Amount, add
+
+        def test_small():
+            assert add(Amount(1), Amount(2)) == Amount(3)
+
+        def test_large():
+            assert add(Amount(150), Amount(2)) == Amount(152)
+        """,
+}
+
+
+@pytest.mark.parametrize("engine", ["probe", "settrace", "monitoring"])
+def test_what_pytest_runs_to_explain_a_failed_assert_is_not_measured(
+    make_project, engine, tmp_path
+):
+    """pytest calls the operands' ``__repr__`` to explain a failed assert, for failing
+    tests only: those lines would look like the failure's own and outrank the fault."""
+    root = make_project(EXPLAIN_PROJECT, use_git=False)
+    python = _modern_python(tmp_path) if engine == "monitoring" else PY
+    project = open_project(root, python, "none")
+    out = root.parent / f"trace-{engine}.json"
+    run_pytest(eng._request(project, ["tests/test_amount.py"], 60, tracer=out, engine=engine))
+    trace = Trace.from_json(json.loads(out.read_text()))
+    spec = spectra(trace, ["tests/test_amount.py::test_large"], Statements(root))
+    lines = (root / "money/amount.py").read_text().splitlines()
+    shown = lines.index("        shown = self.cents / 100") + 1
+    eq = lines.index("        return self.cents == other.cents") + 1
+    failing = spec["tests/test_amount.py::test_large"]
+    assert ("money/amount.py", shown) not in failing
+    assert ("money/amount.py", eq) in failing  # the comparison itself is the test's

@@ -160,12 +160,18 @@ def _classify(code) -> int:
 # ---------------------------------------------------------------- context switching
 
 
+_explained: dict = {}  # lines run by pytest's assertion explanations (dropped)
+
+
 def _target() -> dict:
     """The file -> lines dict of the current context."""
     if _ctx is None:
         return _session_lines
     if _ctx[0] == "I":
         return _import_runs.setdefault(_ctx[1], {})
+    if _ctx[0] == "X":
+        _explained.clear()
+        return _explained
     return _phases.setdefault(_ctx[1], {}).setdefault(_ctx[2], {})
 
 
@@ -215,7 +221,7 @@ def _import_enter(rel) -> bool:
         _flush(in_place=True)
         if _ctx is not None and _ctx[0] == "T":
             _phase_imports.setdefault(_ctx[1], {}).setdefault(_ctx[2], set()).add(rel)
-        elif _ctx is not None:
+        elif _ctx is not None and _ctx[0] == "I":
             _import_edges.setdefault(_ctx[1], set()).add(rel)
         _ctx_stack.append((_ctx, _watching))
         _ctx = ("I", rel)
@@ -223,12 +229,51 @@ def _import_enter(rel) -> bool:
     return True
 
 
-def _import_exit() -> None:
+def _leave_context() -> None:
     global _ctx, _watching
     with _lock:
         _flush(in_place=True)
         if _ctx_stack:
             _ctx, _watching = _ctx_stack.pop()
+
+
+def _explain_enter() -> bool:
+    """pytest explains a failed ``assert``: it calls ``repr`` on the operands (a project
+    class's ``__repr__``) and compares them again, for failing tests only. Those lines say
+    nothing about the fault and would look like the failing tests' alone: not recorded."""
+    global _ctx, _watching
+    if _engine == "off" or (_ctx is not None and _ctx[0] == "X"):
+        return False
+    with _lock:
+        _flush(in_place=True)
+        _ctx_stack.append((_ctx, _watching))
+        _ctx = ("X", None)
+        _watching = False
+    return True
+
+
+def _quiet(func):
+    def explaining(*args, **kwargs):
+        entered = _explain_enter()
+        try:
+            return func(*args, **kwargs)
+        finally:
+            if entered:
+                _leave_context()
+
+    return explaining
+
+
+def _quiet_explanations() -> None:
+    """Wrap the helpers that assertion-rewritten tests call only to explain a failure."""
+    try:
+        from _pytest.assertion import rewrite
+    except Exception:
+        return
+    for name in ("_saferepr", "_format_assertmsg", "_call_reprcompare"):
+        func = getattr(rewrite, name, None)
+        if callable(func):
+            setattr(rewrite, name, _quiet(func))
 
 
 # ---------------------------------------------------------------- settrace engine
@@ -394,7 +439,7 @@ def _install_import_hook(probes: bool) -> None:
                 super().exec_module(module)
             finally:
                 if entered:
-                    _import_exit()
+                    _leave_context()
 
     class _Finder:
         @classmethod
@@ -826,6 +871,7 @@ def _start() -> None:
         except (OSError, ValueError):
             _values_cfg = {}
         _watch = frozenset(_values_cfg.get("tests", []))
+    _quiet_explanations()
     if _probes_installed:
         _engine = "probe"
     elif _wanted_engine() == "monitoring" and _start_monitoring():
