@@ -10,6 +10,7 @@ import site
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -261,6 +262,17 @@ def test_value_capture_of_a_long_loop_is_cut_short(make_project):
     assert doc["values"]["passing"] == "tests/test_spin.py::test_small"
 
 
+def _traced_file(root: Path, file: str, engine: str, tmp_path: Path) -> tuple[Path, Any, Trace]:
+    """One traced run of a test file with ``engine`` (on a 3.12+ for monitoring)."""
+    python = _modern_python(tmp_path) if engine == "monitoring" else PY
+    project = open_project(root, python, "none")
+    out = root.parent / f"trace-{engine}.json"
+    run_pytest(eng._request(project, [file], 60, tracer=out, engine=engine))
+    trace = Trace.from_json(json.loads(out.read_text()))
+    assert trace.engine == engine
+    return root, project, trace
+
+
 LAZY_PROJECT = {
     "lazy/__init__.py": "",
     "lazy/util.py": """
@@ -318,13 +330,9 @@ def test_a_module_a_fixture_imports_counts_for_every_test_not_the_first(
     """`lazy.plugins` is imported by an autouse fixture of the first test only; its
     module-level lines, and the decorator it calls in another module, must not count as
     that test's alone (they would tie with the fault and bury it)."""
-    root = make_project(LAZY_PROJECT, use_git=False)
-    python = _modern_python(tmp_path) if engine == "monitoring" else PY
-    project = open_project(root, python, "none")
-    out = root.parent / f"trace-{engine}.json"
-    run_pytest(eng._request(project, ["tests/test_rules.py"], 60, tracer=out, engine=engine))
-    trace = Trace.from_json(json.loads(out.read_text()))
-    assert trace.engine == engine
+    root, project, trace = _traced_file(
+        make_project(LAZY_PROJECT, use_git=False), "tests/test_rules.py", engine, tmp_path
+    )
     ids = [f"tests/test_rules.py::{t}" for t in ("test_match", "test_fix")]
     spec = spectra(trace, ids, Statements(root))
     for t in ids:
@@ -378,12 +386,9 @@ def test_what_pytest_runs_to_explain_a_failed_assert_is_not_measured(
 ):
     """pytest calls the operands' ``__repr__`` to explain a failed assert, for failing
     tests only: those lines would look like the failure's own and outrank the fault."""
-    root = make_project(EXPLAIN_PROJECT, use_git=False)
-    python = _modern_python(tmp_path) if engine == "monitoring" else PY
-    project = open_project(root, python, "none")
-    out = root.parent / f"trace-{engine}.json"
-    run_pytest(eng._request(project, ["tests/test_amount.py"], 60, tracer=out, engine=engine))
-    trace = Trace.from_json(json.loads(out.read_text()))
+    root, _project, trace = _traced_file(
+        make_project(EXPLAIN_PROJECT, use_git=False), "tests/test_amount.py", engine, tmp_path
+    )
     spec = spectra(trace, ["tests/test_amount.py::test_large"], Statements(root))
     lines = (root / "money/amount.py").read_text().splitlines()
     shown = lines.index("        shown = self.cents / 100") + 1
