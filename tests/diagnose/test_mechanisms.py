@@ -522,3 +522,56 @@ def test_makes_recipe_trailer_is_not_the_error_it_follows():
     doc = _expect("make", body, "build")
     top = _top(doc)
     assert 8 in top and 11 not in top and 14 not in top, doc["evidence"][:3]
+
+
+def test_erlc_errors_are_a_build_failure_whatever_the_make_target():
+    body = (
+        " ERLC   store.erl session.erl\n"
+        "src/store.erl:12: Warning: variable 'Tmp' is unused\n"
+        "src/session.erl:18: function close/1 undefined\n"
+        "src/session.erl:31: variable 'Id' is unbound\n"
+        "erlang.mk:410: recipe for target 'ebin/app.app' failed\n"
+        "make: *** [ebin/app.app] Error 1\n"
+    )
+    _expect("make xref", body, "build", 8)
+
+
+def test_an_editorconfig_checker_is_lint_under_a_script_named_for_tests():
+    body = (
+        "> pkg@2.0.0 ci /build/pkg\n"
+        "> npm run --silent check-format\n"
+        "\n"
+        "README.md failed indent_style: found setting 'space', should be 'tab'\n"
+        "src/index.js failed trim_trailing_whitespace: found trailing whitespace\n"
+        "npm ERR! code ELIFECYCLE\n"
+    )
+    _expect("npm run ci-tests", body, "lint", 9)
+
+
+def test_vims_test_runner_names_the_failing_test_and_a_wait_in_it_is_no_job_timeout():
+    body = (
+        "From test_window.vim:\n"
+        "Executed Test_split_keeps_cursor() in   0.012 seconds\n"
+        "Found errors in Test_split_keeps_cursor():\n"
+        "function RunTheTest[40]..Test_split_keeps_cursor line 7: Expected 3 but got 4\n"
+        "Caught exception in Test_split_keeps_cursor(): WaitFor() timed out after 5000 msec\n"
+        "Executed 2 tests in   5.04 seconds\n"
+        "1 FAILED:\n"
+        "\n"
+        "-------------------------------\n"
+        "Executed:   812 Tests\n"
+        "  FAILED:     1 Tests\n"
+        "make[1]: *** [report] Error 1\n"
+    )
+    _expect("make test", body, "test", 8)
+
+
+def test_karma_dropping_a_silent_browser_is_a_timeout():
+    body = (
+        "Chrome 75.0 (Linux 0.0.0): Executed 437 of 437 SUCCESS (9.4 secs / 7.3 secs)\n"
+        "Firefox 68.0 (Linux 0.0.0) ERROR\n"
+        "  Disconnected, because no message in 30000 ms.\n"
+        "Firefox 68.0 (Linux 0.0.0): Executed 0 of 0 DISCONNECTED (30.002 secs / 0 secs)\n"
+        "npm ERR! code ELIFECYCLE\n"
+    )
+    _expect("npm run test:browsers", body, "timeout", 7)

@@ -454,6 +454,15 @@ RULES: tuple[Rule, ...] = (
         "build",
         2,
     ),
+    # erlc reports an error as "file.erl:LINE: message" (a warning says "Warning:")
+    _r(
+        "erlc",
+        (".erl:", ".hrl:"),
+        r"^\S+\.[eh]rl:\d+:(?:\d+:)? (?![Ww]arning:)\S",
+        "build",
+        4,
+        tool="erlc",
+    ),
     _r("syntax", "SyntaxError", r"^\s*(?:E\s+)?(?:File .*)?SyntaxError: ", "build", 2),
     _r("cmake-error", "CMake Error", r"^CMake Error", "build", 2),
     _r(
@@ -606,6 +615,21 @@ RULES: tuple[Rule, ...] = (
         r"^\S+:\s?\d+(?::\d+)?:? (?:[A-Z]{2,}\d{3,4}|MD\d{3})\b|^standard: |JavaScript Standard Style",
         "lint",
         3,
+    ),
+    # an editorconfig checker: "FILE failed PROPERTY: found ..., should be ..."
+    _r(
+        "editorconfig",
+        (
+            " failed indent_",
+            " failed end_of_line",
+            " failed insert_final_newline",
+            " failed trim_trailing_whitespace",
+            " failed max_line_length",
+            " failed charset",
+        ),
+        r"^\S+ failed (?:indent_style|indent_size|indent_char|tab_width|end_of_line|insert_final_newline|trim_trailing_whitespace|max_line_length|charset)\b",
+        "lint",
+        4,
     ),
     # a checker of prose or data files (links, spelling, line length, markdown, yaml):
     # compilers do not report locations in these
@@ -850,6 +874,22 @@ RULES: tuple[Rule, ...] = (
         ("coverage", "Coverage"),
         r"Required test coverage of [\d.]+% not reached|Coverage failure: total of [\d.]+ is less than fail-under|coverage threshold for \w+ \([\d.]+%\) not met|[Cc]overage for \w+ \([\d.]+%\) does not meet",
         "test",
+        4,
+    ),
+    # vim's test runner names each failing test before its messages
+    _r(
+        "vim-test",
+        "Found errors in ",
+        r"^Found errors in [\w#.:<>]+\(\):$",
+        "test",
+        4,
+    ),
+    # karma: a browser that sent nothing for the no-activity timeout is dropped
+    _r(
+        "karma-disconnect",
+        "Disconnected",
+        r"Disconnected,? because no message in \d+ ?ms",
+        "timeout",
         4,
     ),
     _r("test-exec", "Execution failed for task", r"Execution failed for task ':\S*test", "test", 3),
