@@ -575,3 +575,35 @@ def test_karma_dropping_a_silent_browser_is_a_timeout():
         "npm ERR! code ELIFECYCLE\n"
     )
     _expect("npm run test:browsers", body, "timeout", 7)
+
+
+def test_the_line_after_a_failing_tests_bare_header_follows_it_in_the_evidence():
+    body = (
+        "test-suite: running 3 tests\n"
+        "  writers\n"
+        "    markdown:                                               OK (0.02s)\n"
+        "    html tables:                                            FAIL (0.06s)\n"
+        "      \n"
+        "      --------------------------------------------------------------\n"
+        "      --- expected/tables.html\n"
+        "      +++ build/tables.html\n"
+        "      -  29 </table>\n"
+        "      +  29 </table\n" + _FAR + "1 out of 3 tests failed (0.31s)\n"
+        "Test suite test-suite: FAIL\n"
+    )
+    doc = _expect("stack test", body, "test")
+    assert _top(doc)[:2] == [9, 12], doc["evidence"][:3]
+
+
+def test_the_error_above_a_javascript_stack_trace_is_evidence():
+    body = (
+        "failed 2 and passed 310 tests in 4.1 seconds\n"
+        "\n"
+        "  parses numeric literals\n"
+        "  TypeError: parseLiteral is not a function\n"
+        "    at checkLiteral (/build/repo/test/literals.js:12:5)\n"
+        "    at Object.<anonymous> (/build/repo/test/literals.js:40:3)\n"
+        "    at runTests (/build/repo/tasks/test.js:88:22)\n"
+        "\n" + "".join(f"  {{ kind: 'Literal', start: {k} }}\n" for k in range(400))
+    )
+    _expect("node ./tasks/test.js", body, "test", 9)

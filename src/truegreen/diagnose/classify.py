@@ -272,7 +272,7 @@ def decide(scan: ScanResult, hinted_step: str | None = None) -> Decision:
             confidence *= 0.7
     if primary is not None:
         reasons.insert(0, f"step '{_one_line(primary.name)}' exited with {primary.exit_code}")
-    evidence = _rank(cands, cls, region, primary, last)
+    evidence = _rank(cands, cls, region, primary, last, scan.details)
     flaky = _flaky(scan, tests, test_classes, parsed)
     decision = Decision(
         cls=cls,
@@ -538,7 +538,12 @@ def _step_of(scan: ScanResult, line: int) -> int:
 
 
 def _rank(
-    cands: list[Candidate], cls: str, region: set[int], primary: Step | None, last: int
+    cands: list[Candidate],
+    cls: str,
+    region: set[int],
+    primary: Step | None,
+    last: int,
+    details: dict[int, int] | None = None,
 ) -> list[Candidate]:
     seen_rule: Counter[str] = Counter()
     scored: list[tuple[float, int, Candidate]] = []
@@ -608,7 +613,28 @@ def _rank(
         picked.append(c)
         if len(picked) >= MAX_EVIDENCE:
             break
-    return _with_other_copy(picked, [c for _, _, c in scored])
+    ranked = [c for _, _, c in scored]
+    return _with_detail(_with_other_copy(picked, ranked), ranked, details or {})
+
+
+def _with_detail(
+    picked: list[Candidate], cands: list[Candidate], details: dict[int, int]
+) -> list[Candidate]:
+    """A failing test's header that names no cause ("tables: FAIL") at the top: the line
+    that says why follows it (after the header's other copy, if any)."""
+    if not picked or picked[0].line not in details:
+        return picked
+    want = details[picked[0].line]
+    detail = next((c for c in cands if c.line == want), None)
+    if detail is None:
+        return picked
+    at = 2 if len(picked) > 1 and _words(picked[1]) == _words(picked[0]) else 1
+    rest = [c for c in picked if c.line != want]
+    return [*rest[:at], detail, *rest[at:]][:MAX_EVIDENCE]
+
+
+def _words(c: Candidate) -> str:
+    return _NOT_WORDS.sub(" ", c.text).strip().lower()
 
 
 #: what tells two copies of one message apart: bullets, colours, indentation, punctuation
@@ -622,14 +648,10 @@ def _with_other_copy(picked: list[Candidate], cands: list[Candidate]) -> list[Ca
     if not picked:
         return picked
     top = picked[0]
-    key = _NOT_WORDS.sub(" ", top.text).strip().lower()
+    key = _words(top)
     if len(key) < 12:
         return picked
-    copies = [
-        c
-        for c in cands
-        if c.line != top.line and _NOT_WORDS.sub(" ", c.text).strip().lower() == key
-    ]
+    copies = [c for c in cands if c.line != top.line and _words(c) == key]
     if not copies:
         return picked
     other = max(copies, key=lambda c: abs(c.line - top.line))

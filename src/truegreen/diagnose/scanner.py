@@ -102,6 +102,8 @@ class ScanResult:
     injection_lines: list[int]
     non_utf8: bool
     analysed_lines: int
+    #: a failing test's header line -> the line that says why (its first detail)
+    details: dict[int, int] = field(default_factory=dict)
 
 
 @dataclass
@@ -147,6 +149,10 @@ class Scanner:
         self.non_utf8 = False
         self.details_budget = DETAIL_BUDGET
         self.script_name: tuple[int, str] | None = None
+        #: a failing test's header that said nothing of why: (line, step), its detail next
+        self.await_detail: tuple[int, int] | None = None
+        self.details: dict[int, int] = {}
+        self.last_frame = 0
         #: ``gh run view --log``: the ``JOB<TAB>STEP<TAB>`` prefix of the current step
         self.gh_prefix: bytes | None = None
         self.gh_other: re.Pattern[bytes] | None = None
@@ -324,6 +330,7 @@ class Scanner:
             blocks=self.blocks,
             root=self.root,
             injection_lines=self.injection,
+            details=self.details,
             non_utf8=self.non_utf8,
             analysed_lines=self.analysed_count,
         )
@@ -487,7 +494,41 @@ class Scanner:
                 # after it are its details (the test's name, the message), read them too
                 self.details_budget -= 1
                 self.full_until = n + DETAIL_SPAN
+        if self.await_detail is not None and not had:
+            self._detail(n, text, stripped)
+        if stripped.startswith("at ") and text[0] in " \t" and _STACK_FRAME.match(stripped):
+            if self.last_frame != n - 1:
+                self._thrown(n - 1, step.index)
+            self.last_frame = n
+        if (
+            had
+            and any(r.cls == "test" and r.kind == "error" for r, _ in hits)
+            and _SAYS_NOTHING.search(stripped)
+        ):
+            self.await_detail = (n, step.index)
         self.recent.append((n, text, had))
+
+    def _thrown(self, n: int, step: int) -> None:
+        """The line above a JavaScript or JVM stack trace says what was thrown."""
+        for _, raw in self._lines(n, n):
+            for text in clean(raw):
+                if _STACK_EXCEPTION.match(text):
+                    self._add(Candidate(n, text, "stack-exception", None, 3, "error", step))
+                    return
+
+    def _detail(self, n: int, text: str, stripped: str) -> None:
+        """The first line after a failing test's header that names no cause (tasty's
+        "name: FAIL", vim's "Found errors in Test_x():") is why it failed."""
+        assert self.await_detail is not None
+        header, step = self.await_detail
+        if n - header > 4 or n <= header:
+            self.await_detail = None
+            return
+        if not stripped or _SEPARATOR.match(stripped):
+            return
+        self.await_detail = None
+        self.details[header] = n
+        self._add(Candidate(n, text, "test-detail", None, 0.5, "context", step))
 
     def _script_echo(self, step: Step, n: int, text: str) -> None:
         """npm and yarn echo the script they run: "> pkg@1.2.0 docs-build /path", then
@@ -583,6 +624,16 @@ def _last_block(recent: list[tuple[int, str, bool]]) -> list[int]:
         block.insert(0, rn)
     return block
 
+
+#: a test's failure header that carries no message: the message is on the lines after it
+_SAYS_NOTHING = re.compile(r"(?:\bFAIL(?:ED)?(?: \([\d.]+m?s\))?|:)$")
+_SEPARATOR = re.compile(r"^[-=_*~+#.:| ]+$")
+#: a frame of a JavaScript or JVM stack trace
+_STACK_FRAME = re.compile(r"^at (?:.+ \()?\S+:\d+(?::\d+)?\)?$|^at [\w$.<>]+\([\w$. ]*(?::\d+)?\)$")
+#: what such a trace starts with: the thrown error and its message
+_STACK_EXCEPTION = re.compile(
+    r"^\s*(?:Uncaught )?(?:[\w$]+\.)*(?:[A-Z]\w*(?:Error|Exception)|Error)(?:: .*|:?)$"
+)
 
 _NPM_SCRIPT = re.compile(r"^(?:@[\w.-]+/)?[\w.-]+@[\w.+-]+ ([\w:.-]+)(?: |$)")
 
