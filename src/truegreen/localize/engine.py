@@ -401,7 +401,9 @@ def _document(
     evidence = _by_statement(
         val.evidence(failures, origin_docs, {ln for ln in kind_lines if is_source(ln[0])}), stmts
     )
-    first, second, near = _near_crash(failures, stmts, src, frozenset().union(*fail_sets))
+    executed: frozenset[Line] = frozenset().union(*fail_sets)
+    first, second, near = _near_crash(failures, stmts, src, executed)
+    defuse = stmts.defuse
     ranking = rank(
         fail_sets,
         pass_sets,
@@ -410,6 +412,7 @@ def _document(
         first=first,
         second=second,
         order=near,
+        later=frozenset(ln for ln in executed if ln[1] in defuse.file(ln[0]).blocks),
     )
     focus: list[Line] = []
     if crash_doc is not None:

@@ -105,14 +105,17 @@ def rank(
     first: frozenset[Line] = frozenset(),
     order: Mapping[Line, int] | None = None,
     second: frozenset[Line] = frozenset(),
+    later: frozenset[Line] = frozenset(),
 ) -> list[Ranked]:
     """Rank ``candidates`` (default: every line a failing test executed).
 
     Order: the lines in ``first`` (the site of a crash in project code) before all others,
     then those in ``second`` (the conditions that guard a crash site); then the formula's score, higher first; then, among equal scores only, the evidence
     level (the crash frame, where a differing or ``None`` value was produced), then
-    ``order`` (nearness to the crash); lines equal in all of these form one tie group,
-    listed by file and line, all with the worst-case rank.
+    ``order`` (nearness to the crash), then lines not in ``later`` (``def`` and ``class``
+    statements: a function's header runs whenever its body does, and is less often the
+    fault than the body statement it ties with); lines equal in all of these form one
+    tie group, listed by file and line, all with the worst-case rank.
     """
     lines = candidates if candidates is not None else frozenset().union(*failing)
     ev = evidence or {}
@@ -125,7 +128,7 @@ def rank(
         scores = {f: score(f, c) for f in FORMULAS}
         level = ev.get(ln, (0, ()))[0]
         top = 2 if ln in first else 1 if ln in second else 0
-        key = (top, scores[formula].key(), level, near.get(ln, 0))
+        key = (top, scores[formula].key(), level, near.get(ln, 0), int(ln not in later))
         rows.append((key, ln, c, scores))
     rows.sort(key=lambda r: (_neg(r[0]), r[1]))
     out: list[Ranked] = []
@@ -142,12 +145,12 @@ def rank(
     return out
 
 
-_Key = tuple[int, tuple[int, Fraction], int, int]
+_Key = tuple[int, tuple[int, Fraction], int, int, int]
 
 
-def _neg(key: _Key) -> tuple[int, int, Fraction, int, int]:
-    top, (inf, value), level, near = key
-    return (-top, -inf, -value, -level, -near)
+def _neg(key: _Key) -> tuple[int, int, Fraction, int, int, int]:
+    top, (inf, value), level, near, early = key
+    return (-top, -inf, -value, -level, -near, -early)
 
 
 def rank_of(ranking: Sequence[Ranked], file: str, line: int) -> Ranked | None:

@@ -17,6 +17,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from truegreen.localize.defuse import DefUse, attribute
 from truegreen.run.signature import is_test_path
 
 Line = tuple[str, int]
@@ -80,11 +81,19 @@ class Statements:
         self._maps: dict[str, tuple[dict[int, int], dict[int, tuple[int, int]]]] = {}
         self._funcs: dict[str, list[tuple[int, int]]] = {}
         self._guards: dict[str, list[tuple[int, int, int]]] = {}
+        self._trees: dict[str, ast.Module | None] = {}
+        self.defuse = DefUse(root, self.tree)
+
+    def tree(self, rel: str) -> ast.Module | None:
+        """The file's syntax tree (parsed once; None when it cannot be read or parsed)."""
+        if rel not in self._trees:
+            self._trees[rel] = parse(self.root / rel)
+        return self._trees[rel]
 
     def _map(self, rel: str) -> tuple[dict[int, int], dict[int, tuple[int, int]]]:
         got = self._maps.get(rel)
         if got is None:
-            got = self._maps[rel] = statement_map(self.root / rel)
+            got = self._maps[rel] = statement_map(self.root / rel, self.tree(rel))
         return got
 
     def line(self, rel: str, line: int) -> int:
@@ -98,7 +107,7 @@ class Statements:
         """The first and last line of the innermost ``def`` holding ``line``, if any."""
         spans = self._funcs.get(rel)
         if spans is None:
-            spans = self._funcs[rel] = function_spans(self.root / rel)
+            spans = self._funcs[rel] = function_spans(self.root / rel, self.tree(rel))
         inside = [s for s in spans if s[0] <= line <= s[1]]
         return min(inside, key=lambda s: s[1] - s[0]) if inside else None
 
@@ -107,7 +116,7 @@ class Statements:
         the statement whose condition decided that ``line`` ran."""
         spans = self._guards.get(rel)
         if spans is None:
-            spans = self._guards[rel] = guard_spans(self.root / rel)
+            spans = self._guards[rel] = guard_spans(self.root / rel, self.tree(rel))
         inside = [g for g in spans if g[1] <= line <= g[2]]
         return min(inside, key=lambda g: g[2] - g[1])[0] if inside else None
 
@@ -120,11 +129,17 @@ class Statements:
         return out
 
 
-def function_spans(path: Path) -> list[tuple[int, int]]:
-    """(first, last) line of every function in the file (decorators included)."""
+def parse(path: Path) -> ast.Module | None:
     try:
-        tree = ast.parse(path.read_bytes())
+        return ast.parse(path.read_bytes())
     except (OSError, SyntaxError, ValueError):
+        return None
+
+
+def function_spans(path: Path, tree: ast.Module | None = None) -> list[tuple[int, int]]:
+    """(first, last) line of every function in the file (decorators included)."""
+    tree = tree or parse(path)
+    if tree is None:
         return []
     return [
         (min([n.lineno, *(d.lineno for d in n.decorator_list)]), n.end_lineno or n.lineno)
@@ -133,11 +148,10 @@ def function_spans(path: Path) -> list[tuple[int, int]]:
     ]
 
 
-def guard_spans(path: Path) -> list[tuple[int, int, int]]:
+def guard_spans(path: Path, tree: ast.Module | None = None) -> list[tuple[int, int, int]]:
     """(header line, first, last line) of each body and ``else`` of every if/while/for."""
-    try:
-        tree = ast.parse(path.read_bytes())
-    except (OSError, SyntaxError, ValueError):
+    tree = tree or parse(path)
+    if tree is None:
         return []
     out: list[tuple[int, int, int]] = []
     for n in ast.walk(tree):
@@ -148,11 +162,12 @@ def guard_spans(path: Path) -> list[tuple[int, int, int]]:
     return out
 
 
-def statement_map(path: Path) -> tuple[dict[int, int], dict[int, tuple[int, int]]]:
+def statement_map(
+    path: Path, tree: ast.Module | None = None
+) -> tuple[dict[int, int], dict[int, tuple[int, int]]]:
     """line -> its statement's line, and statement line -> (first, last) header line."""
-    try:
-        tree = ast.parse(path.read_bytes())
-    except (OSError, SyntaxError, ValueError):
+    tree = tree or parse(path)
+    if tree is None:
         return {}, {}
     key_of: dict[int, int] = {}
     span: dict[int, tuple[int, int]] = {}
@@ -207,20 +222,21 @@ def spectra(
     """Each test's spectrum: its own lines, its modules' import-time lines, session lines
     (statement-level given ``stmts``, else as the engine reported them).
 
-    Import-time lines (and the lines a module's body ran in other files) count for every
-    test that depends on the module, never for the test that happened to run them: a
-    module imported lazily, by a fixture of whichever test ran first, would otherwise make
-    that one test look like the only one to run them. A test depends on a module when it
-    ran a function line of it outside an import, when its own body (the call phase)
-    imported it, or through the import graph of those and of its test module."""
+    Import-time lines (and the lines a module's body ran in other files) count for the
+    tests that depend on the module, never for the test that happened to run them: a
+    module imported lazily, by a fixture of whichever test ran first, would otherwise
+    make that one test look like the only one to run them. A test depends on a module
+    when it ran a function line of it outside an import, when its own body (the call
+    phase) imported it, or through the import graph of those and of its test module.
+    At statement level, definitions (module- and class-level assignments, ``def`` and
+    ``class`` statements) go only to the dependent tests that use them
+    (:mod:`truegreen.localize.defuse`)."""
     imports = _lines(trace.import_lines, stmts)
     session_only: set[Line] = _lines(trace.session_lines, stmts) - imports
-    by_module: dict[str, set[Line]] = {}
-    for ln in imports:
-        by_module.setdefault(ln[0], set()).add(ln)
+    runs: dict[str, set[Line]] = {}
     for mod, files in trace.import_runs.items():
-        by_module.setdefault(mod, set()).update(_lines(files, stmts))
-    out: dict[str, frozenset[Line]] = {}
+        runs[mod] = _lines(files, stmts) - imports
+    per_test: dict[str, tuple[set[Line], set[str]]] = {}
     for tid in tests:
         own: set[Line] = set()
         executed: set[str] = set()
@@ -234,12 +250,26 @@ def spectra(
                 executed.update(trace.phase_imports.get(tid, {}).get(phase, ()))
             # a file that is not ranked (a test helper) can still lead to modules
             executed.update(f for f in files if not is_source(f))
-        for mod in dependencies(tid, executed, trace.imports):
-            if is_source(mod):
-                own |= by_module.get(mod, set())
-        if own:
-            own |= session_only
-        out[tid] = frozenset(own)
+        modules = {m for m in dependencies(tid, executed, trace.imports) if is_source(m)}
+        per_test[tid] = (own, modules)
+    if stmts is not None:
+        given = attribute(stmts.defuse, per_test, imports)
+    else:
+        by_module: dict[str, set[Line]] = {}
+        for ln in imports:
+            by_module.setdefault(ln[0], set()).add(ln)
+        given = {
+            tid: {ln for m in modules for ln in by_module.get(m, ())}
+            for tid, (_own, modules) in per_test.items()
+        }
+    out: dict[str, frozenset[Line]] = {}
+    for tid, (own, modules) in per_test.items():
+        spectrum = own | given[tid]
+        for m in modules:
+            spectrum |= runs.get(m, set())
+        if spectrum:
+            spectrum |= session_only
+        out[tid] = frozenset(spectrum)
     return out
 
 

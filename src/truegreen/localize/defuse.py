@@ -1,0 +1,258 @@
+"""Which tests an import-time definition matters to: def-use over the names it binds.
+
+Module and class bodies run once per process, so by coverage alone every test that
+depends on a module "ran" all of its top-level lines, and a fault in one of them (a wrong
+constant, a bad default value, a mistyped table entry) ties with hundreds of others. A
+definition matters to a test when the test reads what it binds:
+
+* an assignment at module or class level (``LIMIT = 3``, ``Point = namedtuple(...)``)
+  matters to the tests that ran a line reading its name (as a name, as an attribute,
+  ``cfg.LIMIT``, or as a string, ``getattr(cfg, "LIMIT")``), in any module they depend
+  on, or whose test file (or a conftest.py above it) names it;
+* a ``def`` or ``class`` statement (decorators, default values, base classes) matters to
+  the tests that ran a line inside it, or read its name;
+* what such a definition reads in turn (``TABLE = build(BASE)``) matters to the same tests.
+
+Reading is over-approximated (any name or attribute of that name counts), so a test is
+never denied a definition it may use; a definition that no test of the selection is seen
+to read goes back to the coarse rule (every test that depends on its module), so that a
+read this analysis cannot see (``getattr(module, name)``) never hides a line.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+Line = tuple[str, int]
+
+
+@dataclass
+class _File:
+    #: statement line -> the names it binds (module- and class-level assignments)
+    binds: dict[int, frozenset[str]] = field(default_factory=dict)
+    #: statement line of a ``def``/``class`` -> (first, last) line of its body
+    blocks: dict[int, tuple[int, int]] = field(default_factory=dict)
+    #: the ``class`` statements' names
+    classes: dict[int, str] = field(default_factory=dict)
+    #: statement line -> names and attribute names it reads (its own expressions only)
+    reads: dict[int, frozenset[str]] = field(default_factory=dict)
+
+
+def _names_read(nodes: Iterable[ast.AST]) -> set[str]:
+    out: set[str] = set()
+    for top in nodes:
+        for n in ast.walk(top):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
+                out.add(n.id)
+            elif isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load):
+                out.add(n.attr)
+            elif (
+                isinstance(n, ast.Constant) and isinstance(n.value, str) and n.value.isidentifier()
+            ):  # getattr(obj, "name"), globals()["NAME"]
+                out.add(n.value)
+    return out
+
+
+_BODIES = ("body", "orelse", "finalbody", "handlers", "cases")
+
+
+def _own_expressions(node: ast.stmt) -> list[ast.AST]:
+    """The parts of a statement that are not nested statements (a compound statement's
+    header: its test, iterator, context managers, decorators, defaults, bases)."""
+    out: list[ast.AST] = []
+    for name, value in ast.iter_fields(node):
+        if name in _BODIES:
+            continue
+        items = value if isinstance(value, list) else [value]
+        out += [v for v in items if isinstance(v, ast.AST) and not isinstance(v, ast.stmt)]
+    return out
+
+
+def _targets(node: ast.stmt) -> set[str]:
+    if isinstance(node, ast.Assign):
+        targets: list[ast.expr] = list(node.targets)
+    elif isinstance(node, ast.AnnAssign | ast.AugAssign):
+        targets = [node.target]
+    else:
+        return set()
+    out: set[str] = set()
+    for t in targets:
+        for n in ast.walk(t):
+            if isinstance(n, ast.Name):
+                out.add(n.id)
+    return out
+
+
+def analyse(tree: ast.Module | None) -> _File:
+    info = _File()
+    if tree is None:
+        return info
+
+    def definitions(stmts: list[ast.stmt]) -> None:
+        """Module- or class-level statements (and those in top-level if/try blocks)."""
+        for st in stmts:
+            names = _targets(st)
+            if names:
+                info.binds[st.lineno] = frozenset(names)
+            if isinstance(st, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                info.blocks[st.lineno] = (st.body[0].lineno, st.end_lineno or st.lineno)
+                if isinstance(st, ast.ClassDef):
+                    info.classes[st.lineno] = st.name
+                    definitions(st.body)
+            elif isinstance(st, ast.If | ast.Try | ast.With):
+                for name in _BODIES:
+                    for block in getattr(st, name, None) or []:
+                        if isinstance(block, ast.ExceptHandler):
+                            definitions(block.body)
+                        elif isinstance(block, ast.stmt):
+                            definitions([block])
+
+    definitions(tree.body)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.stmt):
+            read = _names_read(_own_expressions(node))
+            if read:
+                info.reads[node.lineno] = frozenset(read)
+    return info
+
+
+_WORD = re.compile(r"[^\W\d]\w*")
+
+
+def file_reads(path: Path) -> frozenset[str]:
+    """Every identifier a (test) file mentions: names, attributes, imports, strings (and,
+    over-approximating, comments and the names it binds)."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return frozenset()
+    return frozenset(_WORD.findall(text))
+
+
+class DefUse:
+    """Def-use facts of a project's files, parsed once each."""
+
+    def __init__(self, root: Path, tree: Callable[[str], ast.Module | None]) -> None:
+        self.root = root
+        self._tree = tree
+        self._files: dict[str, _File] = {}
+        self._test_reads: dict[str, frozenset[str]] = {}
+        self._around: dict[str, dict[int, tuple[int, ...]]] = {}
+        self._indexed: set[str] = set()
+        self._by_name: dict[str, list[Line]] = {}
+
+    def file(self, rel: str) -> _File:
+        got = self._files.get(rel)
+        if got is None:
+            got = self._files[rel] = analyse(self._tree(rel))
+        return got
+
+    def test_reads(self, test_file: str) -> frozenset[str]:
+        """What a test file and the conftest.py files above it read."""
+        got = self._test_reads.get(test_file)
+        if got is not None:
+            return got
+        names = set(file_reads(self.root / test_file))
+        parts = test_file.split("/")[:-1]
+        for i in range(len(parts) + 1):
+            conftest = "/".join([*parts[:i], "conftest.py"])
+            if (self.root / conftest).is_file():
+                names |= file_reads(self.root / conftest)
+        got = self._test_reads[test_file] = frozenset(names)
+        return got
+
+    def precise(self, rel: str, line: int) -> bool:
+        """Whether an import-time statement is a definition this analysis can attribute."""
+        f = self.file(rel)
+        return line in f.binds or line in f.blocks
+
+    def _enclosing(self, rel: str) -> dict[int, tuple[int, ...]]:
+        """line -> the module- or class-level ``def``/``class`` statements around it."""
+        got = self._around.get(rel)
+        if got is None:
+            around: dict[int, list[int]] = {}
+            for ln, (first, last) in self.file(rel).blocks.items():
+                for x in range(first, last + 1):
+                    around.setdefault(x, []).append(ln)
+            got = self._around[rel] = {k: tuple(v) for k, v in around.items()}
+        return got
+
+    def index(self, files: Iterable[str]) -> None:
+        """Know the definitions of ``files`` by the names they bind."""
+        for rel in sorted(set(files) - self._indexed):
+            self._indexed.add(rel)
+            f = self.file(rel)
+            for ln, bound in f.binds.items():
+                for n in bound:
+                    self._by_name.setdefault(n, []).append((rel, ln))
+            for ln, cls in f.classes.items():
+                self._by_name.setdefault(cls, []).append((rel, ln))
+
+    def used(self, ran: Iterable[Line], modules: Iterable[str], test_file: str) -> set[Line]:
+        """The definitions in ``modules`` that a test which ran ``ran`` uses."""
+        mods = set(modules)
+        self.index(mods)
+        by_name = self._by_name
+        names: list[str] = list(self.test_reads(test_file))
+        seen: set[str] = set()
+        todo = list(ran)
+        used: set[Line] = set()
+        while todo or names:
+            while todo:
+                file, line = todo.pop()
+                names.extend(self.file(file).reads.get(line, ()))
+                if file in mods:
+                    for ln in self._enclosing(file).get(line, ()):
+                        if (file, ln) not in used:
+                            used.add((file, ln))
+                            todo.append((file, ln))
+            while names:
+                n = names.pop()
+                if n in seen:
+                    continue
+                seen.add(n)
+                for where in by_name.get(n, ()):
+                    if where[0] in mods and where not in used:
+                        used.add(where)
+                        todo.append(where)
+        return used
+
+
+def attribute(
+    defuse: DefUse,
+    tests: Mapping[str, tuple[set[Line], set[str]]],
+    imports: set[Line],
+) -> dict[str, set[Line]]:
+    """For each test (its own lines, its dependency modules): the import-time lines it
+    gets. Definitions (see :meth:`DefUse.precise`) go to the tests that use them; the
+    other import-time lines, and definitions no test is seen to use, to every test that
+    depends on their module."""
+    by_module: dict[str, set[Line]] = {}
+    for ln in imports:
+        by_module.setdefault(ln[0], set()).add(ln)
+    used: dict[str, set[Line]] = {}
+    anyone: set[Line] = set()
+    memo: dict[tuple[frozenset[Line], frozenset[str], str], set[Line]] = {}
+    for tid, (own, modules) in tests.items():
+        key = (frozenset(own), frozenset(m for m in modules if m in by_module), tid.split("::")[0])
+        got = memo.get(key)
+        if got is None:  # parametrized tests often run the very same lines
+            got = memo[key] = defuse.used(*key) & imports
+        used[tid] = got
+        anyone |= got
+    # definitions someone uses went to their users; the rest to every dependent
+    shared = {
+        m: {ln for ln in lines if ln not in anyone or not defuse.precise(*ln)}
+        for m, lines in by_module.items()
+    }
+    out: dict[str, set[Line]] = {}
+    for tid, (_own, modules) in tests.items():
+        lines = set(used[tid])
+        for m in modules:
+            lines |= shared.get(m, set())
+        out[tid] = lines
+    return out

@@ -1,0 +1,169 @@
+"""Import-time definitions go to the tests that use them (truegreen.localize.defuse)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from truegreen.localize import LocalizeOptions, localize
+from truegreen.localize.spectrum import Statements, Trace, spectra
+from truegreen.project import open_project
+
+PY = sys.executable
+
+UNITS = {
+    "units/__init__.py": "",
+    "units/convert.py": """
+        import math
+
+        __all__ = ["km", "miles", "rounded", "Scale"]
+
+        KM_PER_MILE = 1.609          # the fault: 1.609344
+        FEET_PER_MILE = 5280
+        DIGITS = 2
+
+
+        def km(miles):
+            return miles * KM_PER_MILE
+
+
+        def feet(miles):
+            return miles * FEET_PER_MILE
+
+
+        def rounded(x, digits=DIGITS):
+            return round(x, digits)
+
+
+        class Scale:
+            factor = 10
+
+            def up(self, x):
+                return x * self.factor
+
+
+        def lookup(name):
+            return globals()[name]
+        """,
+    "tests/test_convert.py": """
+        from units.convert import Scale, feet, km, lookup, rounded
+
+        def test_km():
+            assert round(km(100), 3) == 160.934
+
+        def test_feet():
+            assert feet(2) == 10560
+
+        def test_feet_half():
+            assert feet(0.5) == 2640
+
+        def test_rounded():
+            assert rounded(1.234) == 1.23
+
+        def test_scale():
+            assert Scale().up(2) == 20
+
+        def test_lookup():
+            assert lookup("FEET_PER_MILE") == 5280
+        """,
+}
+
+
+def test_a_wrong_constant_ranks_first_not_among_every_import_time_line(make_project):
+    root = make_project(UNITS, use_git=False)
+    doc = localize(
+        open_project(root, PY, "none"),
+        ["tests/test_convert.py::test_km"],
+        LocalizeOptions(timeout=60),
+    )
+    # it ties with the one statement that reads it, and with nothing else: every passing
+    # test depends on the module and ran its import-time lines, but none read the constant
+    top = doc["ranking"][:2]
+    assert sorted(r["code"] for r in top) == [
+        "KM_PER_MILE = 1.609          # the fault: 1.609344",
+        "return miles * KM_PER_MILE",
+    ]
+    assert all(r["rank"] == 2 and r["ties"] == 2 and r["counts"]["ep"] == 0 for r in top)
+    assert doc["ranking"][2]["rank"] > 2
+
+
+def test_definitions_go_to_their_users_the_rest_to_every_dependent(make_project):
+    root = make_project(UNITS, use_git=False)
+    src = (root / "units/convert.py").read_text().splitlines()
+
+    def at(prefix: str) -> tuple[str, int]:
+        return (
+            "units/convert.py",
+            next(n for n, t in enumerate(src, 1) if t.lstrip().startswith(prefix)),
+        )
+
+    top_level = [
+        at(p)
+        for p in (
+            "import math",
+            "__all__",
+            "KM_PER_MILE",
+            "FEET_PER_MILE",
+            "DIGITS",
+            "def km",
+            "def feet",
+            "def rounded",
+            "class Scale",
+            "factor = 10",
+            "def up",
+            "def lookup",
+        )
+    ]
+    body = {
+        name: at(code)
+        for name, code in (
+            ("km", "return miles * KM"),
+            ("feet", "return miles * FEET"),
+            ("rounded", "return round"),
+            ("up", "return x * self"),
+            ("lookup", "return globals"),
+        )
+    }
+    tests = {
+        "km": [body["km"]],
+        "feet": [body["feet"]],
+        "rounded": [body["rounded"]],
+        "scale": [body["up"]],
+        "lookup": [body["lookup"]],
+    }
+    trace = Trace(
+        engine="settrace",
+        phases={
+            f"tests/test_convert.py::test_{t}": {
+                "call": {"units/convert.py": [ln for _f, ln in lines]}
+            }
+            for t, lines in tests.items()
+        },
+        import_lines={"units/convert.py": [ln for _f, ln in top_level]},
+        session_lines={},
+        imports={"tests/test_convert.py": ["units/convert.py"]},
+    )
+    spec = spectra(trace, trace.phases, Statements(root))
+    users = {ln: {t.rsplit("_", 1)[1] for t, s in spec.items() if ln in s} for ln in top_level}
+    everyone = set(tests)
+    assert users[at("import math")] == everyone  # not a definition
+    assert users[at("KM_PER_MILE")] == {"km"}
+    # a name read as a string counts too: the test file passes "FEET_PER_MILE" to
+    # lookup(), so every test in that file may use it (test files are read whole)
+    assert users[at("FEET_PER_MILE")] == everyone
+    # ... a default value's name goes with the def statement that reads it
+    assert users[at("DIGITS")] == users[at("def rounded")] == {"rounded"}
+    # a class attribute read as self.factor, by the test that ran the method
+    assert users[at("factor = 10")] == users[at("def up")] == {"scale"}
+    # the class itself is named by the test file: every test in it may use it
+    assert users[at("class Scale")] == everyone
+    # a definition no test is seen to use goes to every dependent
+    assert users[at("__all__")] == everyone
+
+
+def test_reads_of_the_test_file_and_conftest_count(tmp_path: Path):
+    (tmp_path / "tests" / "unit").mkdir(parents=True)
+    (tmp_path / "tests" / "conftest.py").write_text("import cfg\nTIMEOUT = cfg.TIMEOUT\n")
+    (tmp_path / "tests" / "unit" / "test_a.py").write_text("from lib import RATE\n")
+    reads = Statements(tmp_path).defuse.test_reads("tests/unit/test_a.py")
+    assert {"RATE", "TIMEOUT", "cfg"} <= reads
