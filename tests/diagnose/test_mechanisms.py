@@ -607,3 +607,30 @@ def test_the_error_above_a_javascript_stack_trace_is_evidence():
         "\n" + "".join(f"  {{ kind: 'Literal', start: {k} }}\n" for k in range(400))
     )
     _expect("node ./tasks/test.js", body, "test", 9)
+
+
+def test_a_download_that_the_server_does_not_have_is_a_dependency_failure():
+    body = (
+        "Installing package zlib\n"
+        "* Requesting https://pkg.example.org/x86_64/zlib.tar.gz\n"
+        "88.00 KB / 88.00 KB [=====================] 100.00 % 1.9 MB/s\n"
+        "Installing package termcap\n"
+        "* Requesting https://pkg.example.org/x86_64/termcap.sig\n"
+        "* Failure 404 Not Found\n"
+        "thread 'main' panicked at 'called `Result::unwrap()` on an `Err` value: NotFound'\n"
+        "make[1]: *** [build/root.img] Error 101\n"
+    )
+    _expect("make image", body, "dependency", 11)
+
+
+def test_a_tool_refusing_an_unknown_switch_is_a_configuration_error():
+    body = (
+        "Illegal switch 'q' specified!\n"
+        "Synopsis:\n"
+        "    run-suite [options] [files] [directories]\n"
+        "\n"
+        "Options:\n"
+        "    -j<workers> Run up to <workers> tests in parallel.\n"
+        "    -v          Verbose.\n"
+    )
+    _expect("./bin/run-suite -q tests/", body, "configuration", 6)

@@ -356,6 +356,14 @@ RULES: tuple[Rule, ...] = (
         4,
         tool="npm",
     ),
+    # a download the server does not have (curl, wget, a package fetcher): a missing artifact
+    _r(
+        "http-404",
+        ("404 Not Found", "ERROR 404", "error: 404"),
+        r"^(?:\W*\s)?(?:Failure|Error|ERROR|error|failed)?:? ?404 Not Found\b|^ERROR 404: Not Found|\bThe requested URL returned error: 404\b",
+        "dependency",
+        3,
+    ),
     _r(
         "other-dep",
         (
@@ -615,6 +623,14 @@ RULES: tuple[Rule, ...] = (
         r"^\S+:\s?\d+(?::\d+)?:? (?:[A-Z]{2,}\d{3,4}|MD\d{3})\b|^standard: |JavaScript Standard Style",
         "lint",
         3,
+    ),
+    # a command-line tool refusing an option it does not know (getopt and its kin)
+    _r(
+        "cli-usage",
+        ("llegal switch", "llegal option", "nvalid option"),
+        r"^(?:[\w./-]+: )?(?:Illegal switch '[^']+' specified|[Ii]llegal option (?:-- )?\S|[Ii]nvalid option (?:-- )?\S)",
+        "configuration",
+        1.5,
     ),
     # an editorconfig checker: "FILE failed PROPERTY: found ..., should be ..."
     _r(
