@@ -144,11 +144,19 @@ class DefUse:
         self._around: dict[str, dict[int, tuple[int, ...]]] = {}
         self._indexed: set[str] = set()
         self._by_name: dict[str, list[Line]] = {}
+        #: (file, statement line) -> the names it reads, for every analysed file
+        self._reads: dict[Line, frozenset[str]] = {}
+        #: (file, line) -> the module- or class-level def/class statements around it
+        self._around_line: dict[Line, tuple[Line, ...]] = {}
 
     def file(self, rel: str) -> _File:
         got = self._files.get(rel)
         if got is None:
             got = self._files[rel] = analyse(self._tree(rel))
+            for ln, names in got.reads.items():
+                self._reads[(rel, ln)] = names
+            for ln, defs in self._enclosing(rel).items():
+                self._around_line[(rel, ln)] = tuple((rel, d) for d in defs)
         return got
 
     def test_reads(self, test_file: str) -> frozenset[str]:
@@ -175,7 +183,7 @@ class DefUse:
         got = self._around.get(rel)
         if got is None:
             around: dict[int, list[int]] = {}
-            for ln, (first, last) in self.file(rel).blocks.items():
+            for ln, (first, last) in self._files[rel].blocks.items():
                 for x in range(first, last + 1):
                     around.setdefault(x, []).append(ln)
             got = self._around[rel] = {k: tuple(v) for k, v in around.items()}
@@ -196,29 +204,31 @@ class DefUse:
         """The definitions in ``modules`` that a test which ran ``ran`` uses."""
         mods = set(modules)
         self.index(mods)
-        by_name = self._by_name
-        names: list[str] = list(self.test_reads(test_file))
+        own = set(ran)
+        for f in {f for f, _n in own} - self._files.keys():
+            self.file(f)
+        by_name, reads, around = self._by_name, self._reads, self._around_line
+        names = set(self.test_reads(test_file)).union(*(reads[ln] for ln in own if ln in reads))
+        used: set[Line] = {d for ln in own for d in around.get(ln, ()) if d[0] in mods}
+        todo = list(used)
         seen: set[str] = set()
-        todo = list(ran)
-        used: set[Line] = set()
-        while todo or names:
-            while todo:
-                file, line = todo.pop()
-                names.extend(self.file(file).reads.get(line, ()))
-                if file in mods:
-                    for ln in self._enclosing(file).get(line, ()):
-                        if (file, ln) not in used:
-                            used.add((file, ln))
-                            todo.append((file, ln))
-            while names:
-                n = names.pop()
-                if n in seen:
-                    continue
-                seen.add(n)
-                for where in by_name.get(n, ()):
+        fresh = names & by_name.keys()
+        while fresh or todo:
+            for n in fresh:
+                for where in by_name[n]:
                     if where[0] in mods and where not in used:
                         used.add(where)
                         todo.append(where)
+            seen |= fresh
+            more: set[str] = set()
+            while todo:
+                ln = todo.pop()
+                more |= reads.get(ln, frozenset())
+                for d in around.get(ln, ()):
+                    if d not in used:
+                        used.add(d)
+                        todo.append(d)
+            fresh = (more & by_name.keys()) - seen
         return used
 
 

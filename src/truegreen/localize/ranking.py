@@ -17,6 +17,7 @@ of the group's last line. ``ties`` is the group's size.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -82,6 +83,14 @@ def counts(
     return Counts(ef=ef, nf=len(failing) - ef, ep=ep, np=len(passing) - ep)
 
 
+def _tally(tests: Sequence[frozenset[Line]], lines: frozenset[Line]) -> Counter[Line]:
+    """How many of ``tests`` ran each of ``lines``."""
+    tally: Counter[Line] = Counter()
+    for t in tests:
+        tally.update(t & lines if len(t) > len(lines) else t)
+    return tally
+
+
 @dataclass(frozen=True)
 class Ranked:
     file: str
@@ -120,11 +129,14 @@ def rank(
     lines = candidates if candidates is not None else frozenset().union(*failing)
     ev = evidence or {}
     near = order or {}
+    ef_of = _tally(failing, lines)
+    ep_of = _tally(passing, lines)
     rows: list[tuple[_Key, Line, Counts, dict[Formula, Score]]] = []
     for ln in lines:
-        c = counts(ln, failing, passing)
-        if c.ef == 0:
+        ef, ep = ef_of.get(ln, 0), ep_of.get(ln, 0)
+        if ef == 0:
             continue
+        c = Counts(ef=ef, nf=len(failing) - ef, ep=ep, np=len(passing) - ep)
         scores = {f: score(f, c) for f in FORMULAS}
         level = ev.get(ln, (0, ()))[0]
         top = 2 if ln in first else 1 if ln in second else 0

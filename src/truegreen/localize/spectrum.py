@@ -82,6 +82,7 @@ class Statements:
         self._funcs: dict[str, list[tuple[int, int]]] = {}
         self._guards: dict[str, list[tuple[int, int, int]]] = {}
         self._trees: dict[str, ast.Module | None] = {}
+        self._lines: dict[tuple[str, tuple[int, ...]], frozenset[Line]] = {}
         self.defuse = DefUse(root, self.tree)
 
     def tree(self, rel: str) -> ast.Module | None:
@@ -123,9 +124,15 @@ class Statements:
     def lines(self, files: Mapping[str, Sequence[int]]) -> set[Line]:
         out: set[Line] = set()
         for f, ns in files.items():
-            if is_source(f):
-                key = self._map(f)[0]
-                out.update((f, key.get(n, n)) for n in ns if n > 0)
+            memo = (f, tuple(ns))
+            got = self._lines.get(memo)
+            if got is None:  # tests of one file often run the very same lines
+                got = frozenset()
+                if is_source(f):
+                    key = self._map(f)[0]
+                    got = frozenset((f, key.get(n, n)) for n in ns if n > 0)
+                self._lines[memo] = got
+            out |= got
         return out
 
 

@@ -1111,8 +1111,11 @@ def _write() -> None:
         "settings": {"recursionlimit": sys.getrecursionlimit()},
     }
     tmp = _out + ".tmp"
+    # json.dumps, not json.dump: only dumps uses the C encoder (5-10x faster on the
+    # values of a long test)
+    text = json.dumps(doc, default=str)
     with open(tmp, "w", encoding="utf-8") as fh:
-        json.dump(doc, fh, default=str)
+        fh.write(text)
     os.replace(tmp, _out)
 
 
