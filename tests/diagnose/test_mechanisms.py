@@ -634,3 +634,18 @@ def test_a_tool_refusing_an_unknown_switch_is_a_configuration_error():
         "    -v          Verbose.\n"
     )
     _expect("./bin/run-suite -q tests/", body, "configuration", 6)
+
+
+def test_the_source_line_under_a_traceback_frame_is_code_not_evidence():
+    body = (
+        "syncing 4 mirrors\n"
+        "Traceback (most recent call last):\n"
+        '  File "/build/tools/sync.py", line 88, in <module>\n'
+        "    main()\n"
+        '  File "/build/tools/sync.py", line 61, in fetch\n'
+        '    raise RuntimeError("mirror failed: " + reason)\n'
+        "RuntimeError: mirror failed: checksum mismatch for index.json\n"
+    )
+    doc = _expect("python tools/sync.py", body, "unknown")
+    errors = [e["line"] for e in doc["evidence"] if e["kind"] == "error"]
+    assert errors[0] == 12 and 11 not in errors, doc["evidence"]

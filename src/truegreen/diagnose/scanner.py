@@ -466,6 +466,10 @@ class Scanner:
                 self._outcome(n, ut[0], ut[1])
         # --- rules ------------------------------------------------------------------------
         hits = match_line(rule_text) if rule_text else []
+        if hits and text.startswith("    ") and self._under_py_frame(n):
+            # the source line under a traceback's `File "...", line N` frame is code, not
+            # what went wrong (`raise ConnectionError(...)`)
+            hits = []
         if text.startswith(("::error", "::warning", "##[error]", "##[warning]")):
             # a workflow annotation: the message after the command is the tool's own line
             inner = text.split("::", 2)[-1] if text.startswith("::") else text.split("]", 1)[-1]
@@ -507,6 +511,13 @@ class Scanner:
         ):
             self.await_detail = (n, step.index)
         self.recent.append((n, text, had))
+
+    def _under_py_frame(self, n: int) -> bool:
+        return any(
+            _PY_FRAME.match(text.strip())
+            for _, raw in self._lines(n - 1, n - 1)
+            for text in clean(raw)
+        )
 
     def _thrown(self, n: int, step: int) -> None:
         """The line above a JavaScript or JVM stack trace says what was thrown."""
@@ -628,6 +639,8 @@ def _last_block(recent: list[tuple[int, str, bool]]) -> list[int]:
 #: a test's failure header that carries no message: the message is on the lines after it
 _SAYS_NOTHING = re.compile(r"(?:\bFAIL(?:ED)?(?: \([\d.]+m?s\))?|:)$")
 _SEPARATOR = re.compile(r"^[-=_*~+#.:| ]+$")
+#: a frame of a Python traceback; the line after it is the frame's source
+_PY_FRAME = re.compile(r'^File "[^"]+", line \d+, in \S')
 #: a frame of a JavaScript or JVM stack trace
 _STACK_FRAME = re.compile(r"^at (?:.+ \()?\S+:\d+(?::\d+)?\)?$|^at [\w$.<>]+\([\w$. ]*(?::\d+)?\)$")
 #: what such a trace starts with: the thrown error and its message
