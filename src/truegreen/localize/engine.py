@@ -7,8 +7,9 @@ A. *measured*: the failing tests plus passing tests that share code with them, u
    truegreen's tracer (per-test, per-phase lines; import-time lines per module), with
    value capture for the first target and its nearest collected neighbours (the passing
    one most similar by spectrum is compared with);
-B. *bare*: the same selection without the tracer, in parallel with A, so that an outcome
-   the measurement changed is reported instead of trusted; the target tests run first
+B. *bare*: the same selection without the tracer, in parallel with A (after it with
+   ``--sandbox none``: both would write into the one checkout), so that an outcome the
+   measurement changed is reported instead of trusted; the target tests run first
    there (the first one alone in a fresh process: the order-dependence check).
 
 Only project source lines (not tests, not libraries) that a failing test executed are
@@ -211,7 +212,11 @@ def localize(
                 runs.bare_error = exc
 
         thread = None
-        if opts.check_measurement or opts.values:
+        wanted = opts.check_measurement or opts.values
+        # in parallel, except without a sandbox: then both runs share the checkout, and
+        # tests that write into it (generated files, caches) would see each other's writes
+        parallel = wanted and project.sandbox != "none"
+        if parallel:
             thread = threading.Thread(target=bare, daemon=True)
             thread.start()
         try:
@@ -223,6 +228,13 @@ def localize(
         finally:
             if thread is not None:
                 thread.join()
+        if wanted and not parallel:
+            try:
+                runs.bare = run_pytest(
+                    _request(project, selection, opts.timeout, first=targets), executor
+                )
+            except Exception as exc:  # reported in the document, as from the thread
+                runs.bare_error = exc
         measured = runs.measured
         by_id = measured.by_id()
         targets = _expand(targets, measured)
