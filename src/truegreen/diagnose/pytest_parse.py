@@ -27,7 +27,8 @@ _SECTION = re.compile(r"^=+ ?(?P<name>[A-Za-z][\w ]*?) ?=+$")
 _BLOCK = re.compile(r"^_{2,} (?P<name>.+?) _{2,}$")
 _LOC_LONG = re.compile(r"^(?P<path>[\w./\\~:-]+\.py):(?P<line>\d+): ?(?P<exc>[\w.]+)?$")
 _LOC_SHORT = re.compile(r"^(?P<path>[\w./\\~:-]+\.py):(?P<line>\d+): in (?P<func>\S+)$")
-_NATIVE = re.compile(r'^\s*File "(?P<path>[^"]+)", line (?P<line>\d+), in (?P<func>\S+)')
+#: a frame of a native Python traceback (``File "x.py", line 3, in f``)
+NATIVE_FRAME = re.compile(r'^\s*File "(?P<path>[^"]+)", line (?P<line>\d+), in (?P<func>\S+)')
 _DEF = re.compile(r"^\s*(?:>\s*)?(?:async )?def (?P<func>\w+)\(")
 _E_LINE = re.compile(r"^E\s+(?P<text>.*)$")
 _EXC = re.compile(
@@ -136,7 +137,7 @@ class FailureBlock:
                 frames.append(Frame(relative(m["path"], root), int(m["line"]), m["func"]))
                 first_path = first_path or relative(m["path"], root)
                 continue
-            m = _NATIVE.match(text)
+            m = NATIVE_FRAME.match(text)
             if m:
                 frames.append(Frame(relative(m["path"], root), int(m["line"]), m["func"]))
                 first_path = first_path or relative(m["path"], root)

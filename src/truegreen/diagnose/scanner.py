@@ -514,7 +514,7 @@ class Scanner:
 
     def _under_py_frame(self, n: int) -> bool:
         return any(
-            _PY_FRAME.match(text.strip())
+            pp.NATIVE_FRAME.match(text)
             for _, raw in self._lines(n - 1, n - 1)
             for text in clean(raw)
         )
@@ -639,8 +639,6 @@ def _last_block(recent: list[tuple[int, str, bool]]) -> list[int]:
 #: a test's failure header that carries no message: the message is on the lines after it
 _SAYS_NOTHING = re.compile(r"(?:\bFAIL(?:ED)?(?: \([\d.]+m?s\))?|:)$")
 _SEPARATOR = re.compile(r"^[-=_*~+#.:| ]+$")
-#: a frame of a Python traceback; the line after it is the frame's source
-_PY_FRAME = re.compile(r'^File "[^"]+", line \d+, in \S')
 #: a frame of a JavaScript or JVM stack trace
 _STACK_FRAME = re.compile(r"^at (?:.+ \()?\S+:\d+(?::\d+)?\)?$|^at [\w$.<>]+\([\w$. ]*(?::\d+)?\)$")
 #: what such a trace starts with: the thrown error and its message
