@@ -75,14 +75,6 @@ def score(formula: Formula, c: Counts) -> Score:
     raise ValueError(f"unknown formula {formula!r}")
 
 
-def counts(
-    line: Line, failing: Sequence[frozenset[Line]], passing: Sequence[frozenset[Line]]
-) -> Counts:
-    ef = sum(1 for t in failing if line in t)
-    ep = sum(1 for t in passing if line in t)
-    return Counts(ef=ef, nf=len(failing) - ef, ep=ep, np=len(passing) - ep)
-
-
 def _tally(tests: Sequence[frozenset[Line]], lines: frozenset[Line]) -> Counter[Line]:
     """How many of ``tests`` ran each of ``lines``."""
     tally: Counter[Line] = Counter()

@@ -214,19 +214,25 @@ def _import_enter(rel) -> bool:
     lines, and the functions they call, decorators and base classes included) belongs to
     the module, for every test that depends on it, not to the test or fixture that
     happened to import it first."""
-    global _ctx, _watching
     if _engine == "off":
         return False
     with _lock:
-        _flush(in_place=True)
         if _ctx is not None and _ctx[0] == "T":
             _phase_imports.setdefault(_ctx[1], {}).setdefault(_ctx[2], set()).add(rel)
         elif _ctx is not None and _ctx[0] == "I":
             _import_edges.setdefault(_ctx[1], set()).add(rel)
-        _ctx_stack.append((_ctx, _watching))
-        _ctx = ("I", rel)
-        _watching = False
+        _push(("I", rel))
     return True
+
+
+def _push(ctx) -> None:
+    """Enter ``ctx`` (an import, an assertion explanation) until ``_leave_context``; no
+    values are recorded inside it. The caller holds the lock."""
+    global _ctx, _watching
+    _flush(in_place=True)
+    _ctx_stack.append((_ctx, _watching))
+    _ctx = ctx
+    _watching = False
 
 
 def _leave_context() -> None:
@@ -241,14 +247,10 @@ def _explain_enter() -> bool:
     """pytest explains a failed ``assert``: it calls ``repr`` on the operands (a project
     class's ``__repr__``) and compares them again, for failing tests only. Those lines say
     nothing about the fault and would look like the failing tests' alone: not recorded."""
-    global _ctx, _watching
     if _engine == "off" or (_ctx is not None and _ctx[0] == "X"):
         return False
     with _lock:
-        _flush(in_place=True)
-        _ctx_stack.append((_ctx, _watching))
-        _ctx = ("X", None)
-        _watching = False
+        _push(("X", None))
     return True
 
 
