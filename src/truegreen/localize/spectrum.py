@@ -11,6 +11,7 @@ module (or a module it depends on) refers to it in its globals.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -289,6 +290,52 @@ def similarity(a: frozenset[Line], b: frozenset[Line]) -> Fraction:
 # ---------------------------------------------------------------- choosing passing tests
 
 
+#: an import statement at the start of a line (any indentation), with its continuation:
+#: a parenthesised name list or backslash-continued lines
+_IMPORT_LINE = re.compile(
+    rb"^[ \t]*(?:from[ \t]+\.*[\w.]*[ \t]+import[ \t]*(?:\([^)]*\)|(?:[^\n]*\\\r?\n)*[^\n]*)"
+    rb"|import[ \t]+(?:[^\n]*\\\r?\n)*[^\n]*)",
+    re.MULTILINE,
+)
+
+
+def _triple_quoted(source: bytes) -> list[tuple[int, int]]:
+    """Spans of triple-quoted strings (docstrings), found by pairing the quotes."""
+    spans: list[tuple[int, int]] = []
+    opened: tuple[bytes, int] | None = None
+    for m in re.finditer(rb"\"\"\"|'''", source):
+        if opened is None:
+            opened = (m.group(), m.start())
+        elif m.group() == opened[0]:
+            spans.append((opened[1], m.end()))
+            opened = None
+    if opened is not None:
+        spans.append((opened[1], len(source)))
+    return spans
+
+
+def _import_statements(source: bytes) -> ast.Module:
+    """The import statements of a file, parsed. Only lines that start an import are parsed
+    (choosing the tests parses many files, most of which is not imports); a line that
+    only looks like one (in a docstring) and is no statement is dropped."""
+    body: list[ast.stmt] = []
+    strings = _triple_quoted(source)
+    snippets = [
+        m.group().strip()
+        for m in _IMPORT_LINE.finditer(source)
+        if not any(a < m.start() < b for a, b in strings)
+    ]
+    try:
+        body = ast.parse(b"\n".join(snippets)).body
+    except (SyntaxError, ValueError):
+        for snippet in snippets:
+            try:
+                body += ast.parse(snippet).body
+            except (SyntaxError, ValueError):
+                continue
+    return ast.Module(body=body, type_ignores=[])
+
+
 class _Imports:
     """Which project files a Python file imports (statically, from its AST); one per
     selection, so the file system is asked once per module name."""
@@ -322,8 +369,8 @@ class _Imports:
         if got is not None:
             return got
         try:
-            tree = ast.parse((self.root / rel).read_bytes())
-        except (OSError, SyntaxError, ValueError):
+            tree = _import_statements((self.root / rel).read_bytes())
+        except OSError:
             tree = ast.Module(body=[], type_ignores=[])
         names: set[str] = set()
         pkg = rel.rsplit("/", 1)[0].replace("/", ".") if "/" in rel else ""
