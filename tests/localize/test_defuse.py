@@ -76,14 +76,17 @@ def test_a_wrong_constant_ranks_first_not_among_every_import_time_line(make_proj
         ["tests/test_convert.py::test_km"],
         LocalizeOptions(timeout=60),
     )
-    # it ties with the one statement that reads it, and with nothing else: every passing
-    # test depends on the module and ran its import-time lines, but none read the constant
+    # it shares its score with the one statement that reads it, and with nothing else:
+    # every passing test depends on the module and ran its import-time lines, but none
+    # read the constant. The reading statement goes first: it produced the value the
+    # assertion rejected (100 * 1.609)
     top = doc["ranking"][:2]
-    assert sorted(r["code"] for r in top) == [
-        "KM_PER_MILE = 1.609          # the fault: 1.609344",
+    assert [r["code"] for r in top] == [
         "return miles * KM_PER_MILE",
+        "KM_PER_MILE = 1.609          # the fault: 1.609344",
     ]
-    assert all(r["rank"] == 2 and r["ties"] == 2 and r["counts"]["ep"] == 0 for r in top)
+    assert [(r["rank"], r["ties"], r["counts"]["ep"]) for r in top] == [(1, 1, 0), (2, 1, 0)]
+    assert top[0]["evidence"] == ["produced the value the assertion rejected"]
     assert doc["ranking"][2]["rank"] > 2
 
 

@@ -323,3 +323,55 @@ def test_a_target_whose_module_cannot_be_collected_names_the_module(make_project
             ["tests/test_core.py::test_a"],
             LocalizeOptions(timeout=60, check_measurement=False),
         )
+
+
+REJECTED_PROJECT = {
+    "words/__init__.py": "",
+    "words/plural.py": """
+        def singular(word):
+            w = word.strip().lower()
+            if not w.endswith("s"):
+                return w
+            candidate = w[:-2]
+            stem = w[:-1]
+            out = stem.upper().lower()
+            return out
+
+        def shout(word):
+            return word.upper() + "!"
+        """,
+    "tests/test_plural.py": """
+        from words.plural import singular, shout
+
+        def test_shout():
+            assert shout("a") == "A!"
+
+        def test_glasses():
+            assert "glass" == singular(" Glasses ")
+        """,
+}
+
+
+def test_the_line_that_produced_the_rejected_value_breaks_the_tie(make_project):
+    """Every line of ``singular`` runs for the failing test alone: the spectrum ties them.
+    The assertion rejected 'glasse'; the line that first produced it ranks first, not the
+    line that only passed it on, nor the one that produced the expected literal 'glass'."""
+    root = make_project(REJECTED_PROJECT, use_git=False)
+    doc = localize(
+        open_project(root, PY, "none"),
+        ["tests/test_plural.py::test_glasses"],
+        LocalizeOptions(timeout=60),
+    )
+    top = doc["ranking"][0]
+    assert (top["code"], top["rank"], top["ties"]) == ("stem = w[:-1]", 1, 1)
+    assert top["evidence"] == ["produced the value the assertion rejected"]
+    assert doc["values"]["rejected"] == [
+        {
+            "op": "==",
+            "produced_at": {"file": "words/plural.py", "line": top["line"]},
+            "value": "glasse",
+        }
+    ]
+    by_code = {r["code"]: r for r in doc["ranking"]}
+    assert by_code["candidate = w[:-2]"]["evidence"] == []
+    assert by_code["out = stem.upper().lower()"]["evidence"] == []

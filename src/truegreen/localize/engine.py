@@ -18,6 +18,7 @@ ranked; scores are exact (see :mod:`truegreen.localize.ranking`).
 
 from __future__ import annotations
 
+import ast
 import json
 import shlex
 import shutil
@@ -410,8 +411,19 @@ def _document(
             }
     origin_docs = val.origins(primary_failure, fvals, crash_src) if fvals else []
     kind_lines = val.kind_diff_lines(fvals, pvals) if fvals else set()
+    rejected_docs = (
+        val.rejected(fvals, _literal_operands(primary_failure, fvals, stmts), source=is_source)
+        if fvals
+        else []
+    )
     evidence = _by_statement(
-        val.evidence(failures, origin_docs, {ln for ln in kind_lines if is_source(ln[0])}), stmts
+        val.evidence(
+            failures,
+            origin_docs,
+            {ln for ln in kind_lines if is_source(ln[0])},
+            rejected_docs,
+        ),
+        stmts,
     )
     executed: frozenset[Line] = frozenset().union(*fail_sets)
     first, second, near = _near_crash(failures, stmts, src, executed)
@@ -472,6 +484,7 @@ def _document(
             "similarity": _frac(best_sim) if best else None,
             "differences": diffs,
             "origins": origin_docs,
+            "rejected": rejected_docs,
             "crash_locals": (primary_failure or {}).get("locals") or {},
         },
         "order_dependence": order,
@@ -483,6 +496,44 @@ def _document(
     doc = scrub.document(doc)
     doc["context"] = _context(doc, project.root, src, opts.budget_tokens, scrub)
     return dict(doc)
+
+
+def _literal_operands(
+    failure: Mapping[str, Any] | None, fvals: Mapping[str, Any], stmts: Statements
+) -> list[bool]:
+    """For the comparison a failed ``assert`` rejected: which of its two operands is a
+    literal written in the assertion (the expected value), read from the ``assert``
+    statement of the innermost frame that stopped on one."""
+    compared = list(fvals.get("compared", ()))
+    if not failure or not compared:
+        return []
+    index = int(compared[0].get("index", 0))
+    for frame in reversed(failure.get("frames") or []):
+        file, line = str(frame.get("file")), int(frame.get("line", 0))
+        tree = stmts.tree(file) if file.endswith(".py") else None
+        if tree is None:
+            continue
+        asserts = [
+            n
+            for n in ast.walk(tree)
+            if isinstance(n, ast.Assert) and n.lineno <= line <= (n.end_lineno or n.lineno)
+        ]
+        if not asserts:
+            continue
+        test = min(asserts, key=lambda n: (n.end_lineno or n.lineno) - n.lineno).test
+        if not isinstance(test, ast.Compare):
+            return []
+        sides = [test.left, *test.comparators][index : index + 2]
+        return [_is_literal(n) for n in sides]
+    return []
+
+
+def _is_literal(node: ast.expr) -> bool:
+    try:
+        ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return False
+    return True
 
 
 def _by_statement(

@@ -7,6 +7,8 @@ and what each function returned (``returns``). From those:
 * ``differences``: on the suspect lines, variables whose values differ between the runs;
 * ``origins``: where the failure was a ``None`` (or another bad value) used at the crash
   line, the line that assigned it, and the ``return`` that produced it;
+* ``rejected``: where a failed ``assert a == b`` compared a value the code produced, the
+  line that first produced it;
 * evidence for breaking ranking ties: the crash frame, the origin lines, and lines that
   produced a value of a different *kind* (None, sign, emptiness, type) than the passing
   run did on the same line. Kinds, not raw values: two tests with different inputs
@@ -137,6 +139,55 @@ def origins(
     return out
 
 
+def _trivial(value: Any) -> bool:
+    """A value produced all over a program (None, a flag, 0 or 1, an empty string or
+    collection): finding where it was made says nothing."""
+    if value is None or isinstance(value, bool):
+        return True
+    if isinstance(value, int | float):
+        return value in (-1, 0, 1)
+    if isinstance(value, str | list):
+        return len(value) == 0
+    if isinstance(value, dict):
+        return value.get("len") == 0 or value.get("type") in ("unserializable", "redacted")
+    return False
+
+
+def rejected(
+    failing: Mapping[str, Any], literal: Sequence[bool] = (), *, source: Any = None
+) -> list[dict[str, Any]]:
+    """Where the values of a failed ``assert a == b`` were first produced in project code.
+
+    The tracer keeps the operands of the comparison that failed (``compared``). For each
+    operand that is not a literal written in the assertion (``literal[i]``: the expected
+    value, most often), the first assignment or ``return`` in the failing run (in execution
+    order, in files ``source(file)`` accepts) that produced an equal value: the line where
+    the wrong value came from, which a pass-through later (a ``return x``) only repeats."""
+    out: list[dict[str, Any]] = []
+    events = sorted(
+        [*failing.get("assigns", ()), *failing.get("returns", ())],
+        key=lambda e: int(e.get("seq", 0)),
+    )
+    for cmp in failing.get("compared", ())[:1]:
+        for i, v in enumerate(cmp.get("values") or ()):
+            if (i < len(literal) and literal[i]) or _trivial(v):
+                continue
+            want = _key(v)
+            for e in events:
+                if source is not None and not source(str(e.get("file"))):
+                    continue
+                if _key(e.get("value")) == want:
+                    out.append(
+                        {
+                            "value": v,
+                            "op": cmp.get("op"),
+                            "produced_at": {"file": e["file"], "line": e["line"]},
+                        }
+                    )
+                    break
+    return out
+
+
 def kind_diff_lines(failing: Mapping[str, Any], passing: Mapping[str, Any] | None) -> set[Line]:
     """Lines that produced a value of a kind the passing run never produced there."""
     if not passing:
@@ -162,6 +213,7 @@ def evidence(
     failures: Sequence[Mapping[str, Any]],
     origin_docs: Sequence[Mapping[str, Any]],
     kind_lines: Iterable[Line],
+    rejected_docs: Sequence[Mapping[str, Any]] = (),
 ) -> dict[Line, tuple[int, tuple[str, ...]]]:
     """Tie-breaking evidence per line: (level, notes); the strongest level wins."""
     ev: dict[Line, tuple[int, set[str]]] = {}
@@ -187,6 +239,9 @@ def evidence(
             at = o.get(key)
             if isinstance(at, dict):
                 add((str(at["file"]), int(at["line"])), ORIGIN, note)
+    for r in rejected_docs:
+        at = r["produced_at"]
+        add((str(at["file"]), int(at["line"])), ORIGIN, "produced the value the assertion rejected")
     for ln in kind_lines:
         add(ln, KIND_DIFF, "produced a value unlike the passing run's")
     return {ln: (lvl, tuple(sorted(notes))) for ln, (lvl, notes) in ev.items()}

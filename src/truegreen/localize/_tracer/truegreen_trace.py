@@ -254,8 +254,33 @@ def _explain_enter() -> bool:
     return True
 
 
-def _quiet(func):
+def _record_compared(args) -> None:
+    """A watched test's failed ``assert a == b``: keep the operands of the comparison that
+    failed (``_call_reprcompare(ops, results, expls, each_obj)``), serialized safely, so
+    that the line which produced the rejected value can be found among the values."""
+    try:
+        ops, results, _expls, each_obj = args[:4]
+        for i, ok in enumerate(results):
+            if not ok:
+                rec = _values.setdefault(
+                    _ctx[1], {"states": [], "assigns": [], "returns": [], "per": {}, "events": [0]}
+                )
+                rec.setdefault("compared", []).append(
+                    {
+                        "op": str(ops[i]),
+                        "index": i,
+                        "values": [_safe(each_obj[i]), _safe(each_obj[i + 1])],
+                    }
+                )
+                return
+    except Exception:  # another pytest's signature, an operand that cannot be read
+        return
+
+
+def _quiet(func, compares=False):
     def explaining(*args, **kwargs):
+        if compares and _watching and _ctx is not None and _ctx[0] == "T":
+            _record_compared(args)
         entered = _explain_enter()
         try:
             return func(*args, **kwargs)
@@ -275,7 +300,7 @@ def _quiet_explanations() -> None:
     for name in ("_saferepr", "_format_assertmsg", "_call_reprcompare"):
         func = getattr(rewrite, name, None)
         if callable(func):
-            setattr(rewrite, name, _quiet(func))
+            setattr(rewrite, name, _quiet(func, compares=name == "_call_reprcompare"))
 
 
 # ---------------------------------------------------------------- settrace engine
@@ -775,6 +800,7 @@ def _value_call(frame, code, add_line):
                             "func": func,
                             "var": name,
                             "value": val,
+                            "seq": seq,
                         }
                         lr = _last_return[0]
                         if lr is not None and lr[0] > state["seq"] and lr[3] == val:
@@ -799,7 +825,9 @@ def _value_call(frame, code, add_line):
                     except Exception:
                         val = {"type": "unserializable"}
                     line = frame.f_lineno
-                    rec["returns"].append({"file": rel, "line": line, "func": func, "value": val})
+                    rec["returns"].append(
+                        {"file": rel, "line": line, "func": func, "value": val, "seq": seq}
+                    )
                     _last_return[0] = (seq, rel, line, val)
         elif event == "exception":
             state["raised"] = True
