@@ -5,6 +5,10 @@
 Corpora:
   * synthetic: tests/diagnose/corpus (labels.json; logs written for this project in the
     formats of the tools, GitHub Actions wrapping included). A sample, not the target.
+  * live: tests/diagnose/live (labels.json; made by bench/live_logs.py by RUNNING today's
+    tools -- pytest 9/8/7, unittest, tox, nox, ruff, flake8, black, isort, pylint, mypy,
+    pyright, pip, uv, build, gcc -- on small broken projects, wrapped as a GitHub Actions
+    job log). Real tool output, labels by construction; reported separately.
   * real: ../shared/data/ci-logs (LogChunks, Travis CI 2019; labels.json), when present.
     Class accuracy counts entries with a label; the top-3 hit counts entries with marked
     lines (a hit: one of the first three evidence lines is a line people marked). Entries
@@ -40,6 +44,7 @@ sys.path.insert(0, str(ROOT / "src"))
 from truegreen.diagnose import diagnose  # noqa: E402
 
 SYNTH = ROOT / "tests" / "diagnose" / "corpus"
+LIVE = ROOT / "tests" / "diagnose" / "live"
 REAL = ROOT.parent / "shared" / "data" / "ci-logs"
 
 
@@ -53,6 +58,7 @@ def run_corpus(entries: list[dict], base: Path, show: bool) -> dict:
     conf_right: list[float] = []
     conf_wrong: list[float] = []
     strict = 0
+    tests_found = tests_labelled = 0
     for e in entries:
         path = base / e["file"]
         total_bytes += path.stat().st_size
@@ -72,6 +78,11 @@ def run_corpus(entries: list[dict], base: Path, show: bool) -> dict:
                     misses.append(
                         f"  class {e['file']}: want {label} got {doc['class']} ({doc['confidence']})"
                     )
+        want = e.get("failing_tests", [])
+        tests_labelled += len(want)
+        tests_found += sum(t in doc["failing_tests"] for t in want)
+        if show and not set(want) <= set(doc["failing_tests"]):
+            misses.append(f"  tests {e['file']}: want {want} got {doc['failing_tests']}")
         marked = {x["line"] for x in e.get("evidence", []) if x["line"] is not None}
         if e.get("evidence") and not marked:
             unmeasurable += 1
@@ -94,6 +105,7 @@ def run_corpus(entries: list[dict], base: Path, show: bool) -> dict:
         "conf_right": conf_right,
         "conf_wrong": conf_wrong,
         "strict": strict,
+        "tests": (tests_found, tests_labelled),
     }
 
 
@@ -117,6 +129,11 @@ def report(title: str, r: dict) -> None:
         print(
             f"top-3 evidence hit: {r['hits']}/{r['tried']} = {r['hits'] / r['tried']:.1%}   (goal >= 95%)"
         )
+    found, labelled = r.get("tests", (0, 0))
+    if labelled:
+        print(
+            f"failing tests found: {found}/{labelled} = {found / labelled:.1%} of the labelled node ids"
+        )
     if r.get("unmeasurable"):
         print(
             f"  not measurable: {r['unmeasurable']} entries whose marked lines are not in the file "
@@ -138,13 +155,16 @@ def report(title: str, r: dict) -> None:
         print(line)
 
 
-def synthetic_entries() -> list[dict]:
-    labels = json.loads((SYNTH / "labels.json").read_text())
+def synthetic_entries(base: Path = SYNTH) -> list[dict]:
+    """Entries of a corpus labelled by construction (the synthetic and the live one)."""
+    labels = json.loads((base / "labels.json").read_text())
     return [
         {
             "file": x["file"],
             "label": x["class"],
+            "label_alt": x.get("label_alt"),
             "evidence": [{"line": n} for n in x["error_lines"]],
+            "failing_tests": x.get("failing_tests", []),
         }
         for x in labels
     ]
@@ -258,15 +278,22 @@ def main() -> None:
         choices=["dev", "all"],
         help="list misses: of the dev half of the real corpus (default) or of all",
     )
-    ap.add_argument("--only", choices=["synthetic", "real"])
+    ap.add_argument("--only", choices=["synthetic", "live", "real"])
     args = ap.parse_args()
     print("# truegreen diagnose benchmark")
-    if args.only != "real" and (SYNTH / "labels.json").exists():
+    if args.only in (None, "synthetic") and (SYNTH / "labels.json").exists():
         report(
             "synthetic corpus (tests/diagnose/corpus)",
             run_corpus(synthetic_entries(), SYNTH, bool(args.show_misses)),
         )
-    if args.only != "synthetic":
+    if args.only in (None, "live") and (LIVE / "labels.json").exists():
+        live = synthetic_entries(LIVE)
+        report(
+            f"live corpus (tests/diagnose/live: {len(live)} logs of real tools run by"
+            " bench/live_logs.py)",
+            run_corpus(live, LIVE, bool(args.show_misses)),
+        )
+    if args.only in (None, "real"):
         if (REAL / "labels.json").exists():
             entries = real_entries()
             dev = [e for e in entries if half(e["repo"]) == "dev"]

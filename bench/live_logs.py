@@ -1,0 +1,1787 @@
+"""The live corpus for `truegreen diagnose`: logs made by RUNNING today's real tools.
+
+    python bench/live_logs.py [--only NAME ...] [--list]
+
+Each scenario is a small broken project written into a temp dir (made anew on every
+run, outside the repository so that no tool reads truegreen's own configuration). The failing command, and any passing steps before
+it, run there for real, offline (pip reaches only the package index; every other host is a
+`.invalid` name or a closed loopback port), in cached virtualenvs under
+bench/.cache/live/venvs (made on first use: pytest 9 with the linters and checkers, pytest
+8, pytest 7). Their output, stdout and stderr together as the runner records them, is
+wrapped the way the GitHub Actions runner prints a job log: fixed timestamps, the set-up
+sections, `##[group]Run <command>` / `##[endgroup]` per step, the failing step's
+`##[error]Process completed with exit code N.` and the post-job cleanup. Paths are made
+stable: the project becomes /home/runner/work/proj/proj, the interpreter
+/opt/hostedtoolcache/Python/<version>/x64, durations and addresses are fixed.
+
+Labels are by construction (tests/diagnose/live/labels.json, the schema of
+tests/diagnose/corpus/labels.json): the class is the scenario's, the error lines are the
+lines of the failing step's output that a pattern of the scenario finds (the `E   ...`
+line, the `FAILED ...` summary, mypy's `error:` line, ...), the failing tests are the node
+ids the scenario's tests fail with. Where the class is debatable the entry says so in
+`label_note` (and may name a `label_alt`).
+
+Nothing here is imported by the tests: they read the committed logs only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import textwrap
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "tests" / "diagnose" / "live"
+CACHE = ROOT / "bench" / ".cache" / "live"
+VENVS = CACHE / "venvs"
+SCRATCH = Path(tempfile.gettempdir()) / "truegreen-live"  # outside the repository: no tool
+WORK = SCRATCH / "work"  # finds truegreen's own configuration above a project
+HOME = CACHE / "home"
+TEMP = SCRATCH / "temp"
+RUNNER_ROOT = "/home/runner/work/proj/proj"
+RUNNER_TEMP = "/home/runner/work/_temp"
+SCRIPT_ID = "3f1d9c2e-6b0a-4c59-9e1f-2a7d5b8c4e60"
+START = datetime(2026, 12, 3, 10, 0, 0, tzinfo=UTC)
+
+PYTHONS = {"3.12": "/root/.pyenv/versions/3.12.1", "3.11": "/root/.pyenv/versions/3.11.7"}
+VENV_SPECS = {
+    "tools": (
+        "3.12",
+        [
+            "pytest", "pytest-xdist", "pytest-timeout", "ruff", "flake8", "black", "isort",
+            "pylint", "mypy", "pyright", "tox", "nox", "pydantic-settings", "build", "uv",
+            "setuptools", "wheel",
+        ],
+    ),
+    "gates": ("3.12", ["pytest", "pytest-cov", "pre-commit", "ruff", "black"]),  # PyYAML
+    "pytest8": ("3.11", ["pytest<9", "pytest-timeout"]),
+    "pytest7": ("3.11", ["pytest<8"]),
+}  # fmt: skip
+
+
+@dataclass
+class Scenario:
+    name: str
+    cls: str
+    command: str
+    files: dict[str, str]
+    error: str  # regex over the failing step's output lines: every match is an error line
+    first: str | None = None  # regex: a match is one unless the line above has its first word
+    failing_tests: list[str] = field(default_factory=list)
+    venv: str = "tools"
+    before: list[str] = field(default_factory=list)  # earlier steps; they must pass
+    env: dict[str, str] = field(default_factory=dict)
+    label_alt: str | None = None
+    note: str | None = None
+    runner_error: bool = False  # the runner's exit line is the error line (nothing else says it)
+    git_add: bool = False  # commit the files first (tools that read only what git tracks)
+
+
+# --------------------------------------------------------------------------- projects
+
+PYPROJECT = """\
+[project]
+name = "shop"
+version = "0.1.0"
+requires-python = ">=3.9"
+
+[tool.pytest.ini_options]
+testpaths = ["tests"]
+pythonpath = ["src"]
+{extra}"""
+
+CART = """\
+def total(prices, discount=0.0):
+    \"\"\"Sum of the prices, less the discount, rounded to cents.\"\"\"
+    return round(sum(prices) * (1 - discount), 2)
+
+
+def parse_price(text):
+    return float(text.strip().lstrip("$"))
+
+
+def apply_coupon(prices, code):
+    rates = {"TEN": 0.1, "HALF": 0.5}
+    return total(prices, rates[code])
+"""
+
+PASSING = """\
+import pytest
+
+from shop.cart import parse_price, total
+
+
+@pytest.mark.parametrize("n", range({n}))
+def test_total_of_n_items(n):
+    assert total([1.0] * n) == n
+
+
+def test_parse_price():
+    assert parse_price(" $4.50 ") == 4.5
+"""
+
+T_ASSERT = """\
+from shop.cart import apply_coupon, total
+
+
+def test_total_plain():
+    assert total([1.0, 2.0]) == 3.0
+
+
+def test_total_discount():
+    prices = [10.0, 10.0]
+    assert total(prices, discount=0.1) == 19.0
+
+
+def test_coupon_half():
+    assert apply_coupon([8.0], "HALF") == 4.0
+"""
+
+T_MULTI = """\
+import pytest
+
+from shop.cart import apply_coupon, parse_price, total
+
+
+class TestTotals:
+    @pytest.mark.parametrize(
+        "prices,expected", [([1, 2], 3), ([], 0), ([0.1, 0.2], 0.3), ([5, 5], 11)]
+    )
+    def test_sum(self, prices, expected):
+        assert total(prices) == expected
+
+    def test_discount_bounds(self):
+        with pytest.raises(ValueError):
+            total([1.0], discount=2)
+
+
+def test_parse_comma_price():
+    assert parse_price("4,50") == 4.5
+
+
+def test_unknown_coupon():
+    assert apply_coupon([1.0], "FREE") == 0.0
+"""
+
+MULTI_FAILS = [
+    "tests/test_totals.py::TestTotals::test_sum[prices3-11]",
+    "tests/test_totals.py::TestTotals::test_discount_bounds",
+    "tests/test_totals.py::test_parse_comma_price",
+    "tests/test_totals.py::test_unknown_coupon",
+]
+
+UTIL_LINT = """\
+import os
+import sys, json
+
+
+def slugify(text):
+    return "-".join(text.lower().split())
+
+
+def load(path):
+    data = json.load(open(path))
+    if data == None:
+        return undefined_default
+    return data
+"""
+
+UGLY = """\
+def make_order( items,customer ):
+  order = {'items':items,'customer':customer,
+      'total':sum( i['price'] for i in items )}
+  return order
+"""
+
+TYPED_BAD = """\
+from typing import Optional
+
+
+def total(prices: list[float]) -> int:
+    return sum(prices)
+
+
+def label(code: int) -> str:
+    return code.upper()
+
+
+def first_name(full: Optional[str]) -> str:
+    return full.split()[0]
+"""
+
+SETTINGS = """\
+from pydantic_settings import BaseSettings
+
+
+class Settings(BaseSettings):
+    api_key: str
+    database_url: str
+    debug: bool = False
+
+
+settings = Settings()
+"""
+
+C_SETUP = """\
+from setuptools import Extension, setup
+
+setup(
+    name="fastsum",
+    version="0.1.0",
+    package_dir={"": "src"},
+    packages=["fastsum"],
+    ext_modules=[Extension("fastsum._speed", ["src/fastsum/_speed.c"])],
+)
+"""
+
+C_MISSING_HEADER = """\
+#include <Python.h>
+#include "fastsum_config.h"
+
+static PyObject *add(PyObject *self, PyObject *args) {
+    long a, b;
+    if (!PyArg_ParseTuple(args, "ll", &a, &b)) return NULL;
+    return PyLong_FromLong(a + b);
+}
+"""
+
+C_BAD_CODE = """\
+#include <Python.h>
+
+static PyObject *add(PyObject *self, PyObject *args) {
+    long a, b;
+    if (!PyArg_ParseTuple(args, "ll", &a, &b)) return NULL;
+    return PyLong_FromLong(a + b + count);
+}
+
+static PyMethodDef methods[] = {{"add", add, METH_VARARGS, "add"}, {NULL, NULL, 0, NULL}};
+static struct PyModuleDef mod = {PyModuleDef_HEAD_INIT, "_speed", NULL, -1, methods};
+PyMODINIT_FUNC PyInit__speed(void) { return PyModule_Create(&mod) }
+"""
+
+C_PYPROJECT = """\
+[build-system]
+requires = ["setuptools>=61", "wheel"]
+build-backend = "setuptools.build_meta"
+"""
+
+TOX_INI = """\
+[tox]
+envlist = py312, lint, type
+
+[testenv]
+skip_install = true
+deps = pytest
+setenv = PYTHONPATH = {toxinidir}/src
+commands = pytest {posargs:-q}
+
+[testenv:lint]
+deps = flake8
+commands = flake8 src
+
+[testenv:type]
+deps = mypy
+commands = mypy src
+"""
+
+NOXFILE = """\
+import nox
+
+
+@nox.session(python=False)
+def tests(session):
+    session.run("pytest", "-q", env={"PYTHONPATH": "src"})
+
+
+@nox.session(python=False)
+def lint(session):
+    session.run("flake8", "src")
+"""
+
+
+def project(
+    tests: dict[str, str] | None = None,
+    extra: str = "",
+    passing: int = 6,
+    src: dict[str, str] | None = None,
+) -> dict[str, str]:
+    """The shop project: src/shop/cart.py, a passing test module, and the given files."""
+    files = {
+        "pyproject.toml": PYPROJECT.format(extra=extra),
+        "src/shop/__init__.py": '"""A small shop."""\n',
+        "src/shop/cart.py": CART,
+        "tests/__init__.py": "",
+        "tests/test_basics.py": PASSING.replace("{n}", str(passing)),
+        "README.md": "# shop\n",
+    }
+    files.update(src or {})
+    files.update(tests or {})
+    return files
+
+
+def pytest_case(
+    name: str, cls: str, command: str, files: dict[str, str], fails: list[str], **kw: object
+) -> Scenario:
+    """A pytest run: its `E` explanations (the first line of each) and FAILED/ERROR lines."""
+    return Scenario(name, cls, command, files, SUMMARY, first=E_LINE, failing_tests=fails, **kw)  # type: ignore[arg-type]
+
+
+def lint_project(**more: str) -> dict[str, str]:
+    return project(src={"src/shop/util.py": UTIL_LINT, **more})
+
+
+def test_module(body: str, name: str = "tests/test_service.py") -> dict[str, str]:
+    return {name: textwrap.dedent(body)}
+
+
+# --------------------------------------------------------------------------- patterns
+
+E_LINE = r"^E {2,}(?![-+?~ ])\S"  # the first line of pytest's explanation (see `first`)
+SUMMARY = r"^(?:FAILED|ERROR) \S+\.py"
+UNITTEST = r"^(?:FAIL|ERROR): \w+ \(|^\w+(?:\.\w+)*(?:Error|Exception): "
+RUFF_FULL = r"^[A-Z]+\d+ (?:\[\*\] )?\S"
+FLAKE8 = r"^\S+\.py:\d+:\d+: [A-Z]+\d+ "
+MYPY = r"^\S+\.py:\d+(?::\d+)?: error: "
+PYRIGHT = r"^\s+\S+\.py:\d+:\d+ - error: "
+CC_ERROR = r"^\s*\S+\.[ch]:\d+:\d+: (?:fatal )?error: "
+PIP_NOT_FOUND = r"^ERROR: (?:Could not find a version|No matching distribution)"
+
+SCENARIOS: list[Scenario] = []
+
+
+def add(*items: Scenario) -> None:
+    SCENARIOS.extend(items)
+
+
+# test: pytest in its formats and versions
+add(
+    pytest_case(
+        "pytest9-quiet",
+        "test",
+        "python -m pytest -q",
+        project(test_module(T_ASSERT, "tests/test_pricing.py")),
+        ["tests/test_pricing.py::test_total_discount"],
+        before=["python -m pip install pytest"],
+    ),
+    pytest_case(
+        "pytest9-verbose-multi",
+        "test",
+        "pytest -v",
+        project(test_module(T_MULTI, "tests/test_totals.py"), passing=40),
+        MULTI_FAILS,
+    ),
+    pytest_case(
+        "pytest9-tb-short",
+        "test",
+        "pytest --tb=short -ra",
+        project(test_module(T_MULTI, "tests/test_totals.py")),
+        MULTI_FAILS,
+    ),
+    Scenario(
+        "pytest9-tb-line",
+        "test",
+        "pytest --tb=line",
+        project(test_module(T_MULTI, "tests/test_totals.py")),
+        r"^/\S+\.py:\d+: |" + SUMMARY,
+        failing_tests=MULTI_FAILS,
+    ),
+    Scenario(
+        "pytest9-tb-native",
+        "test",
+        "pytest --tb=native -q",
+        project(test_module(T_ASSERT, "tests/test_pricing.py")),
+        r"^AssertionError|" + SUMMARY,
+        failing_tests=["tests/test_pricing.py::test_total_discount"],
+    ),
+    pytest_case(
+        "pytest9-exitfirst",
+        "test",
+        "pytest -x -v",
+        project(test_module(T_MULTI, "tests/test_totals.py"), passing=12),
+        [MULTI_FAILS[0]],
+    ),
+    pytest_case(
+        "pytest9-xdist",
+        "test",
+        "pytest -n 2 -q -p no:randomly",
+        project(test_module(T_MULTI, "tests/test_totals.py"), passing=30),
+        MULTI_FAILS,
+    ),
+    pytest_case(
+        "pytest9-xdist-verbose",
+        "test",
+        "pytest -n 2 -v",
+        project(test_module(T_ASSERT, "tests/test_pricing.py"), passing=20),
+        ["tests/test_pricing.py::test_total_discount"],
+    ),
+    pytest_case(
+        "pytest9-color",
+        "test",
+        "pytest --color=yes -q",
+        project(test_module(T_ASSERT, "tests/test_pricing.py")),
+        ["tests/test_pricing.py::test_total_discount"],
+        note="pytest forced to colour (FORCE_COLOR / --color=yes, common in workflows): ANSI codes in the log",
+    ),
+    pytest_case(
+        "pytest8-verbose",
+        "test",
+        "pytest -v",
+        project(test_module(T_MULTI, "tests/test_totals.py"), passing=10),
+        MULTI_FAILS,
+        venv="pytest8",
+    ),
+    pytest_case(
+        "pytest8-quiet-short",
+        "test",
+        "python -m pytest -q --tb=short",
+        project(test_module(T_ASSERT, "tests/test_pricing.py")),
+        ["tests/test_pricing.py::test_total_discount"],
+        venv="pytest8",
+    ),
+    pytest_case(
+        "pytest7-verbose",
+        "test",
+        "pytest -v -rA",
+        project(test_module(T_MULTI, "tests/test_totals.py"), passing=10),
+        MULTI_FAILS,
+        venv="pytest7",
+    ),
+    Scenario(
+        "pytest7-native",
+        "test",
+        "pytest --tb=native",
+        project(test_module(T_MULTI, "tests/test_totals.py")),
+        r"^(?:AssertionError|Failed|ValueError|KeyError)\b|" + SUMMARY,
+        failing_tests=MULTI_FAILS,
+        venv="pytest7",
+    ),
+    Scenario(
+        "pytest9-exception",
+        "test",
+        "pytest",
+        project(
+            test_module("""\
+        from shop.cart import total
+
+
+        def average(prices):
+            return total(prices) / len(prices)
+
+
+        def test_average_of_nothing():
+            assert average([]) == 0
+        """)
+        ),
+        SUMMARY,
+        first=E_LINE,
+        failing_tests=["tests/test_service.py::test_average_of_nothing"],
+    ),
+    Scenario(
+        "pytest9-fixture-error",
+        "test",
+        "pytest -q",
+        project(
+            test_module("""\
+        import json
+
+        import pytest
+
+
+        @pytest.fixture
+        def catalog(tmp_path):
+            path = tmp_path / "catalog.json"
+            path.write_text("{'sku': 1}")
+            return json.loads(path.read_text())
+
+
+        def test_catalog_has_sku(catalog):
+            assert "sku" in catalog
+        """)
+        ),
+        SUMMARY,
+        first=E_LINE,
+        failing_tests=["tests/test_service.py::test_catalog_has_sku"],
+        note="an error in a fixture (ERROR at setup), not a failed assertion",
+    ),
+    Scenario(
+        "pytest9-collection-syntax",
+        "test",
+        "pytest",
+        project(
+            test_module("""\
+        from shop.cart import total
+
+
+        def test_total():
+            assert total([1, 2]) == 3
+            if True
+                pass
+        """)
+        ),
+        r"^E\s+SyntaxError: |" + SUMMARY,
+        failing_tests=["tests/test_service.py"],
+        note="a syntax error in a test module: collection fails; `test` (the change broke the tests), could be read as `build`",
+    ),
+    Scenario(
+        "pytest9-import-own",
+        "test",
+        "pytest -q",
+        project(
+            test_module("""\
+        from shop.cart import total, total_with_tax
+
+
+        def test_tax():
+            assert total_with_tax([10.0], 0.2) == 12.0
+        """)
+        ),
+        SUMMARY,
+        first=E_LINE,
+        failing_tests=["tests/test_service.py"],
+        note="ImportError of a name the project's own module lacks (collection error)",
+    ),
+    Scenario(
+        "pytest9-doctest",
+        "test",
+        "pytest --doctest-modules src",
+        project(
+            src={
+                "src/shop/text.py": textwrap.dedent('''\
+        def shout(text):
+            """Upper-case with an exclamation mark.
+
+            >>> shout("sale")
+            'SALE!'
+            """
+            return text.upper() + "!!"
+        ''')
+            }
+        ),
+        r"^Expected:$|^Got:$|" + SUMMARY,
+        failing_tests=["src/shop/text.py::shop.text.shout"],
+    ),
+    Scenario(
+        "pytest9-xpass-strict",
+        "test",
+        "pytest -q -rxX",
+        project(
+            test_module("""\
+        import pytest
+
+        from shop.cart import total
+
+
+        @pytest.mark.xfail(strict=True, reason="rounding bug #12")
+        def test_rounding_bug():
+            assert total([0.1, 0.2]) == 0.3
+        """)
+        ),
+        r"^\[XPASS\(strict\)\]|" + SUMMARY,
+        failing_tests=["tests/test_service.py::test_rounding_bug"],
+    ),
+    Scenario(
+        "pytest9-warning-error",
+        "test",
+        "pytest -q -W error::DeprecationWarning",
+        project(
+            test_module("""\
+        import warnings
+
+
+        def legacy_total(prices):
+            warnings.warn("legacy_total is deprecated; use total", DeprecationWarning)
+            return sum(prices)
+
+
+        def test_legacy():
+            assert legacy_total([1, 2]) == 3
+        """)
+        ),
+        SUMMARY,
+        first=E_LINE,
+        failing_tests=["tests/test_service.py::test_legacy"],
+    ),
+    Scenario(
+        "pytest9-captured-noise",
+        "test",
+        "pytest -rA --log-level=INFO",
+        project(
+            test_module("""\
+        import logging
+
+        from shop.cart import apply_coupon
+
+        log = logging.getLogger("shop.checkout")
+
+
+        def test_checkout_coupon():
+            for code in ("TEN", "HALF", "TEN"):
+                log.info("applying coupon %s", code)
+                print("cart state:", code)
+            assert apply_coupon([20.0], "TEN") == 19.0
+        """)
+        ),
+        SUMMARY,
+        first=E_LINE,
+        failing_tests=["tests/test_service.py::test_checkout_coupon"],
+    ),
+    Scenario(
+        "unittest-verbose",
+        "test",
+        "python -m unittest discover -v -s tests -t .",
+        project(
+            test_module(
+                """\
+        import unittest
+
+        from shop.cart import apply_coupon, total
+
+
+        class PricingTest(unittest.TestCase):
+            def test_plain(self):
+                self.assertEqual(total([1.0, 2.0]), 3.0)
+
+            def test_discount(self):
+                self.assertEqual(total([10.0, 10.0], discount=0.1), 19.0)
+
+            def test_unknown_coupon(self):
+                self.assertEqual(apply_coupon([1.0], "FREE"), 1.0)
+        """,
+                "tests/test_unit.py",
+            )
+        ),
+        UNITTEST,
+        env={"PYTHONPATH": "src"},
+        failing_tests=[
+            "tests/test_unit.py::PricingTest::test_discount",
+            "tests/test_unit.py::PricingTest::test_unknown_coupon",
+        ],
+    ),
+    pytest_case(
+        "tox-pytest",
+        "test",
+        "tox -e py312",
+        project(test_module(T_ASSERT, "tests/test_pricing.py")) | {"tox.ini": TOX_INI},
+        ["tests/test_pricing.py::test_total_discount"],
+        before=["python -m pip install tox"],
+    ),
+    pytest_case(
+        "nox-pytest",
+        "test",
+        "nox -s tests",
+        project(test_module(T_MULTI, "tests/test_totals.py")) | {"noxfile.py": NOXFILE},
+        MULTI_FAILS,
+    ),
+    pytest_case(
+        "lint-then-pytest",
+        "test",
+        "ruff check src\nruff format --check src\npytest -q",
+        project(test_module(T_ASSERT, "tests/test_pricing.py")),
+        ["tests/test_pricing.py::test_total_discount"],
+        note="one step runs the linters (they pass) and then the tests",
+    ),
+)
+
+# lint
+add(
+    Scenario("ruff-check", "lint", "ruff check .", lint_project(), RUFF_FULL, before=["pytest -q"]),
+    Scenario(
+        "ruff-check-concise",
+        "lint",
+        "ruff check --output-format=concise src tests",
+        lint_project(),
+        r"^\S+\.py:\d+:\d+: [A-Z]+\d+ ",
+    ),
+    Scenario(
+        "ruff-format-check",
+        "lint",
+        "ruff format --check .",
+        project(src={"src/shop/orders.py": UGLY}),
+        r"^unformatted: |^Would reformat: |^\d+ files? would be reformatted",
+    ),
+    Scenario(
+        "ruff-format-diff",
+        "lint",
+        "ruff check src\nruff format --diff src",
+        project(src={"src/shop/orders.py": UGLY}),
+        r"^(?:---|\+\+\+) src/|^\d+ files? would be reformatted",
+    ),
+    Scenario(
+        "flake8",
+        "lint",
+        "flake8 src tests",
+        lint_project(),
+        FLAKE8,
+        before=["python -m pip install flake8"],
+    ),
+    Scenario(
+        "black-check",
+        "lint",
+        "black --check .",
+        project(src={"src/shop/orders.py": UGLY}),
+        r"^would reformat ",
+    ),
+    Scenario(
+        "black-check-diff",
+        "lint",
+        "black --check --diff src",
+        project(src={"src/shop/orders.py": UGLY}),
+        r"^(?:---|\+\+\+) \S+\.py|^would reformat ",
+    ),
+    Scenario(
+        "isort-check",
+        "lint",
+        "isort --check-only src",
+        lint_project(),
+        r"^ERROR: .* Imports are incorrectly sorted",
+    ),
+    Scenario(
+        "isort-diff",
+        "lint",
+        "isort --check --diff src",
+        lint_project(),
+        r"^ERROR: .* Imports are incorrectly sorted|^(?:---|\+\+\+) \S+\.py",
+    ),
+    Scenario(
+        "pylint", "lint", "pylint src/shop", lint_project(), r"^\S+\.py:\d+:\d+: [CRWEF]\d{4}: "
+    ),
+    Scenario(
+        "pylint-errors-only",
+        "lint",
+        "pylint --disable=all --enable=E,W src/shop",
+        lint_project(),
+        r"^\S+\.py:\d+:\d+: [EW]\d{4}: ",
+    ),
+    Scenario("tox-lint", "lint", "tox -e lint", lint_project() | {"tox.ini": TOX_INI}, FLAKE8),
+    Scenario("nox-lint", "lint", "nox -s lint", lint_project() | {"noxfile.py": NOXFILE}, FLAKE8),
+)
+
+# type
+add(
+    Scenario(
+        "mypy",
+        "type",
+        "mypy src",
+        project(src={"src/shop/typed.py": TYPED_BAD}),
+        MYPY,
+        before=["python -m pip install mypy", "ruff format --check src"],
+    ),
+    Scenario(
+        "mypy-strict-pretty",
+        "type",
+        "mypy --strict --pretty src",
+        project(src={"src/shop/typed.py": TYPED_BAD}),
+        MYPY,
+    ),
+    Scenario(
+        "mypy-then-tests",
+        "type",
+        "mypy src tests\npytest -q",
+        project(src={"src/shop/typed.py": TYPED_BAD}),
+        MYPY,
+        note="the step stops at mypy (bash -e); the tests never run",
+    ),
+    Scenario(
+        "pyright", "type", "pyright src", project(src={"src/shop/typed.py": TYPED_BAD}), PYRIGHT
+    ),
+    Scenario(
+        "tox-type",
+        "type",
+        "tox -e type",
+        project(src={"src/shop/typed.py": TYPED_BAD}) | {"tox.ini": TOX_INI},
+        MYPY,
+    ),
+)
+
+# build
+add(
+    Scenario(
+        "pip-install-c-header",
+        "build",
+        "python -m pip install .",
+        {
+            "setup.py": C_SETUP,
+            "pyproject.toml": C_PYPROJECT,
+            "src/fastsum/__init__.py": "",
+            "src/fastsum/_speed.c": C_MISSING_HEADER,
+        },
+        CC_ERROR + r"|^\s*error: command '.*' failed",
+    ),
+    Scenario(
+        "build-wheel-c-error",
+        "build",
+        "python -m build --wheel",
+        {
+            "setup.py": C_SETUP,
+            "pyproject.toml": C_PYPROJECT,
+            "src/fastsum/__init__.py": "",
+            "src/fastsum/_speed.c": C_BAD_CODE,
+        },
+        CC_ERROR + r"|^error: command '.*' failed",
+    ),
+    Scenario(
+        "build-sdist-bad-setup",
+        "build",
+        "python -m build --sdist",
+        {
+            "setup.py": "from setuptools import setup\n\nsetup(name='fastsum', version='0.1.0', packages=['fastsum'], package_dir={'': 'src'})\n",
+            "pyproject.toml": C_PYPROJECT,
+            "README.md": "x\n",
+        },
+        r"^error: package directory '.*' does not exist|^error: ",
+    ),
+)
+
+# dependency
+add(
+    Scenario(
+        "pip-pinned-missing",
+        "dependency",
+        "python -m pip install -r requirements.txt",
+        project() | {"requirements.txt": "pytest\nattrs==99.1.0\n"},
+        PIP_NOT_FOUND,
+    ),
+    Scenario(
+        "pip-conflict",
+        "dependency",
+        "python -m pip install 'pytest==8.3.3' 'pluggy==1.0.0'",
+        project(),
+        r"^ERROR: Cannot install|^ERROR: ResolutionImpossible|^\s+The conflict is caused by:",
+    ),
+    Scenario(
+        "uv-conflict",
+        "dependency",
+        "uv pip install --python python 'pytest==8.3.3' 'pluggy==1.0.0'",
+        project(),
+        r"^\s*(?:×|x|error:) No solution found|^\s+(?:╰─▶|cause:) Because",
+    ),
+    Scenario(
+        "uv-missing-version",
+        "dependency",
+        "uv pip install --python python 'attrs==99.1.0'",
+        project(),
+        r"^\s*(?:×|x|error:) No solution found|^\s+(?:╰─▶|cause:) Because",
+    ),
+    Scenario(
+        "pytest-module-not-found",
+        "dependency",
+        "pytest -q",
+        project(
+            test_module("""\
+        import requests_mock_never_installed as rm
+
+
+        def test_prices_endpoint():
+            assert rm is not None
+        """)
+        ),
+        SUMMARY,
+        first=E_LINE,
+        failing_tests=["tests/test_service.py"],
+        note="a third-party module the test imports is not installed",
+    ),
+    Scenario(
+        "pytest-module-not-found-src",
+        "dependency",
+        "pytest -v",
+        project(
+            src={
+                "src/shop/export.py": "import yaml\n\n\ndef dump(obj):\n    return yaml.safe_dump(obj)\n"
+            },
+            tests=test_module("""\
+        from shop.export import dump
+
+
+        def test_dump():
+            assert dump({"a": 1}) == "a: 1\\n"
+        """),
+        ),
+        SUMMARY,
+        first=E_LINE,
+        failing_tests=["tests/test_service.py"],
+        note="the project's module imports yaml (PyYAML), not installed in the environment",
+    ),
+    Scenario(
+        "tox-missing-dep-version",
+        "dependency",
+        "tox -e py312",
+        project(test_module(T_ASSERT, "tests/test_pricing.py"))
+        | {
+            "tox.ini": TOX_INI.replace(
+                "deps = pytest\n", "deps =\n    pytest\n    attrs==99.1.0\n", 1
+            )
+        },
+        PIP_NOT_FOUND,
+    ),
+)
+
+# network
+add(
+    Scenario(
+        "pytest-dns",
+        "network",
+        "pytest -q",
+        project(
+            test_module("""\
+        import urllib.request
+
+
+        def test_fetch_rates():
+            with urllib.request.urlopen("http://rates.example.invalid/v1/latest", timeout=5) as r:
+                assert r.status == 200
+        """)
+        ),
+        SUMMARY,
+        first=E_LINE,
+        failing_tests=["tests/test_service.py::test_fetch_rates"],
+    ),
+    Scenario(
+        "pytest-dns-verbose",
+        "network",
+        "pytest -v --tb=short",
+        project(
+            test_module("""\
+        import http.client
+
+
+        def get_json(host, path):
+            conn = http.client.HTTPSConnection(host, timeout=5)
+            conn.request("GET", path)
+            return conn.getresponse().read()
+
+
+        def test_exchange_rates():
+            assert get_json("api.rates.invalid", "/latest")
+
+
+        def test_exchange_history():
+            assert get_json("api.rates.invalid", "/history")
+        """),
+            passing=15,
+        ),
+        SUMMARY,
+        first=E_LINE,
+        failing_tests=[
+            "tests/test_service.py::test_exchange_rates",
+            "tests/test_service.py::test_exchange_history",
+        ],
+    ),
+    Scenario(
+        "pip-index-unreachable",
+        "network",
+        "python -m pip install --index-url https://pypi.mirror.invalid/simple --retries 1 --timeout 3 -r requirements.txt",
+        project() | {"requirements.txt": "PyYAML>=6.0\n"},
+        r"^WARNING: Retrying .*(?:NewConnectionError|NameResolution)|^ERROR: (?:Could not find a version|No matching distribution)",
+    ),
+    Scenario(
+        "git-clone-dns",
+        "network",
+        "git clone --depth 1 https://git.vendor.invalid/acme/schemas.git vendor/schemas",
+        project(),
+        r"^fatal: unable to access",
+    ),
+    Scenario(
+        "curl-dns",
+        "network",
+        "curl -sSfL https://downloads.vendor.invalid/tool-1.2.tar.gz -o tool.tar.gz\ntar xzf tool.tar.gz",
+        project(),
+        r"^curl: \(\d+\) ",
+    ),
+)
+
+# timeout
+SLOW = """\
+import time
+
+
+def test_sync_with_peer():
+    time.sleep(30)
+"""
+add(
+    Scenario(
+        "pytest-timeout-signal",
+        "timeout",
+        "pytest -q --timeout=2",
+        project(test_module(SLOW)),
+        r"^E\s+Failed: Timeout|^\+{3,} Timeout \+{3,}|" + SUMMARY,
+        failing_tests=["tests/test_service.py::test_sync_with_peer"],
+    ),
+    Scenario(
+        "pytest-timeout-thread",
+        "timeout",
+        "pytest -v --timeout=2 --timeout-method=thread",
+        project(test_module(SLOW)),
+        r"^\+{3,} Timeout \+{3,}",
+        failing_tests=["tests/test_service.py::test_sync_with_peer"],
+        note="pytest-timeout's thread method dumps the stacks and ends the process: no summary",
+    ),
+    Scenario(
+        "pytest8-timeout-ini",
+        "timeout",
+        "pytest",
+        project(test_module(SLOW), extra="timeout = 2\n"),
+        r"^E\s+Failed: Timeout|^\+{3,} Timeout \+{3,}|" + SUMMARY,
+        failing_tests=["tests/test_service.py::test_sync_with_peer"],
+        venv="pytest8",
+    ),
+    Scenario(
+        "coreutils-timeout",
+        "timeout",
+        "timeout 4 pytest -v",
+        project(test_module(SLOW)),
+        r"(?!)",
+        runner_error=True,
+        note="GNU timeout ends pytest (exit 124): nothing but the exit code says it; the runner's exit line is the error line",
+    ),
+)
+
+# configuration
+add(
+    Scenario(
+        "pytest-env-keyerror",
+        "configuration",
+        "pytest -q",
+        project(
+            test_module("""\
+        import os
+
+
+        def api_headers():
+            return {"Authorization": "Bearer " + os.environ["SHOP_API_TOKEN"]}
+
+
+        def test_headers():
+            assert api_headers()["Authorization"].startswith("Bearer ")
+        """)
+        ),
+        SUMMARY,
+        first=E_LINE,
+        failing_tests=["tests/test_service.py::test_headers"],
+    ),
+    Scenario(
+        "pydantic-settings",
+        "configuration",
+        "pytest",
+        project(
+            src={"src/shop/config.py": SETTINGS},
+            tests=test_module("""\
+        from shop.config import settings
+
+
+        def test_debug_off():
+            assert settings.debug is False
+        """),
+        ),
+        r"^E\s+pydantic_core\._pydantic_core\.ValidationError|^E\s+Field required|" + SUMMARY,
+        failing_tests=["tests/test_service.py"],
+    ),
+    Scenario(
+        "pydantic-settings-script",
+        "configuration",
+        "python -c 'import shop.config'",
+        project(src={"src/shop/config.py": SETTINGS}),
+        r"^pydantic_core\._pydantic_core\.ValidationError|^\s+Field required",
+        env={"PYTHONPATH": "src"},
+    ),
+    Scenario(
+        "pytest-addopts-bad-int",
+        "configuration",
+        "pytest",
+        project(extra='addopts = "-ra --durations=slow"\n'),
+        r"error: argument --durations",
+    ),
+    Scenario(
+        "pytest-addopts-missing-plugin",
+        "configuration",
+        "pytest -q",
+        project(extra='addopts = "--cov=shop --cov-report=term"\n'),
+        r"error: unrecognized arguments",
+        label_alt="dependency",
+        note="addopts names pytest-cov's options and pytest-cov is not installed: a configuration error or a missing dependency",
+    ),
+    Scenario(
+        "pytest-strict-markers",
+        "configuration",
+        "pytest -q",
+        project(
+            test_module("""\
+        import pytest
+
+
+        @pytest.mark.integration
+        def test_end_to_end():
+            assert True
+        """),
+            extra='addopts = "--strict-markers"\n',
+        ),
+        r"not found in `markers` configuration option|" + SUMMARY,
+        failing_tests=["tests/test_service.py"],
+    ),
+    Scenario(
+        "pytest-strict-config",
+        "configuration",
+        "pytest -q",
+        project(extra='addopts = "--strict-config"\nasyncio_mode = "auto"\n'),
+        r"Unknown config option",
+    ),
+    Scenario(
+        "ruff-bad-config",
+        "configuration",
+        "ruff check .",
+        lint_project() | {"ruff.toml": '[lint]\nselect = ["E", "F", "XYZ1"]\n'},
+        r"^ruff failed|Unknown rule selector|^\s+Cause: ",
+    ),
+    Scenario(
+        "tox-unknown-env",
+        "configuration",
+        "tox -e docs",
+        project() | {"tox.ini": TOX_INI},
+        r"provided environments not found|HandledError",
+    ),
+    Scenario(
+        "nox-unknown-session",
+        "configuration",
+        "nox -s docs",
+        project() | {"noxfile.py": NOXFILE},
+        r"Sessions? not found",
+    ),
+    Scenario(
+        "shell-missing-secret",
+        "configuration",
+        'echo "publishing shop 0.1.0"\n: "${PYPI_TOKEN:?PYPI_TOKEN is not set}"\npython -m build',
+        project(),
+        r"PYPI_TOKEN is not set",
+    ),
+)
+
+# environment
+add(
+    Scenario(
+        "command-not-found",
+        "environment",
+        "poetry install --with dev\npoetry run pytest",
+        project(),
+        r"command not found",
+    ),
+    Scenario(
+        "pytest-shared-library",
+        "environment",
+        "pytest -q",
+        project(
+            test_module("""\
+        import ctypes
+
+
+        def load_codec():
+            return ctypes.CDLL("libshopcodec.so.3")
+
+
+        def test_codec_roundtrip():
+            assert load_codec() is not None
+        """)
+        ),
+        SUMMARY,
+        first=E_LINE,
+        failing_tests=["tests/test_service.py::test_codec_roundtrip"],
+    ),
+    Scenario(
+        "pytest-localhost-refused",
+        "environment",
+        "pytest -q",
+        project(
+            test_module("""\
+        import socket
+
+
+        def test_database_reachable():
+            with socket.create_connection(("127.0.0.1", 5439), timeout=3):
+                pass
+        """)
+        ),
+        SUMMARY,
+        first=E_LINE,
+        failing_tests=["tests/test_service.py::test_database_reachable"],
+        label_alt="network",
+        note="connection refused on a loopback port: a service the job should have started is not there",
+    ),
+    Scenario(
+        "script-not-executable",
+        "environment",
+        "./scripts/check.sh",
+        project() | {"scripts/check.sh": "#!/bin/sh\npytest -q\n"},
+        r"Permission denied",
+    ),
+    Scenario(
+        "requires-python",
+        "environment",
+        "python -m pip install .",
+        project() | {"pyproject.toml": PYPROJECT.format(extra="").replace(">=3.9", ">=3.14")},
+        r"^ERROR: Package '.*' requires a different Python",
+        label_alt="dependency",
+        note="the project needs a newer Python than the job set up",
+    ),
+)
+
+# infrastructure (a process killed with SIGKILL, as the OOM killer does: the log cannot say who sent it)
+add(
+    Scenario(
+        "sigkill-pytest",
+        "infrastructure",
+        "pytest -v",
+        project(
+            test_module("""\
+        import os
+        import signal
+
+
+        def test_big_report():
+            os.kill(os.getpid(), signal.SIGKILL)
+        """),
+            passing=12,
+        ),
+        r"Killed",
+        label_alt="test",
+        note="the test process is SIGKILLed (exit 137) as the OOM killer does; here the test sent it",
+    ),
+    Scenario(
+        "sigkill-xdist-worker",
+        "infrastructure",
+        "pytest -n 2 -q",
+        project(
+            test_module("""\
+        import os
+        import signal
+
+
+        def test_big_report():
+            os.kill(os.getpid(), signal.SIGKILL)
+        """),
+            passing=20,
+        ),
+        r"crashed while running|node down",
+        label_alt="test",
+        failing_tests=["tests/test_service.py::test_big_report"],
+        note="an xdist worker is SIGKILLed as by the OOM killer; here the test sent it",
+    ),
+)
+
+
+# more shapes: coverage gate, packaging metadata, stubs, hashes, hooks
+PRE_COMMIT = """\
+repos:
+  - repo: local
+    hooks:
+      - id: ruff
+        name: ruff
+        entry: ruff check
+        language: system
+        types: [python]
+      - id: ruff-format
+        name: ruff-format
+        entry: ruff format --check
+        language: system
+        types: [python]
+"""
+add(
+    Scenario(
+        "pytest-cov-fail-under",
+        "test",
+        "pytest --cov=shop --cov-fail-under=95",
+        project(
+            src={
+                "src/shop/extra.py": textwrap.dedent("""\
+        def unused_branch(x):
+            if x > 10:
+                return "big"
+            if x > 5:
+                return "medium"
+            return "small"
+        """)
+            }
+        ),
+        r"^(?:ERROR: )?(?:FAIL )?Coverage failure: |^FAIL Required test coverage",
+        label_alt="configuration",
+        venv="gates",
+        note="the suite passes and the coverage gate fails; `test` (the tests do not cover the code), debatable",
+    ),
+    Scenario(
+        "pytest-vv-dict-diff",
+        "test",
+        "pytest -vv",
+        project(
+            test_module("""\
+        from shop.cart import total
+
+
+        def summary(prices):
+            return {"count": len(prices), "total": total(prices), "currency": "EUR", "max": max(prices)}
+
+
+        def test_summary():
+            assert summary([1.0, 2.5]) == {"count": 2, "total": 3.5, "currency": "USD", "max": 2.5}
+        """)
+        ),
+        SUMMARY,
+        first=E_LINE,
+        failing_tests=["tests/test_service.py::test_summary"],
+    ),
+    Scenario(
+        "pytest-teardown-error",
+        "test",
+        "pytest -q",
+        project(
+            test_module("""\
+        import pytest
+
+
+        @pytest.fixture
+        def session():
+            yield {"open": True}
+            raise RuntimeError("session was not closed cleanly")
+
+
+        def test_uses_session(session):
+            assert session["open"]
+        """)
+        ),
+        SUMMARY,
+        first=E_LINE,
+        failing_tests=["tests/test_service.py::test_uses_session"],
+        note="the test passes; its fixture's teardown raises (ERROR at teardown)",
+    ),
+    Scenario(
+        "unittest-quiet",
+        "test",
+        "python -m unittest",
+        project(
+            test_module(
+                """\
+        import unittest
+
+        from shop.cart import parse_price
+
+
+        class ParseTest(unittest.TestCase):
+            def test_comma(self):
+                self.assertAlmostEqual(parse_price("4,50"), 4.5)
+
+            def test_dollar(self):
+                self.assertEqual(parse_price("$3"), 3.5)
+        """,
+                "tests/test_parse.py",
+            )
+        ),
+        UNITTEST,
+        env={"PYTHONPATH": "src"},
+        failing_tests=[
+            "tests/test_parse.py::ParseTest::test_comma",
+            "tests/test_parse.py::ParseTest::test_dollar",
+        ],
+    ),
+    Scenario(
+        "build-invalid-metadata",
+        "build",
+        "python -m build",
+        project()
+        | {
+            "pyproject.toml": PYPROJECT.format(extra="")
+            .replace(
+                'version = "0.1.0"',
+                'version = "0.1.0"\nlicense = {file = "LICENSE.txt", text = "MIT"}',
+            )
+            .replace(
+                "[project]",
+                '[build-system]\nrequires = ["setuptools>=68"]\nbuild-backend = "setuptools.build_meta"\n\n[project]',
+            )
+        },
+        r"configuration error: |ValueError: invalid pyproject|^\s*error: ",
+        label_alt="configuration",
+        note="the build backend rejects the pyproject.toml metadata: a build failure caused by configuration",
+    ),
+    Scenario(
+        "mypy-missing-stubs",
+        "type",
+        "mypy src",
+        project(
+            src={
+                "src/shop/export.py": "import yaml\n\n\ndef dump(obj: object) -> str:\n    return yaml.safe_dump(obj)\n"
+            }
+        ),
+        MYPY,
+        label_alt="dependency",
+        note="mypy finds no stubs for a third-party import (types-PyYAML is not installed)",
+    ),
+    Scenario(
+        "python-m-missing-tool",
+        "dependency",
+        "python -m pip install pytest\npython -m ruff check .",
+        project(),
+        r"No module named ruff",
+        venv="pytest7",
+        label_alt="environment",
+        note="the job never installed the linter it runs",
+    ),
+    Scenario(
+        "pip-hash-mismatch",
+        "dependency",
+        "python -m pip install --require-hashes -r requirements.txt",
+        project()
+        | {
+            "requirements.txt": "attrs==25.4.0 --hash=sha256:0000000000000000000000000000000000000000000000000000000000000000\n"
+        },
+        r"^ERROR: THESE PACKAGES DO NOT MATCH THE HASHES|^\s+Expected sha256|^\s+Got\s",
+    ),
+    Scenario(
+        "pre-commit-local",
+        "lint",
+        "pre-commit run --all-files --show-diff-on-failure",
+        lint_project() | {".pre-commit-config.yaml": PRE_COMMIT},
+        r"\.{3,}Failed$|" + RUFF_FULL,
+        git_add=True,
+        venv="gates",
+        note="pre-commit with `repo: local` hooks (language: system): hook repositories from the internet cannot be fetched here",
+    ),
+    Scenario(
+        "pre-commit-format",
+        "lint",
+        "pre-commit run --all-files",
+        project(src={"src/shop/orders.py": UGLY}) | {".pre-commit-config.yaml": PRE_COMMIT},
+        r"\.{3,}Failed$|^unformatted: |^Would reformat: ",
+        git_add=True,
+        venv="gates",
+    ),
+    Scenario(
+        "nox-format",
+        "lint",
+        "nox -s format",
+        project(src={"src/shop/orders.py": UGLY})
+        | {
+            "noxfile.py": NOXFILE
+            + '\n\n@nox.session(python=False)\ndef format(session):\n    session.run("black", "--check", ".")\n'
+        },
+        r"^would reformat ",
+    ),
+)
+
+
+# --------------------------------------------------------------------------- running
+
+
+def ensure_venv(name: str) -> Path:
+    path = VENVS / name
+    if not (path / "bin" / "python").exists():
+        version, packages = VENV_SPECS[name]
+        subprocess.run([f"{PYTHONS[version]}/bin/python3", "-m", "venv", str(path)], check=True)
+        subprocess.run([str(path / "bin" / "pip"), "install", "-q", *packages], check=True)
+    return path
+
+
+def python_version(venv: str) -> str:
+    return Path(PYTHONS[VENV_SPECS[venv][0]]).name
+
+
+def run_step(s: Scenario, command: str, cwd: Path, venv: Path) -> tuple[int, str]:
+    TEMP.mkdir(parents=True, exist_ok=True)
+    script = TEMP / f"{SCRIPT_ID}.sh"
+    script.write_text(command + "\n")
+    env = {k: v for k, v in os.environ.items() if k.startswith(("PIP_", "LANG", "LC_"))}
+    env |= {
+        "PIP_CONFIG_FILE": os.devnull,  # the plain index, as on a runner
+        "PIP_FIND_LINKS": "",
+        "PATH": f"{venv}/bin:/usr/local/bin:/usr/bin:/bin",
+        "HOME": str(HOME),
+        "VIRTUAL_ENV": str(venv),
+        "CI": "true",
+        "GITHUB_ACTIONS": "true",
+        "RUNNER_TEMP": str(TEMP),
+        "PYTHONHASHSEED": "0",
+        "TMPDIR": str(TEMP),
+        "SSL_CERT_FILE": "/etc/ssl/certs/ca-certificates.crt",
+    }
+    env |= s.env
+    env = {k: v for k, v in env.items() if v != ""}
+    proc = subprocess.run(
+        ["bash", "-e", str(script)],
+        cwd=cwd,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        timeout=600,
+    )
+    return proc.returncode, proc.stdout.decode("utf-8", "replace")
+
+
+_STABLE = [
+    (re.compile(r"\b0x[0-9a-fA-F]{6,}\b"), "0x7f3a2c1b9e40"),
+    (re.compile(r"(?<![\w.])\d+\.\d{2,}(?=\s?(?:s|seconds|sec)\b)"), "0.42"),
+    (re.compile(r"\(\d+:\d\d:\d\d\)"), "(0:00:00)"),
+    (
+        re.compile(r"\b\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+(?:\+00:00)?"),
+        "2026-12-03 10:00:00.000000+00:00",
+    ),
+    (re.compile(r"(line \d+: +)\d+( Killed)"), r"\g<1>2417\2"),
+    (re.compile(r"pytest-of-\w+/pytest-\d+"), "pytest-of-runner/pytest-0"),
+    (re.compile(r"(?<=\d\.\d\d)=setup\[[\d.]+\]\+cmd\[[\d.]+\]"), "=setup[0.30]+cmd[0.12]"),
+    (re.compile(r"\bin \d+ms\b"), "in 41ms"),
+]
+
+
+def stable(text: str, cwd: Path, venv: Path, version: str) -> str:
+    pyloc = f"/opt/hostedtoolcache/Python/{version}/x64"
+    for old, new in (
+        (str(cwd), RUNNER_ROOT),
+        (str(TEMP), RUNNER_TEMP),
+        (str(venv), pyloc),
+        (PYTHONS[VENV_SPECS["tools"][0]], pyloc),
+        (PYTHONS[VENV_SPECS["pytest8"][0]], pyloc),
+        (str(HOME), "/home/runner"),
+        (str(SCRATCH), "/home/runner/work"),
+        ("/root", "/home/runner"),
+    ):
+        text = text.replace(old, new)
+    for pattern, repl in _STABLE:
+        text = pattern.sub(repl, text)  # type: ignore[arg-type]
+    return text
+
+
+class Wrapper:
+    """A GitHub Actions job log: fixed, increasing timestamps on every line."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.t = START
+
+    def add(self, text: str) -> int:
+        for line in text.split("\n"):
+            self.t += timedelta(microseconds=13_700 + 900 * (len(self.lines) % 7))
+            stamp = self.t.strftime("%Y-%m-%dT%H:%M:%S.%f") + "0Z"
+            self.lines.append(f"{stamp} {line}")
+        return len(self.lines)
+
+    def step(self, command: str, version: str) -> None:
+        first = command.splitlines()[0]
+        pyloc = f"/opt/hostedtoolcache/Python/{version}/x64"
+        self.add(f"##[group]Run {first}")
+        self.add(command)
+        self.add("shell: /usr/bin/bash -e {0}")
+        self.add("env:")
+        for key in ("pythonLocation", "Python_ROOT_DIR", "Python2_ROOT_DIR", "Python3_ROOT_DIR"):
+            self.add(f"  {key}: {pyloc}")
+        self.add(f"  PKG_CONFIG_PATH: {pyloc}/lib/pkgconfig")
+        self.add(f"  LD_LIBRARY_PATH: {pyloc}/lib")
+        self.add("##[endgroup]")
+
+    def output(self, text: str) -> tuple[int, int]:
+        """Add a step's output; return the log line numbers (1-based) of its first and last line."""
+        text = text[:-1] if text.endswith("\n") else text
+        start = len(self.lines) + 1
+        if text:
+            self.add(text)
+        return start, len(self.lines)
+
+
+HEAD = """\
+Current runner version: '2.330.0'
+##[group]Runner Image Provisioner
+Hosted Compute Agent
+Version: 20261118.431
+Azure Region: eastus2
+##[endgroup]
+##[group]Operating System
+Ubuntu
+24.04.3
+LTS
+##[endgroup]
+##[group]Runner Image
+Image: ubuntu-24.04
+Version: 20261124.1.0
+Included Software: https://github.com/actions/runner-images/blob/ubuntu24/20261124.1/images/ubuntu/Ubuntu2404-Readme.md
+##[endgroup]
+##[group]GITHUB_TOKEN Permissions
+Contents: read
+Metadata: read
+##[endgroup]
+Secret source: Actions
+Prepare workflow directory
+Prepare all required actions
+Getting action download info
+Download action repository 'actions/checkout@v4' (SHA:11bd71901bbe5b1630ceea73d27597364c9af683)
+Download action repository 'actions/setup-python@v5' (SHA:a26af69be951a213d495a4c3e4e4022e16d87065)
+Complete job name: {job}
+##[group]Run actions/checkout@v4
+with:
+  repository: acme/proj
+  token: ***
+  ssh-strict: true
+  ssh-user: git
+  persist-credentials: true
+  clean: true
+  fetch-depth: 1
+##[endgroup]
+Syncing repository: acme/proj
+##[group]Getting Git version info
+Working directory is '/home/runner/work/proj/proj'
+[command]/usr/bin/git version
+git version 2.52.0
+##[endgroup]
+Temporarily overriding HOME='/home/runner/work/_temp/2a0c8f51-7d3e-4b8e-9f0a-5c1e6d2b7a93' before making global git config changes
+[command]/usr/bin/git config --global --add safe.directory /home/runner/work/proj/proj
+Deleting the contents of '/home/runner/work/proj/proj'
+##[group]Initializing the repository
+[command]/usr/bin/git init /home/runner/work/proj/proj
+Initialized empty Git repository in /home/runner/work/proj/proj/.git/
+[command]/usr/bin/git remote add origin https://github.com/acme/proj
+##[endgroup]
+##[group]Fetching the repository
+[command]/usr/bin/git -c protocol.version=2 fetch --no-tags --prune --no-recurse-submodules --depth=1 origin +4f1c2a9d8e7b6a5f4e3d2c1b0a9f8e7d6c5b4a39:refs/remotes/origin/main
+From https://github.com/acme/proj
+ * [new ref]         4f1c2a9d8e7b6a5f4e3d2c1b0a9f8e7d6c5b4a39 -> origin/main
+##[endgroup]
+##[group]Checking out the ref
+[command]/usr/bin/git checkout --progress --force -B main refs/remotes/origin/main
+Switched to a new branch 'main'
+branch 'main' set up to track 'origin/main'.
+##[endgroup]
+[command]/usr/bin/git log -1 --format=%H
+4f1c2a9d8e7b6a5f4e3d2c1b0a9f8e7d6c5b4a39
+##[group]Run actions/setup-python@v5
+with:
+  python-version: {short}
+  check-latest: false
+  token: ***
+  update-environment: true
+  allow-prereleases: false
+  freethreaded: false
+##[endgroup]
+##[group]Installed versions
+Successfully set up CPython ({version})
+##[endgroup]"""
+
+TAIL = """\
+Post job cleanup.
+[command]/usr/bin/git version
+git version 2.52.0
+Temporarily overriding HOME='/home/runner/work/_temp/9b4e2f10-3c6d-4a7e-8b1f-0d2c5e6a7f84' before making global git config changes
+[command]/usr/bin/git config --global --add safe.directory /home/runner/work/proj/proj
+[command]/usr/bin/git config --local --name-only --get-regexp core\\.sshCommand
+[command]/usr/bin/git submodule foreach --recursive sh -c "git config --local --name-only --get-regexp 'core\\.sshCommand' && git config --local --unset-all 'core.sshCommand' || :"
+[command]/usr/bin/git config --local --name-only --get-regexp http\\.https\\:\\/\\/github\\.com\\/\\.extraheader
+http.https://github.com/.extraheader
+[command]/usr/bin/git config --local --unset-all http.https://github.com/.extraheader
+Cleaning up orphan processes"""
+
+
+def _continues(lines: list[str], k: int) -> bool:
+    """Line k goes on a run of lines with the same first word (pytest's `E` lines)."""
+    return k > 0 and lines[k - 1].split(" ", 1)[0] == lines[k].split(" ", 1)[0]
+
+
+class Unusable(Exception):
+    """The scenario did not fail as it should (a step before it failed, or it passed)."""
+
+
+def generate(s: Scenario) -> dict:
+    venv = ensure_venv(s.venv)
+    version = python_version(s.venv)
+    cwd = WORK / s.name
+    shutil.rmtree(cwd, ignore_errors=True)
+    for rel, text in s.files.items():
+        path = cwd / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    subprocess.run(["git", "init", "-q", str(cwd)], check=True)
+    if s.git_add:
+        subprocess.run(["git", "-C", str(cwd), "add", "-A"], check=True)
+    log = Wrapper()
+    log.add(
+        HEAD.replace("{job}", f"test ({version[:4]})")
+        .replace("{short}", version[:4])
+        .replace("{version}", version)
+    )
+    for command in s.before:
+        code, out = run_step(s, command, cwd, venv)
+        if code != 0:
+            raise Unusable(f"{s.name}: the step before, {command!r}, failed ({code}):\n{out}")
+        log.step(command, version)
+        log.output(stable(out, cwd, venv, version))
+    code, out = run_step(s, s.command, cwd, venv)
+    if code == 0:
+        raise Unusable(f"{s.name}: {s.command!r} passed:\n{out}")
+    log.step(s.command, version)
+    first, last = log.output(stable(out, cwd, venv, version))
+    exit_line = log.add(f"##[error]Process completed with exit code {code}.")
+    log.add(TAIL)
+    body = [line.split(" ", 1)[1] for line in log.lines[first - 1 : last]]
+    plain = [re.sub(r"\x1b\[[0-9;]*m", "", line) for line in body]
+    every = re.compile(s.error)
+    firsts = re.compile(s.first) if s.first else None
+    error_lines = []
+    for k, text in enumerate(plain):
+        if every.search(text) or (firsts and firsts.search(text) and not _continues(plain, k)):
+            error_lines.append(first + k)
+    if s.runner_error:
+        error_lines.append(exit_line)
+    if not error_lines:
+        raise Unusable(f"{s.name}: no error line found by {s.error!r}:\n{out}")
+    (OUT / f"{s.name}.log").write_text("\n".join(log.lines) + "\n")
+    entry: dict = {
+        "file": f"{s.name}.log",
+        "class": s.cls,
+        "wrapper": "gha-live",
+        "command": s.command,
+        "exit_code": code,
+        "error_lines": error_lines,
+        "failing_tests": list(s.failing_tests),
+    }
+    if s.label_alt:
+        entry["label_alt"] = s.label_alt
+    if s.note:
+        entry["label_note"] = s.note
+    return entry
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--only", nargs="*", help="regenerate only these scenarios")
+    ap.add_argument("--list", action="store_true")
+    args = ap.parse_args()
+    if args.list:
+        for s in SCENARIOS:
+            print(f"{s.name:32} {s.cls:15} {s.command.splitlines()[0]}")
+        return
+    names = [s.name for s in SCENARIOS]
+    assert len(set(names)) == len(names), "scenario names must be unique"
+    OUT.mkdir(parents=True, exist_ok=True)
+    HOME.mkdir(parents=True, exist_ok=True)
+    labels_path = OUT / "labels.json"
+    old = (
+        {x["file"]: x for x in json.loads(labels_path.read_text())} if labels_path.exists() else {}
+    )
+    entries: list[dict] = []
+    failed: list[str] = []
+    for s in SCENARIOS:
+        if args.only and s.name not in args.only:
+            if f"{s.name}.log" in old:
+                entries.append(old[f"{s.name}.log"])
+            continue
+        print(f"{s.name} ...", file=sys.stderr, flush=True)
+        try:
+            entries.append(generate(s))
+        except Unusable as exc:
+            failed.append(s.name)
+            print(exc, file=sys.stderr)
+    labels_path.write_text(json.dumps(entries, indent=1, ensure_ascii=False) + "\n")
+    print(f"{len(entries)} logs in {OUT}; not produced: {failed or 'none'}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
