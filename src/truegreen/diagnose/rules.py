@@ -327,6 +327,14 @@ RULES: tuple[Rule, ...] = (
         3,
     ),
     _r(
+        # `python -m TOOL` where TOOL is not installed in that interpreter
+        "py-m-missing",
+        "No module named",
+        r"^\S*python[\d.]*(?:\.exe)?: No module named ([\w.]+)",
+        "dependency",
+        4,
+    ),
+    _r(
         "wheel-build",
         (
             "Failed building wheel",
@@ -750,8 +758,26 @@ RULES: tuple[Rule, ...] = (
             "No rule to make target",
             "Task '",
             "not found in root project",
+            "environments not found",
+            "not found: ",
         ),
-        r"No Rakefile found|Don't know how to build task|Task never defined|[Mm]issing script: |No rule to make target|Task '\S+' not found in (?:root )?project|[Uu]nknown target",
+        r"No Rakefile found|Don't know how to build task|Task never defined|[Mm]issing script: |No rule to make target|Task '\S+' not found in (?:root )?project|[Uu]nknown target|provided environments not found in configuration file|^nox > Sessions? not found: ",
+        "configuration",
+        4,
+    ),
+    _r(
+        # bash's ${VAR:?message} and `set -u`: a variable the script needs is not set
+        "shell-unset",
+        ("not set", "unbound variable"),
+        r"^\S+: line \d+: [A-Za-z_]\w*: (?:parameter null or not set|unbound variable|.*\bnot set\b)",
+        "configuration",
+        4,
+    ),
+    _r(
+        # a tool that refuses its own configuration (ruff: "ruff failed" / "  Cause: ...")
+        "config-cause",
+        "Cause: ",
+        r"^\s*Cause: (?:Unknown rule selector|Failed to parse|TOML parse error|unknown field|[Ii]nvalid (?:value|configuration|option)|Failed to (?:read|load) (?:configuration|settings))",
         "configuration",
         4,
     ),
@@ -841,6 +867,16 @@ RULES: tuple[Rule, ...] = (
         "pytest",
     ),
     _r("pytest-E", "E  ", r"^E\s{2,}\S", "test", 2, "error", "pytest"),
+    # a strict xfail that passed: the only line of its failure block
+    _r(
+        "pytest-xpass-strict",
+        "XPASS(strict)",
+        r"^\[XPASS\(strict\)\] ",
+        "test",
+        3,
+        "error",
+        "pytest",
+    ),
     _r(
         "unittest-head",
         ("FAIL:", "ERROR:"),

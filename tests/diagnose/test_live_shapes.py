@@ -1,0 +1,77 @@
+"""Shapes of today's tools that the live corpus (tests/diagnose/live) showed the classifier
+misread, each on a small GitHub Actions log written for this test in the tool's format."""
+
+from __future__ import annotations
+
+import pytest
+
+from truegreen.diagnose import diagnose_text
+
+_HEAD = "##[group]Run actions/checkout@v4\nwith:\n  fetch-depth: 1\n##[endgroup]\nSyncing repository: acme/app\n"
+
+
+def _gha(command: str, body: str, code: int = 1) -> str:
+    """A job log whose last step runs ``command``, prints ``body`` and exits with ``code``;
+    the body starts at line 10."""
+    return (
+        f"{_HEAD}##[group]Run {command}\n{command}\nshell: /usr/bin/bash -e {{0}}\n##[endgroup]\n"
+        f"{body}\n##[error]Process completed with exit code {code}.\n"
+    )
+
+
+def _doc(log: str) -> dict:
+    return diagnose_text(log).document()
+
+
+def _top(doc: dict, n: int = 3) -> list[int]:
+    return [e["line"] for e in doc["evidence"][:n]]
+
+
+@pytest.mark.parametrize(
+    ("command", "body", "code"),
+    [
+        (
+            "tox -e docs",
+            "ROOT: HandledError| provided environments not found in configuration file:\ndocs",
+            254,
+        ),
+        ("nox -s docs", "nox > Sessions not found: docs", 3),
+        (
+            'echo "release"\n: "${TWINE_PASSWORD:?}"',
+            "release\n/home/runner/work/_temp/a1b2.sh: line 2: TWINE_PASSWORD: parameter null or"
+            " not set",
+            1,
+        ),
+        ("./deploy.sh", "./deploy.sh: line 7: DEPLOY_HOST: unbound variable", 1),
+        (
+            "ruff check .",
+            "ruff failed\n  Cause: Unknown rule selector `ABC9` in `select` from `/w/ruff.toml`",
+            2,
+        ),
+    ],
+)
+def test_a_task_or_setting_the_job_names_but_does_not_define_is_configuration(command, body, code):
+    doc = _doc(_gha(command, body, code))
+    assert doc["class"] == "configuration", doc["evidence"][:3]
+    first_body_line = 10 + command.count("\n")
+    assert any(n >= first_body_line for n in _top(doc))
+
+
+def test_python_dash_m_of_a_module_that_is_not_installed_is_a_dependency_failure():
+    body = "/opt/hostedtoolcache/Python/3.12.1/x64/bin/python: No module named mypy"
+    doc = _doc(_gha("python -m mypy src", body))
+    assert doc["class"] == "dependency"
+    assert 10 in _top(doc)
+
+
+def test_a_strict_xfail_that_passed_is_the_line_of_its_failure_block():
+    body = (
+        "..F                                                                      [100%]\n"
+        "=================================== FAILURES ===================================\n"
+        "_________________________________ test_known __________________________________\n"
+        "[XPASS(strict)] issue 12 is not fixed yet\n"
+        "1 failed, 2 passed in 0.11s"
+    )
+    doc = _doc(_gha("pytest -q", body))
+    assert doc["class"] == "test"
+    assert 13 in _top(doc)
