@@ -75,3 +75,56 @@ def test_a_strict_xfail_that_passed_is_the_line_of_its_failure_block():
     doc = _doc(_gha("pytest -q", body))
     assert doc["class"] == "test"
     assert 13 in _top(doc)
+
+
+_COLLECTION_ERROR = """\
+==================================== ERRORS ====================================
+___________________ ERROR collecting tests/test_orders.py ___________________
+ImportError while importing test module '/home/runner/work/app/app/tests/test_orders.py'.
+Hint: make sure your test modules/packages have valid Python names.
+Traceback:
+tests/test_orders.py:1: in <module>
+    from {module} import {name}
+E   ImportError: cannot import name '{name}' from '{module}' ({path})
+=========================== short test summary info ============================
+ERROR tests/test_orders.py
+1 error in 0.12s"""
+
+
+@pytest.mark.parametrize(
+    ("module", "path", "cls"),
+    [
+        ("app.orders", "/home/runner/work/app/app/src/app/orders.py", "test"),
+        (
+            "attr.validators",
+            "/opt/hostedtoolcache/Python/3.12.1/x64/lib/python3.12/site-packages/attr/validators.py",
+            "dependency",
+        ),
+    ],
+)
+def test_cannot_import_name_is_read_by_the_file_python_names(module, path, cls):
+    body = _COLLECTION_ERROR.format(module=module, name="total_due", path=path)
+    assert _doc(_gha("pytest -q", body, 2))["class"] == cls
+
+
+def test_the_source_listing_of_a_pytest_failure_block_is_code_not_evidence():
+    body = """\
+=================================== FAILURES ===================================
+_________________________________ test_codec __________________________________
+
+    def load(name):
+        \"\"\"Load a codec.
+
+        The name is presented to dlopen() as a file argument.
+        \"\"\"
+>       return ctypes.CDLL(name)
+E       OSError: libcodec.so.2: cannot open shared object file: No such file or directory
+
+/opt/hostedtoolcache/Python/3.12.1/x64/lib/python3.12/ctypes/__init__.py:379: OSError
+=========================== short test summary info ============================
+FAILED tests/test_codec.py::test_codec - OSError: libcodec.so.2: cannot open shared object
+1 failed in 0.12s"""
+    doc = _doc(_gha("pytest -q", body))
+    assert doc["class"] == "environment"
+    assert 16 not in [e["line"] for e in doc["evidence"]]  # the docstring's dlopen() line
+    assert 19 in _top(doc)  # the E line

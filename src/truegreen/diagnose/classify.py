@@ -118,6 +118,12 @@ def exception_class(exc_type: str, message: str, project: set[str]) -> str:
         if m:
             top = m[1].split(".")[0]
             return "test" if top in project else "dependency"
+        m = re.search(r"cannot import name '\w+' from '([\w.]+)'(?: \((.+)\))?", msg)
+        if m and m[2] and m[2] != "unknown location":
+            # Python names the file it imported from: a library's or the project's own
+            return "dependency" if is_library_path(m[2]) else "test"
+        if m and m[1].split(".")[0] in project:
+            return "test"
         return "dependency" if "cannot import name" in msg and not project else "test"
     if re.search(r"localhost|127\.0\.0\.1|\[::1\]|::1\b", msg) and (
         "Connection" in t or "refused" in msg.lower()

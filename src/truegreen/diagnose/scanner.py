@@ -141,6 +141,8 @@ class Scanner:
         self.summary_messages: dict[str, str] = {}
         self.blocks: list[pp.FailureBlock] = []
         self.block: pp.FailureBlock | None = None
+        #: the current failure block still shows source (no "Captured ..." part yet)
+        self.block_source = False
         self.section: str | None = None
         self.root: str | None = None
         self.recent: deque[tuple[int, str, bool]] = deque(maxlen=12)
@@ -424,8 +426,11 @@ class Scanner:
                 self._close_block()
                 if len(self.blocks) < MAX_BLOCKS:
                     self.block = pp.FailureBlock(header, self.section, n, text)
+                    self.block_source = True
             elif self.block is not None and len(self.block.lines) < MAX_BLOCK_LINES:
                 self.block.lines.append((n, text))
+                if stripped.startswith("-") and _CAPTURED.match(stripped):
+                    self.block_source = False
         if text.startswith("rootdir: "):
             self.root = text[9:].split(",", 1)[0].strip() or None
             self.formats["pytest"] = None
@@ -466,9 +471,14 @@ class Scanner:
                 self._outcome(n, ut[0], ut[1])
         # --- rules ------------------------------------------------------------------------
         hits = match_line(rule_text) if rule_text else []
-        if hits and text.startswith("    ") and self._under_py_frame(n):
-            # the source line under a traceback's `File "...", line N` frame is code, not
-            # what went wrong (`raise ConnectionError(...)`)
+        if (
+            hits
+            and text.startswith("    ")
+            and ((self.block is not None and self.block_source) or self._under_py_frame(n))
+        ):
+            # the source line under a traceback's `File "...", line N` frame, or in the
+            # listing of a pytest failure block, is code, not what went wrong
+            # (`raise ConnectionError(...)`, a library's docstring)
             hits = []
         if text.startswith(("::error", "::warning", "##[error]", "##[warning]")):
             # a workflow annotation: the message after the command is the tool's own line
@@ -638,6 +648,7 @@ def _last_block(recent: list[tuple[int, str, bool]]) -> list[int]:
 
 #: a test's failure header that carries no message: the message is on the lines after it
 _SAYS_NOTHING = re.compile(r"(?:\bFAIL(?:ED)?(?: \([\d.]+m?s\))?|:)$")
+_CAPTURED = re.compile(r"^-+ Captured .* -+$")
 _SEPARATOR = re.compile(r"^[-=_*~+#.:| ]+$")
 #: a frame of a JavaScript or JVM stack trace
 _STACK_FRAME = re.compile(r"^at (?:.+ \()?\S+:\d+(?::\d+)?\)?$|^at [\w$.<>]+\([\w$. ]*(?::\d+)?\)$")
