@@ -128,3 +128,19 @@ FAILED tests/test_codec.py::test_codec - OSError: libcodec.so.2: cannot open sha
     assert doc["class"] == "environment"
     assert 16 not in [e["line"] for e in doc["evidence"]]  # the docstring's dlopen() line
     assert 19 in _top(doc)  # the E line
+
+
+def test_the_diagnostic_above_a_location_pointer_is_evidence():
+    body = """\
+E711 Comparison to `None` should be `cond is None`
+ --> src/app/util.py:11:13
+   |
+11 |     if data == None:
+   |             ^^^^^^^
+help: Replace with `cond is None`
+
+Found 1 error.
+No fixes available (1 hidden fix can be enabled with the `--unsafe-fixes` option)."""
+    doc = _doc(_gha("ruff check .", body))
+    assert doc["class"] == "lint"
+    assert 10 in _top(doc)

@@ -512,8 +512,10 @@ class Scanner:
             self._detail(n, text, stripped)
         if stripped.startswith("at ") and text[0] in " \t" and _STACK_FRAME.match(stripped):
             if self.last_frame != n - 1:
-                self._thrown(n - 1, step.index)
+                self._above(n - 1, step.index, _STACK_EXCEPTION, "stack-exception")
             self.last_frame = n
+        elif stripped.startswith("--> ") and _POINTER.match(stripped):
+            self._above(n - 1, step.index, _POINTED, "pointed-diagnostic")
         if (
             had
             and any(r.cls == "test" and r.kind == "error" for r, _ in hits)
@@ -529,12 +531,15 @@ class Scanner:
             for text in clean(raw)
         )
 
-    def _thrown(self, n: int, step: int) -> None:
-        """The line above a JavaScript or JVM stack trace says what was thrown."""
+    def _above(self, n: int, step: int, shape: re.Pattern[str], name: str) -> None:
+        """Line n, the line above a trace or a location, if it has the shape of what went
+        wrong: the exception above a JavaScript or JVM stack trace (`TypeError: ...` over
+        its `at ...` frames), the diagnostic above a ` --> file:line:col` pointer (ruff's
+        `F401 [*] ...`, rustc's `error[E0425]: ...`)."""
         for _, raw in self._lines(n, n):
             for text in clean(raw):
-                if _STACK_EXCEPTION.match(text):
-                    self._add(Candidate(n, text, "stack-exception", None, 3, "error", step))
+                if shape.match(text):
+                    self._add(Candidate(n, text, name, None, 3, "error", step))
                     return
 
     def _detail(self, n: int, text: str, stripped: str) -> None:
@@ -648,6 +653,8 @@ def _last_block(recent: list[tuple[int, str, bool]]) -> list[int]:
 
 #: a test's failure header that carries no message: the message is on the lines after it
 _SAYS_NOTHING = re.compile(r"(?:\bFAIL(?:ED)?(?: \([\d.]+m?s\))?|:)$")
+_POINTER = re.compile(r"^--> [^\s:]+:\d+:\d+$")
+_POINTED = re.compile(r"^(?:[A-Z]{1,4}\d{2,4}(?: \[\*\])?|(?:error|warning)(?:\[[\w-]+\])?:) \S")
 _CAPTURED = re.compile(r"^-+ Captured .* -+$")
 _SEPARATOR = re.compile(r"^[-=_*~+#.:| ]+$")
 #: a frame of a JavaScript or JVM stack trace
