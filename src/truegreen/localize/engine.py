@@ -33,7 +33,7 @@ from typing import Any
 from truegreen.errors import UsageError
 from truegreen.localize import context as ctx
 from truegreen.localize import values as val
-from truegreen.localize.ranking import FORMULAS, Formula, Ranked, rank
+from truegreen.localize.ranking import FORMULAS, Formula, Ranked, Score, rank
 from truegreen.localize.redact import Scrubber
 from truegreen.localize.spectrum import (
     Line,
@@ -385,7 +385,6 @@ def _document(
     src = _Source(project.root)
     fail_sets = [spec[t] for t in failing]
     pass_sets = [spec[t] for t in passing]
-    prelim = rank(fail_sets, pass_sets, opts.formula)
     trace = runs.trace
     trace_failures = dict(trace.failures)
     failures = [trace_failures[t] for t in failing if t in trace_failures]
@@ -441,7 +440,9 @@ def _document(
     focus: list[Line] = []
     if crash_doc is not None:
         focus.append((str(crash_doc["file"]), int(crash_doc["line"])))
-    focus += [(r.file, r.line) for r in prelim[: opts.value_lines]]
+    # the best by score alone, as well as the best in the final order
+    by_score = sorted(ranking, key=lambda r: (_neg_score(r.score(opts.formula)), r.file, r.line))
+    focus += [(r.file, r.line) for r in by_score[: opts.value_lines]]
     focus += [(r.file, r.line) for r in ranking[: opts.value_lines]]
     focus = list(dict.fromkeys(focus))
     diffs = val.differences(fvals, pvals, focus) if fvals else []
@@ -496,6 +497,11 @@ def _document(
     doc = scrub.document(doc)
     doc["context"] = _context(doc, project.root, src, opts.budget_tokens, scrub)
     return dict(doc)
+
+
+def _neg_score(s: Score) -> tuple[int, Fraction]:
+    infinite, value = s.key()
+    return (-infinite, -value)
 
 
 def _literal_operands(
@@ -618,7 +624,7 @@ def _ranked_doc(r: Ranked, formula: Formula, src: _Source, stmts: Statements) ->
         "file": r.file,
         "line": r.line,
         "lines": [first, last],
-        "score": r.scores[formula].text(),
+        "score": r.score(formula).text(),
         "rank": r.rank,
         "ties": r.ties,
         "scores": {f: s.text() for f, s in sorted(r.scores.items())},

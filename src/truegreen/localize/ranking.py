@@ -88,12 +88,19 @@ class Ranked:
     file: str
     line: int
     counts: Counts
-    scores: Mapping[Formula, Score]
     #: tie-breaking evidence level (higher first); 0 = none
     evidence: int
     evidence_notes: tuple[str, ...]
     rank: int
     ties: int
+
+    def score(self, formula: Formula) -> Score:
+        return score(formula, self.counts)
+
+    @property
+    def scores(self) -> dict[Formula, Score]:
+        """Every formula's score (computed when asked: ranking needs only one)."""
+        return {f: score(f, self.counts) for f in FORMULAS}
 
 
 def rank(
@@ -123,17 +130,16 @@ def rank(
     near = order or {}
     ef_of = _tally(failing, lines)
     ep_of = _tally(passing, lines)
-    rows: list[tuple[_Key, Line, Counts, dict[Formula, Score]]] = []
+    rows: list[tuple[_Key, Line, Counts]] = []
     for ln in lines:
         ef, ep = ef_of.get(ln, 0), ep_of.get(ln, 0)
         if ef == 0:
             continue
         c = Counts(ef=ef, nf=len(failing) - ef, ep=ep, np=len(passing) - ep)
-        scores = {f: score(f, c) for f in FORMULAS}
         level = ev.get(ln, (0, ()))[0]
         top = 2 if ln in first else 1 if ln in second else 0
-        key = (top, scores[formula].key(), level, near.get(ln, 0), int(ln not in later))
-        rows.append((key, ln, c, scores))
+        key = (top, score(formula, c).key(), level, near.get(ln, 0), int(ln not in later))
+        rows.append((key, ln, c))
     rows.sort(key=lambda r: (_neg(r[0]), r[1]))
     out: list[Ranked] = []
     i = 0
@@ -142,9 +148,9 @@ def rank(
         while j < len(rows) and rows[j][0] == rows[i][0]:
             j += 1
         for k in range(i, j):
-            _key, (file, line), c, scores = rows[k]
+            _key, (file, line), c = rows[k]
             level, notes = ev.get((file, line), (0, ()))
-            out.append(Ranked(file, line, c, scores, level, tuple(notes), rank=j, ties=j - i))
+            out.append(Ranked(file, line, c, level, tuple(notes), rank=j, ties=j - i))
         i = j
     return out
 
