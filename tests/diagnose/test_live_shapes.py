@@ -144,3 +144,33 @@ No fixes available (1 hidden fix can be enabled with the `--unsafe-fixes` option
     doc = _doc(_gha("ruff check .", body))
     assert doc["class"] == "lint"
     assert 10 in _top(doc)
+
+
+def test_a_verbose_test_that_never_reported_is_the_one_running_when_the_process_ended():
+    body = """\
+collecting ... collected 3 items
+
+tests/test_a.py::test_fast PASSED                                        [ 33%]
+tests/test_a.py::test_waits_for_peer{space}
++++++++++++++++++++++++++++++++++++ Timeout ++++++++++++++++++++++++++++++++++++
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~ Stack of MainThread (140302) ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+  File "/home/runner/work/app/app/tests/test_a.py", line 9, in test_waits_for_peer
+    time.sleep(30)
++++++++++++++++++++++++++++++++++++ Timeout ++++++++++++++++++++++++++++++++++++""".format(
+        space=" "
+    )
+    doc = _doc(_gha("pytest -v --timeout=5 --timeout-method=thread", body))
+    assert doc["failing_tests"] == ["tests/test_a.py::test_waits_for_peer"]
+    assert doc["class"] == "timeout"
+
+
+def test_a_test_whose_session_finished_is_not_taken_for_one_cut_short():
+    body = """\
+tests/test_a.py::test_prints hello from the test
+PASSED
+tests/test_a.py::test_b FAILED                                           [100%]
+=========================== short test summary info ============================
+FAILED tests/test_a.py::test_b - assert 1 == 2
+========================= 1 failed, 1 passed in 0.05s ========================="""
+    doc = _doc(_gha("pytest -v -s", body))
+    assert doc["failing_tests"] == ["tests/test_a.py::test_b"]

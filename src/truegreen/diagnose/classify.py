@@ -168,6 +168,9 @@ def decide(scan: ScanResult, hinted_step: str | None = None) -> Decision:
 
     project = _project_packages(scan)
     tests = _failing_tests(scan)
+    # a test cut short when the process ended (a kill, a timeout) says nothing of the class
+    unfinished = {pp.relative(t, scan.root) for t in scan.unfinished}
+    reported = [t for t in tests if t not in unfinished]
     parsed = _parsed_blocks(scan)
     signatures, test_classes = _signatures(scan, tests, parsed, project)
 
@@ -222,9 +225,9 @@ def decide(scan: ScanResult, hinted_step: str | None = None) -> Decision:
                 reasons.append(f"{n} of {len(test_classes)} failing tests raised a {top} error")
             else:
                 reasons.append(f"{len(test_classes)} failing test(s) in the log")
-        elif tests:
+        elif reported:
             votes["test"] = votes.get("test", 0.0) + 4
-            reasons.append(f"{len(tests)} failing test(s) in the log")
+            reasons.append(f"{len(reported)} failing test(s) in the log")
         _precedence(votes, cands, region, reasons)
         return votes, reasons, tool, region
 

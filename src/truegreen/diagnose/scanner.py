@@ -104,6 +104,8 @@ class ScanResult:
     analysed_lines: int
     #: a failing test's header line -> the line that says why (its first detail)
     details: dict[int, int] = field(default_factory=dict)
+    #: failing tests that were running when the process ended (no report of their own)
+    unfinished: set[str] = field(default_factory=set)
 
 
 @dataclass
@@ -155,6 +157,10 @@ class Scanner:
         self.await_detail: tuple[int, int] | None = None
         self.details: dict[int, int] = {}
         self.last_frame = 0
+        #: the last `path::test` a verbose pytest started (its id, no outcome yet): (line, id)
+        self.running: tuple[int, str] | None = None
+        self.session_end = 0  # the last pytest counts line ("1 failed, 7 passed in 0.1s")
+        self.unfinished: set[str] = set()
         #: ``gh run view --log``: the ``JOB<TAB>STEP<TAB>`` prefix of the current step
         self.gh_prefix: bytes | None = None
         self.gh_other: re.Pattern[bytes] | None = None
@@ -305,6 +311,7 @@ class Scanner:
             self._analyse(self.analysed + 1, min(self.full_until, self.last_line))
         self._analyse(self.last_line - TAIL + 1, self.last_line)
         self._close_block()
+        self._unfinished()
         # The last lines of a log without a failing exit marker are where it stopped.
         if self.recent and not any(s.exit_code is not None for s in self.steps):
             last_exit = 0
@@ -335,7 +342,21 @@ class Scanner:
             details=self.details,
             non_utf8=self.non_utf8,
             analysed_lines=self.analysed_count,
+            unfinished=self.unfinished,
         )
+
+    def _unfinished(self) -> None:
+        """A verbose pytest prints a test's id before it runs it and the outcome after: a
+        test started and never reported, in a session that printed no counts after it and
+        whose step failed, is the test that was running when the process was ended (a
+        timeout's thread dump, a SIGKILL, a crash)."""
+        if self.running is None:
+            return
+        n, test = self.running
+        ended = self._step_at(n).exit_code is not None
+        if ended and n > self.session_end and test not in self.outcomes:
+            self._outcome(n, test, "failed")
+            self.unfinished.add(test)
 
     # -- one line ------------------------------------------------------------------------
 
@@ -463,6 +484,12 @@ class Scanner:
                         self._add(
                             Candidate(n, text, "pytest-outcome", "test", 2.5, "error", step.index)
                         )
+                else:
+                    started = _STARTED.match(text)
+                    if started and (self.running is None or n > self.running[0]):
+                        test = started["id"]
+                        if test.count("[") == test.count("]"):
+                            self.running = (n, test)
         if text.startswith(("FAIL:", "ERROR:")):
             ut = pp.unittest_of(text)
             if ut:
@@ -489,6 +516,8 @@ class Scanner:
             hits = [(r, m) for r, m in hits if r.cls or r.kind == "exit"]
         had = False
         for rule, m in hits:
+            if rule.name == "pytest-counts":
+                self.session_end = max(self.session_end, n)
             if rule.tool:
                 step.tools[rule.tool] = step.tools.get(rule.tool, 0) + 1
             if rule.kind == "exit":
@@ -653,6 +682,7 @@ def _last_block(recent: list[tuple[int, str, bool]]) -> list[int]:
 
 #: a test's failure header that carries no message: the message is on the lines after it
 _SAYS_NOTHING = re.compile(r"(?:\bFAIL(?:ED)?(?: \([\d.]+m?s\))?|:)$")
+_STARTED = re.compile(r"^(?P<id>[\w./\\-]+\.py::\S+)(?: |$)")
 _POINTER = re.compile(r"^--> [^\s:]+:\d+:\d+$")
 _POINTED = re.compile(r"^(?:[A-Z]{1,4}\d{2,4}(?: \[\*\])?|(?:error|warning)(?:\[[\w-]+\])?:) \S")
 _CAPTURED = re.compile(r"^-+ Captured .* -+$")
