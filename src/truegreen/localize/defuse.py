@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -148,6 +148,7 @@ class DefUse:
         self._reads: dict[Line, frozenset[str]] = {}
         #: (file, line) -> the module- or class-level def/class statements around it
         self._around_line: dict[Line, tuple[Line, ...]] = {}
+        self._part_facts: dict[frozenset[Line], tuple[frozenset[str], frozenset[Line]]] = {}
 
     def file(self, rel: str) -> _File:
         got = self._files.get(rel)
@@ -200,16 +201,35 @@ class DefUse:
             for ln, cls in f.classes.items():
                 self._by_name.setdefault(cls, []).append((rel, ln))
 
-    def used(self, ran: Iterable[Line], modules: Iterable[str], test_file: str) -> set[Line]:
-        """The definitions in ``modules`` that a test which ran ``ran`` uses."""
+    def _facts(self, part: frozenset[Line]) -> tuple[frozenset[str], frozenset[Line]]:
+        """What the lines of ``part`` read, and the definitions around them; remembered,
+        since tests of one area run the very same lines of a file."""
+        got = self._part_facts.get(part)
+        if got is None:
+            for f in {f for f, _n in part} - self._files.keys():
+                self.file(f)
+            reads, around = self._reads, self._around_line
+            got = self._part_facts[part] = (
+                frozenset().union(*(reads[ln] for ln in part if ln in reads)),
+                frozenset(d for ln in part for d in around.get(ln, ())),
+            )
+        return got
+
+    def used(
+        self, ran: Iterable[frozenset[Line]], modules: Iterable[str], test_file: str
+    ) -> set[Line]:
+        """The definitions in ``modules`` that a test uses which ran the lines of ``ran``
+        (sets of lines, a file's each, as the tracer reported them)."""
         mods = set(modules)
         self.index(mods)
-        own = set(ran)
-        for f in {f for f, _n in own} - self._files.keys():
-            self.file(f)
         by_name, reads, around = self._by_name, self._reads, self._around_line
-        names = set(self.test_reads(test_file)).union(*(reads[ln] for ln in own if ln in reads))
-        used: set[Line] = {d for ln in own for d in around.get(ln, ()) if d[0] in mods}
+        names = set(self.test_reads(test_file))
+        defs: set[Line] = set()
+        for part in ran:
+            part_reads, part_defs = self._facts(part)
+            names |= part_reads
+            defs |= part_defs
+        used: set[Line] = {d for d in defs if d[0] in mods}
         todo = list(used)
         seen: set[str] = set()
         fresh = names & by_name.keys()
@@ -234,10 +254,11 @@ class DefUse:
 
 def attribute(
     defuse: DefUse,
-    tests: Mapping[str, tuple[set[Line], set[str]]],
+    tests: Mapping[str, tuple[Sequence[frozenset[Line]], set[str]]],
     imports: set[Line],
 ) -> dict[str, set[Line]]:
-    """For each test (its own lines, its dependency modules): the import-time lines it
+    """For each test (its own lines, in sets of one file each, and its dependency
+    modules): the import-time lines it
     gets. Definitions (see :meth:`DefUse.precise`) go to the tests that use them; the
     other import-time lines, and definitions no test is seen to use, to every test that
     depends on their module."""
@@ -246,7 +267,7 @@ def attribute(
         by_module.setdefault(ln[0], set()).add(ln)
     used: dict[str, set[Line]] = {}
     anyone: set[Line] = set()
-    memo: dict[tuple[frozenset[Line], frozenset[str], str], set[Line]] = {}
+    memo: dict[tuple[frozenset[frozenset[Line]], frozenset[str], str], set[Line]] = {}
     for tid, (own, modules) in tests.items():
         key = (frozenset(own), frozenset(m for m in modules if m in by_module), tid.split("::")[0])
         got = memo.get(key)

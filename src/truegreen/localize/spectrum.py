@@ -122,18 +122,23 @@ class Statements:
         inside = [g for g in spans if g[1] <= line <= g[2]]
         return min(inside, key=lambda g: g[2] - g[1])[0] if inside else None
 
+    def file_lines(self, f: str, ns: Sequence[int]) -> frozenset[Line]:
+        """The statements of ``f`` that the lines ``ns`` belong to (none for a file that is
+        not ranked)."""
+        memo = (f, tuple(ns))
+        got = self._lines.get(memo)
+        if got is None:  # tests of one file often run the very same lines
+            got = frozenset()
+            if is_source(f):
+                key = self._map(f)[0]
+                got = frozenset((f, key.get(n, n)) for n in ns if n > 0)
+            self._lines[memo] = got
+        return got
+
     def lines(self, files: Mapping[str, Sequence[int]]) -> set[Line]:
         out: set[Line] = set()
         for f, ns in files.items():
-            memo = (f, tuple(ns))
-            got = self._lines.get(memo)
-            if got is None:  # tests of one file often run the very same lines
-                got = frozenset()
-                if is_source(f):
-                    key = self._map(f)[0]
-                    got = frozenset((f, key.get(n, n)) for n in ns if n > 0)
-                self._lines[memo] = got
-            out |= got
+            out |= self.file_lines(f, ns)
         return out
 
 
@@ -202,6 +207,12 @@ def statement_map(
     return key_of, span
 
 
+def _file_lines(f: str, ns: Sequence[int], stmts: Statements | None) -> frozenset[Line]:
+    if stmts is not None:
+        return stmts.file_lines(f, ns)
+    return frozenset((f, n) for n in ns if n > 0)
+
+
 def _lines(files: Mapping[str, Sequence[int]], stmts: Statements | None = None) -> set[Line]:
     if stmts is not None:
         return stmts.lines(files)
@@ -240,28 +251,43 @@ def spectra(
     ``class`` statements) go only to the dependent tests that use them
     (:mod:`truegreen.localize.defuse`)."""
     imports = _lines(trace.import_lines, stmts)
+    imports_in: dict[str, set[Line]] = {}
+    for ln in imports:
+        imports_in.setdefault(ln[0], set()).add(ln)
     session_only: set[Line] = _lines(trace.session_lines, stmts) - imports
     runs: dict[str, set[Line]] = {}
     for mod, files in trace.import_runs.items():
         runs[mod] = _lines(files, stmts) - imports
     per_test: dict[str, tuple[set[Line], set[str]]] = {}
+    parts: dict[str, list[frozenset[Line]]] = {}
     for tid in tests:
         own: set[Line] = set()
+        ran_parts = parts[tid] = []
         executed: set[str] = set()
         for phase, files in trace.phases.get(tid, {}).items():
-            lines = _lines(files, stmts)
-            ran = lines - imports
-            own |= ran
-            executed.update(f for f, _n in ran)
+            for f, ns in files.items():
+                if not is_source(f):  # not ranked (a test helper): can still lead to modules
+                    executed.add(f)
+                    continue
+                lines = _file_lines(f, ns, stmts)
+                at_import = imports_in.get(f)
+                ran = lines - at_import if at_import else lines
+                if ran:
+                    own |= ran
+                    ran_parts.append(ran)
+                    executed.add(f)
+                if phase == "call" and at_import and not lines.isdisjoint(at_import):
+                    executed.add(f)
             if phase == "call":
-                executed.update(f for f, _n in lines & imports)
                 executed.update(trace.phase_imports.get(tid, {}).get(phase, ()))
-            # a file that is not ranked (a test helper) can still lead to modules
-            executed.update(f for f in files if not is_source(f))
         modules = {m for m in dependencies(tid, executed, trace.imports) if is_source(m)}
         per_test[tid] = (own, modules)
     if stmts is not None:
-        given = attribute(stmts.defuse, per_test, imports)
+        given = attribute(
+            stmts.defuse,
+            {tid: (parts[tid], modules) for tid, (_o, modules) in per_test.items()},
+            imports,
+        )
     else:
         by_module: dict[str, set[Line]] = {}
         for ln in imports:
