@@ -17,13 +17,15 @@ from truegreen.diagnose import diagnose
 LIVE = Path(__file__).parent / "live"
 LABELS = json.loads((LIVE / "labels.json").read_text())
 
-CLASS_FLOOR = 0.98  # share of logs whose class is the label (or its label_alt)
-TOP3_FLOOR = 0.97  # share of logs with a labelled error line among the first 3 evidence lines
-TESTS_FLOOR = 0.97  # share of the labelled failing node ids that are found
+#: per part of the corpus: (class accuracy, top-3 evidence hit, failing node ids found).
+#: "dev": the logs the rules were changed for; "held-out": scenarios written after those
+#: changes and only measured (bench/live_logs.py, `half`). Class accuracy counts label_alt.
+FLOORS = {"dev": (1.0, 1.0, 0.985), "held-out": (0.897, 0.871, 1.0)}
 
 
 def test_the_live_corpus_is_what_the_generator_writes():
     assert len(LABELS) >= 40
+    assert set(FLOORS) == {x.get("half", "dev") for x in LABELS}
     counts = Counter(x["class"] for x in LABELS)
     assert len(counts) >= 10, counts
     for x in LABELS:
@@ -38,20 +40,29 @@ def results() -> dict[str, dict]:
     return {x["file"]: diagnose(LIVE / x["file"]).document() for x in LABELS}
 
 
-def test_class_accuracy_stays_at_its_floor(results):
-    right = sum(results[x["file"]]["class"] in (x["class"], x.get("label_alt")) for x in LABELS)
-    assert right / len(LABELS) >= CLASS_FLOOR, right
+def _part(half: str) -> list[dict]:
+    return [x for x in LABELS if x.get("half", "dev") == half]
 
 
-def test_top3_evidence_stays_at_its_floor(results):
+@pytest.mark.parametrize("half", sorted(FLOORS))
+def test_class_accuracy_stays_at_its_floor(results, half):
+    part = _part(half)
+    right = sum(results[x["file"]]["class"] in (x["class"], x.get("label_alt")) for x in part)
+    assert right / len(part) >= FLOORS[half][0], (right, len(part))
+
+
+@pytest.mark.parametrize("half", sorted(FLOORS))
+def test_top3_evidence_stays_at_its_floor(results, half):
+    part = _part(half)
     hits = sum(
         bool(set(x["error_lines"]) & {e["line"] for e in results[x["file"]]["evidence"][:3]})
-        for x in LABELS
+        for x in part
     )
-    assert hits / len(LABELS) >= TOP3_FLOOR, hits
+    assert hits / len(part) >= FLOORS[half][1], (hits, len(part))
 
 
-def test_failing_tests_found_stay_at_their_floor(results):
-    wanted = [(x["file"], t) for x in LABELS for t in x["failing_tests"]]
+@pytest.mark.parametrize("half", sorted(FLOORS))
+def test_failing_tests_found_stay_at_their_floor(results, half):
+    wanted = [(x["file"], t) for x in _part(half) for t in x["failing_tests"]]
     found = sum(t in results[f]["failing_tests"] for f, t in wanted)
-    assert found / len(wanted) >= TESTS_FLOOR, found
+    assert found / len(wanted) >= FLOORS[half][2], (found, len(wanted))
