@@ -375,3 +375,34 @@ def test_the_line_that_produced_the_rejected_value_breaks_the_tie(make_project):
     by_code = {r["code"]: r for r in doc["ranking"]}
     assert by_code["candidate = w[:-2]"]["evidence"] == []
     assert by_code["out = stem.upper().lower()"]["evidence"] == []
+
+
+def test_a_failed_assert_equal_of_a_unittest_case_is_read_the_same_way(make_project):
+    files = dict(REJECTED_PROJECT)
+    files["tests/test_plural.py"] = """
+        import unittest
+
+        from words.plural import singular, shout
+
+        class TestWords(unittest.TestCase):
+            def test_shout(self):
+                self.assertEqual(shout("a"), "A!")
+
+            def test_glasses(self):
+                self.assertEqual(
+                    singular(" Glasses "),
+                    "glass",
+                )
+        """
+    root = make_project(files, use_git=False)
+    doc = localize(
+        open_project(root, PY, "none"),
+        ["tests/test_plural.py::TestWords::test_glasses"],
+        LocalizeOptions(timeout=60),
+    )
+    top = doc["ranking"][0]
+    assert (top["code"], top["rank"], top["ties"]) == ("stem = w[:-1]", 1, 1)
+    assert [r["value"] for r in doc["values"]["rejected"]] == ["glasse"]
+    # the wrapper that reads the operands is not in what pytest shows of the failure
+    assert "truegreen_trace" not in doc["excerpt"]
+    assert "AssertionError: 'glasse' != 'glass'" in doc["excerpt"]

@@ -507,9 +507,9 @@ def _neg_score(s: Score) -> tuple[int, Fraction]:
 def _literal_operands(
     failure: Mapping[str, Any] | None, fvals: Mapping[str, Any], stmts: Statements
 ) -> list[bool]:
-    """For the comparison a failed ``assert`` rejected: which of its two operands is a
-    literal written in the assertion (the expected value), read from the ``assert``
-    statement of the innermost frame that stopped on one."""
+    """For the comparison a failed ``assert`` (or ``self.assertEqual``) rejected: which of
+    its two operands is a literal written in the assertion (the expected value), read from
+    the innermost frame that stopped on one."""
     compared = list(fvals.get("compared", ()))
     if not failure or not compared:
         return []
@@ -519,19 +519,35 @@ def _literal_operands(
         tree = stmts.tree(file) if file.endswith(".py") else None
         if tree is None:
             continue
-        asserts = [
+        found: list[ast.Assert | ast.Call] = [
             n
             for n in ast.walk(tree)
-            if isinstance(n, ast.Assert) and n.lineno <= line <= (n.end_lineno or n.lineno)
+            if (isinstance(n, ast.Assert) or (isinstance(n, ast.Call) and _is_assert_equal(n)))
+            and n.lineno <= line <= (n.end_lineno or n.lineno)
         ]
-        if not asserts:
+        if not found:
             continue
-        test = min(asserts, key=lambda n: (n.end_lineno or n.lineno) - n.lineno).test
+        node = min(found, key=lambda n: (n.end_lineno or n.lineno) - n.lineno)
+        if isinstance(node, ast.Call):
+            return [_is_literal(n) for n in node.args[:2]]
+        test = node.test
         if not isinstance(test, ast.Compare):
             return []
         sides = [test.left, *test.comparators][index : index + 2]
         return [_is_literal(n) for n in sides]
     return []
+
+
+_ASSERT_EQUAL = frozenset({"assertEqual", "assertEquals", "failUnlessEqual"})
+
+
+def _is_assert_equal(node: ast.Call) -> bool:
+    """``self.assertEqual(a, b)`` and its old aliases."""
+    return (
+        isinstance(node.func, ast.Attribute)
+        and node.func.attr in _ASSERT_EQUAL
+        and len(node.args) >= 2
+    )
 
 
 def _is_literal(node: ast.expr) -> bool:

@@ -291,6 +291,35 @@ def _quiet(func, compares=False):
     return explaining
 
 
+def _watch_unittest_equal() -> None:
+    """unittest-style tests (``self.assertEqual(a, b)``) never reach pytest's assertion
+    rewriting: keep the operands of a failed ``assertEqual`` the same way (the wrapper is
+    hidden from tracebacks, pytest's and unittest's)."""
+    try:
+        from unittest import case
+    except Exception:
+        return
+    original = case.TestCase.assertEqual
+    if getattr(original, "_truegreen", False):
+        return
+
+    def assertEqual(self, first, second, msg=None):
+        __tracebackhide__ = True
+        try:
+            return original(self, first, second, msg)
+        except self.failureException:
+            if _watching and _ctx is not None and _ctx[0] == "T":
+                _record_compared((("==",), (False,), ("",), (first, second)))
+            raise
+
+    assertEqual._truegreen = True
+    case.TestCase.assertEqual = assertEqual
+
+
+#: unittest leaves frames of modules that set this out of its tracebacks (the wrapper above)
+__unittest = True
+
+
 def _quiet_explanations() -> None:
     """Wrap the helpers that assertion-rewritten tests call only to explain a failure."""
     try:
@@ -902,6 +931,8 @@ def _start() -> None:
             _values_cfg = {}
         _watch = frozenset(_values_cfg.get("tests", []))
     _quiet_explanations()
+    if _watch:
+        _watch_unittest_equal()
     if _probes_installed:
         _engine = "probe"
     elif _wanted_engine() == "monitoring" and _start_monitoring():
