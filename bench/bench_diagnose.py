@@ -298,11 +298,12 @@ def main() -> None:
             " bench/live_logs.py; rules were changed for them)",
             run_corpus(tuned, LIVE, bool(args.show_misses)),
         )
-        report(
-            f"live corpus, held-out ({len(fresh)} logs written after those changes;"
-            " do not tune on them)",
-            run_corpus(fresh, LIVE, args.show_misses == "all"),
-        )
+        if fresh:
+            report(
+                f"live corpus, held-out ({len(fresh)} logs written after those changes;"
+                " do not tune on them)",
+                run_corpus(fresh, LIVE, args.show_misses == "all"),
+            )
     if args.only in (None, "real"):
         if (REAL / "labels.json").exists():
             entries = real_entries()

@@ -85,6 +85,7 @@ class Scenario:
     runner_error: bool = False  # the runner's exit line is the error line (nothing else says it)
     git_add: bool = False  # commit the files first (tools that read only what git tracks)
     half: str = "dev"  # "held-out": written after the rules were tuned on the others, measured only
+    round: int = 1  # the round of scenarios it was written in
 
 
 # --------------------------------------------------------------------------- projects
@@ -1476,14 +1477,15 @@ add(
 )
 
 
-# --------------------------------------------------------------------------- held-out
-# Written after the rules were changed for the scenarios above, and measured only: the
-# benchmark reports them apart ("held-out"), and no rule was changed for them.
+# --------------------------------------------------------------------------- round 2
+# Written after the rules were changed for the scenarios above and measured once as a
+# held-out part (class 89.7 %, top-3 87.2 %); then their misses were read and the rules
+# changed for them, so they are "dev" now (round 2).
 
 
-def held_out(*items: Scenario) -> None:
+def later(round_: int, half: str, *items: Scenario) -> None:
     for item in items:
-        item.half = "held-out"
+        item.round, item.half = round_, half
     add(*items)
 
 
@@ -1553,7 +1555,9 @@ def title(text):
     return text.title()
 '''
 
-held_out(
+later(
+    2,
+    "dev",
     pytest_case(
         "ho-pytest-class-setup-long",
         "test",
@@ -2235,6 +2239,7 @@ def generate(s: Scenario) -> dict:
         "error_lines": error_lines,
         "failing_tests": list(s.failing_tests),
         "half": s.half,
+        "round": s.round,
     }
     if s.label_alt:
         entry["label_alt"] = s.label_alt

@@ -174,3 +174,75 @@ FAILED tests/test_a.py::test_b - assert 1 == 2
 ========================= 1 failed, 1 passed in 0.05s ========================="""
     doc = _doc(_gha("pytest -v -s", body))
     assert doc["failing_tests"] == ["tests/test_a.py::test_b"]
+
+
+@pytest.mark.parametrize(
+    ("command", "body", "cls", "line"),
+    [
+        (
+            "pip check",
+            "pytest 8.3.3 requires pluggy, which is not installed.\nrequests 2.31.0 has requirement"
+            " idna<4, but you have idna 4.1.",
+            "dependency",
+            10,
+        ),
+        (
+            "pylint --output-format=parseable src",
+            "************* Module app.util\nsrc/app/util.py:12: [E0602(undefined-variable), load]"
+            " Undefined variable 'x'",
+            "lint",
+            11,
+        ),
+        (
+            "python -m pytest -o faulthandler_timeout=60 -v",
+            "tests/test_a.py::test_sync Timeout (0:01:00)!\nThread 0x00007f3a2c1b9e40 (most recent"
+            ' call first):\n  File "/w/tests/test_a.py", line 5 in test_sync',
+            "timeout",
+            10,
+        ),
+    ],
+)
+def test_more_tool_shapes(command, body, cls, line):
+    doc = _doc(_gha(command, body))
+    assert doc["class"] == cls, doc["evidence"][:3]
+    assert line in _top(doc)
+
+
+_PIP_BUILD = """\
+Obtaining file:///home/runner/work/app/app
+  Installing build dependencies: started
+  Installing build dependencies: finished with status 'done'
+  Getting requirements to build editable: started
+  Getting requirements to build editable: finished with status 'error'
+  error: subprocess-exited-with-error
+
+  × Getting requirements to build editable did not run successfully.
+  │ exit code: 1
+  ╰─> [5 lines of output]
+      Traceback (most recent call last):
+        File "/opt/hostedtoolcache/Python/3.12.1/x64/lib/python3.12/site-packages/pip/hooks.py", line 9, in main
+          exec(code, locals())
+        File "<string>", line 3, in <module>
+      NameError: name 'VERSION' is not defined
+      [end of output]
+
+  note: This error originates from a subprocess, and is likely not a problem with pip.
+error: subprocess-exited-with-error"""
+
+
+def test_a_wheel_that_fails_to_build_in_an_install_of_the_project_itself_is_build():
+    doc = _doc(_gha("python -m pip install -e .", _PIP_BUILD))
+    assert doc["class"] == "build"
+    assert 24 in _top(doc)  # the NameError under a frame that shows no source
+
+
+def test_the_same_failure_installing_a_named_package_stays_dependency():
+    doc = _doc(_gha("python -m pip install oldpkg==0.3", _PIP_BUILD))
+    assert doc["class"] == "dependency"
+
+
+def test_a_step_that_printed_nothing_is_explained_by_its_exit_not_by_its_header():
+    log = _gha("black --check -q .", "").replace("##[endgroup]\n\n", "##[endgroup]\n")
+    doc = _doc(log)
+    assert doc["class"] == "lint"
+    assert _top(doc, 1) == [10]  # the exit line, not the script or `shell:` above it

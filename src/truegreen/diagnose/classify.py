@@ -53,6 +53,12 @@ _COMMAND_TOOLS: tuple[tuple[re.Pattern[str], str, str], ...] = tuple(
     )
 )  # fmt: skip
 
+#: a command that builds or installs the project in the working directory (`pip install
+#: -e .`, `pip wheel .`): a wheel that fails to build there is the project's, not a dependency's
+_LOCAL_BUILD = re.compile(
+    r"\b(?:pip3?|uv pip) (?:install|wheel)\b(?: -{1,2}[\w-]+(?:=\S+)?)* (?:-e |--editable )?\.(?:\[[\w,.-]+\])?(?=\s|$)"
+)
+
 _PROJECT_SKIP = {"tests", "test", "testing", "src", "lib", "docs", "scripts", "."}
 
 
@@ -186,6 +192,7 @@ def decide(scan: ScanResult, hinted_step: str | None = None) -> Decision:
 
     def tally(primary: Step | None) -> tuple[dict[str, float], list[str], str | None, set[int]]:
         region = _region(primary, steps)
+        local_build = bool(_LOCAL_BUILD.search(_innermost(primary) or ""))
         votes: dict[str, float] = {}
         per_rule: dict[tuple[str, str], float] = {}
         reasons: list[str] = []
@@ -197,7 +204,10 @@ def decide(scan: ScanResult, hinted_step: str | None = None) -> Decision:
             if c.step not in region and c.rule not in _JOB_LEVEL_RULES:
                 continue
             w = c.weight * _proximity(c, primary, last)
-            key = (c.cls, c.rule)
+            cls = c.cls
+            if c.rule == "wheel-build" and local_build:
+                cls = "build"  # the wheel that failed is the project's own
+            key = (cls, c.rule)
             per_rule[key] = per_rule.get(key, 0.0) + w
         for (cls, rule), total in per_rule.items():
             cap = 2.5 * max((c.weight for c in cands if c.rule == rule), default=1.0) * 1.5

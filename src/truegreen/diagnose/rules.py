@@ -203,6 +203,8 @@ RULES: tuple[Rule, ...] = (
         5,
         tool="pytest",
     ),
+    # faulthandler.dump_traceback_later (pytest's faulthandler_timeout): the stacks follow
+    _r("faulthandler-timeout", "Timeout (", r"\bTimeout \(\d+:\d\d:\d\d\)!$", "timeout", 4),
     _r(
         "timed-out",
         ("timed out", "Timed out", "TIMED OUT", "Timeout", "timeout", "timetrap"),
@@ -333,6 +335,15 @@ RULES: tuple[Rule, ...] = (
         r"^\S*python[\d.]*(?:\.exe)?: No module named ([\w.]+)",
         "dependency",
         4,
+    ),
+    _r(
+        # `pip check`, and pip's resolver warning after an install
+        "pip-check",
+        ("which is not installed", "but you have"),
+        r"^\S+ [\w.!+-]+ (?:requires|has requirement) \S+, (?:which is not installed|but you have)",
+        "dependency",
+        4,
+        tool="pip",
     ),
     _r(
         "wheel-build",
@@ -566,7 +577,7 @@ RULES: tuple[Rule, ...] = (
     _r(
         "pylint",
         ("rated at", ".py:"),
-        r"Your code has been rated at|^\S+\.py:\d+:\d+: [CRWEF]\d{4}: ",
+        r"Your code has been rated at|^\S+\.py:\d+:\d+: [CRWEF]\d{4}: |^\S+\.py:\d+: \[[CRWEF]\d{4}\(",
         "lint",
         4,
         tool="pylint",
@@ -742,7 +753,7 @@ RULES: tuple[Rule, ...] = (
             "pyproject.toml",
             "mapping values",
         ),
-        r"Invalid workflow file|yaml\.\w+Error|while (?:parsing|scanning) a|mapping values are not allowed|(?:ConfigError|ConfigurationError|InvalidConfig)\b|[Ii]nvalid (?:config|configuration)\b|could not (?:parse|load) (?:config|configuration)|tox\.ini.*(?:error|invalid)|(?:setup\.cfg|pyproject\.toml).*(?:invalid|error)|TOMLDecodeError|Unknown (?:config(?:uration)? )?option",
+        r"Invalid workflow file|yaml\.\w+Error|while (?:parsing|scanning) a|mapping values are not allowed|(?:ConfigError|ConfigurationError|InvalidConfig)\b|[Ii]nvalid (?:config|configuration)\b|could not (?:parse|load) (?:config|configuration)|tox\.ini.*(?:error|invalid)|(?:setup\.cfg|pyproject\.toml).*(?:[Ii]nvalid|error)|TOMLDecodeError|Unknown (?:config(?:uration)? )?option",
         "configuration",
         3,
     ),
@@ -1035,7 +1046,7 @@ RULES: tuple[Rule, ...] = (
     _r(
         "exception-line",
         ("Error: ", "Exception: ", "Exit: ", "Interrupt: ", "Failure: ", "Timeout: "),
-        r"^(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Failure|Timeout): \S",
+        r"^ {0,8}(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Failure|Timeout): \S",
         None,
         3,
     ),

@@ -72,6 +72,9 @@ class Step:
     exit_text: str | None = None
     #: the script a runner echoed last inside the step (npm/yarn "> pkg@1.0 lint", "> eslint .")
     sub_command: str | None = None
+    #: the first line of what the step printed: after the runner's `##[group]Run` header
+    #: (the script, `shell:`, `env:`), which is the runner's, not the step's
+    output: int = 0
 
 
 @dataclass
@@ -396,6 +399,8 @@ class Scanner:
                 return
             if text.startswith("##[endgroup]"):
                 self.in_run_group = 0
+                if step.name.startswith("Run ") and not step.output and n > step.start:
+                    step.output = n + 1
                 return
         elif self.in_run_group >= n:
             # the rest of a multi-line `run:` script, shown inside the step's group
@@ -501,7 +506,7 @@ class Scanner:
         if (
             hits
             and text.startswith("    ")
-            and ((self.block is not None and self.block_source) or self._under_py_frame(n))
+            and ((self.block is not None and self.block_source) or self._under_py_frame(n, text))
         ):
             # the source line under a traceback's `File "...", line N` frame, or in the
             # listing of a pytest failure block, is code, not what went wrong
@@ -553,11 +558,15 @@ class Scanner:
             self.await_detail = (n, step.index)
         self.recent.append((n, text, had))
 
-    def _under_py_frame(self, n: int) -> bool:
+    def _under_py_frame(self, n: int, text: str) -> bool:
+        """Line n is the source line under a `File "...", line N` frame: indented deeper
+        than the frame (the exception after a frame without source, `File "<string>"`,
+        is not)."""
+        indent = len(text) - len(text.lstrip(" "))
         return any(
-            pp.NATIVE_FRAME.match(text)
+            pp.NATIVE_FRAME.match(above) and indent > len(above) - len(above.lstrip(" "))
             for _, raw in self._lines(n - 1, n - 1)
-            for text in clean(raw)
+            for above in clean(raw)
         )
 
     def _above(self, n: int, step: int, shape: re.Pattern[str], name: str) -> None:
@@ -617,10 +626,11 @@ class Scanner:
         # last block (lines with no blank between them) is what the step said as it failed,
         # and people read it from its first line
         # (marker lines are read before the lines around them: order by line first)
-        inside = sorted((rn, t, h) for rn, t, h in self.recent if step.start <= rn < n)
+        first = max(step.start, step.output)
+        inside = sorted((rn, t, h) for rn, t, h in self.recent if first <= rn < n)
         block = _last_block(inside)
         for rn, rtext, had in reversed(self.recent):
-            if not had and rn < n and rn >= step.start:
+            if not had and rn < n and rn >= first:
                 weight = 0.9 - 0.04 * block.index(rn) if rn in block else 0.5
                 self._add(Candidate(rn, rtext, "before-exit", None, weight, "context", step.index))
         for c in reversed(self.candidates[-400:]):
