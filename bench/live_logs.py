@@ -1970,6 +1970,424 @@ later(
 )
 
 
+# --------------------------------------------------------------------------- round 3: held-out
+# Written after the rule changes of rounds 1 and 2 and only measured: the benchmark reports
+# them apart ("held-out"); their misses are not read and no rule is changed for them.
+
+T_MAXFAIL = """\
+import pytest
+
+from shop.cart import parse_price
+
+
+@pytest.mark.parametrize("text", ["4,50", "4 50", "four", "$4.5.0"])
+def test_odd_prices(text):
+    assert parse_price(text) == 4.5
+"""
+T_IDS = """\
+import pytest
+
+from shop.cart import total
+
+
+@pytest.mark.parametrize("label, prices", [("two items", [1, 2]), ("x[y]", [3])], ids=["two items", "x[y]"])
+def test_label_total(label, prices):
+    assert total(prices) == 0
+"""
+T_UNITTEST_STYLE = """\
+import unittest
+
+from shop.cart import total
+
+
+class TotalCase(unittest.TestCase):
+    def test_discount(self):
+        self.assertEqual(total([10.0], discount=0.25), 7.0)
+"""
+
+later(
+    3,
+    "held-out",
+    pytest_case(
+        "r3-pytest-tb-no",
+        "test",
+        "pytest --tb=no -q -rf",
+        project(test_module(T_MAXFAIL)),
+        [
+            f"tests/test_service.py::test_odd_prices[{t}]"
+            for t in ("4,50", "4 50", "four", "$4.5.0")
+        ],
+    ),
+    pytest_case(
+        "r3-pytest-maxfail",
+        "test",
+        "pytest --maxfail=2 -v",
+        project(test_module(T_MAXFAIL), passing=8),
+        [
+            "tests/test_service.py::test_odd_prices[4,50]",
+            "tests/test_service.py::test_odd_prices[4 50]",
+        ],
+    ),
+    pytest_case(
+        "r3-pytest-ids",
+        "test",
+        "pytest -vv -l",
+        project(test_module(T_IDS)),
+        [
+            "tests/test_service.py::test_label_total[two items]",
+            "tests/test_service.py::test_label_total[x[y]]",
+        ],
+    ),
+    pytest_case(
+        "r3-pytest-lf-retry",
+        "test",
+        "pytest -q || pytest -q --lf",
+        project(test_module(T_ASSERT, "tests/test_pricing.py")),
+        ["tests/test_pricing.py::test_total_discount"],
+        note="the job reruns the last failures; they fail again",
+    ),
+    pytest_case(
+        "r3-pytest-unittest-style",
+        "test",
+        "pytest --junitxml=report.xml",
+        project(test_module(T_UNITTEST_STYLE)),
+        ["tests/test_service.py::TotalCase::test_discount"],
+    ),
+    pytest_case(
+        "r3-tox-posargs",
+        "test",
+        "tox run -e py312 -- -x -v",
+        project(test_module(T_MAXFAIL)) | {"tox.ini": TOX_INI},
+        ["tests/test_service.py::test_odd_prices[4,50]"],
+    ),
+    pytest_case(
+        "r3-pytest7-quiet-multi",
+        "test",
+        "pytest -q",
+        project(test_module(T_MULTI, "tests/test_totals.py")),
+        MULTI_FAILS,
+        venv="pytest7",
+    ),
+    # lint
+    Scenario(
+        "r3-ruff-statistics",
+        "lint",
+        "ruff check --statistics .",
+        lint_project(),
+        r"^\s*\d+\s+[A-Z]+\d+\s",
+    ),
+    Scenario(
+        "r3-flake8-pylint-format",
+        "lint",
+        "flake8 --format=pylint src",
+        lint_project(),
+        r"^\S+\.py:\d+: \[[A-Z]\d+\]",
+    ),
+    Scenario(
+        "r3-black-syntax-error",
+        "lint",
+        "black --check src",
+        project(src={"src/shop/broken.py": "def f(:\n    pass\n"}),
+        r"^error: cannot (?:format|parse)",
+        label_alt="build",
+        note="black cannot parse a file (a syntax error) and fails the check",
+    ),
+    Scenario(
+        "r3-pylint-fail-under",
+        "lint",
+        "pylint --fail-under=9.5 src/shop",
+        project(src={"src/shop/util.py": "import os\n\n\ndef f(x):\n    return x\n"}),
+        r"^\S+\.py:\d+:\d+: [CRWEF]\d{4}: |Your code has been rated at",
+    ),
+    Scenario(
+        "r3-pre-commit-isort",
+        "lint",
+        "pre-commit run ruff-isort --all-files",
+        lint_project()
+        | {
+            ".pre-commit-config.yaml": "repos:\n  - repo: local\n    hooks:\n      - id: ruff-isort\n        name: ruff-isort\n        entry: ruff check --select I\n        language: system\n        types: [python]\n"
+        },
+        r"\.{3,}Failed$|" + RUFF_FULL,
+        git_add=True,
+        venv="gates",
+    ),
+    # type
+    Scenario(
+        "r3-nox-mypy",
+        "type",
+        "nox -s typecheck",
+        project(src={"src/shop/typed.py": TYPED_BAD})
+        | {
+            "noxfile.py": NOXFILE
+            + '\n\n@nox.session(python=False)\ndef typecheck(session):\n    session.run("mypy", "--strict", "src")\n'
+        },
+        MYPY,
+    ),
+    Scenario(
+        "r3-pyright-missing-import",
+        "type",
+        "pyright",
+        project(
+            src={
+                "src/shop/client.py": "import shop_remote_sdk\n\n\ndef ping() -> str:\n    return shop_remote_sdk.ping()\n"
+            }
+        ),
+        PYRIGHT,
+        label_alt="dependency",
+        note="pyright cannot resolve an import (not installed)",
+    ),
+    Scenario(
+        "r3-mypy-syntax",
+        "type",
+        "mypy src",
+        project(src={"src/shop/broken.py": "def f(:\n    pass\n"}),
+        MYPY,
+        label_alt="build",
+        note="mypy stops at a syntax error",
+    ),
+    # build
+    Scenario(
+        "r3-pip-wheel-c",
+        "build",
+        "pip wheel --no-deps -w dist .",
+        {
+            "setup.py": C_SETUP,
+            "pyproject.toml": C_PYPROJECT,
+            "src/fastsum/__init__.py": "",
+            "src/fastsum/_speed.c": C_BAD_CODE,
+        },
+        CC_ERROR,
+    ),
+    Scenario(
+        "r3-compileall",
+        "build",
+        "python -m compileall -q src",
+        project(src={"src/shop/broken.py": "def f(:\n    pass\n"}),
+        r"^\*\*\* Error compiling|SyntaxError",
+    ),
+    Scenario(
+        "r3-build-attr-version",
+        "build",
+        "python -m build --sdist",
+        project()
+        | {
+            "pyproject.toml": PYPROJECT.format(extra="")
+            .replace('version = "0.1.0"', 'dynamic = ["version"]')
+            .replace(
+                "[project]",
+                '[build-system]\nrequires = ["setuptools>=68"]\nbuild-backend = "setuptools.build_meta"\n\n[tool.setuptools.dynamic]\nversion = {attr = "shop.__version__"}\n\n[project]',
+            )
+        },
+        r"^AttributeError: |ERROR Backend subprocess exited|^error: ",
+    ),
+    # dependency
+    Scenario(
+        "r3-pip-conflict-file",
+        "dependency",
+        "python -m pip install -r requirements.txt",
+        project() | {"requirements.txt": "pytest==8.3.3\npluggy<1.0\n"},
+        r"^ERROR: Cannot install|^ERROR: ResolutionImpossible|^\s+The conflict is caused by:",
+    ),
+    Scenario(
+        "r3-uv-requirements",
+        "dependency",
+        "uv pip install --python python -r requirements.txt",
+        project() | {"requirements.txt": "attrs==99.1.0\n"},
+        r"^\s*(?:×|x|error:) No solution found|^\s+(?:╰─▶|cause:) Because",
+    ),
+    Scenario(
+        "r3-pip-no-index",
+        "dependency",
+        "python -m pip install --no-index --find-links ./wheels requests",
+        project() | {"wheels/README": "no wheels yet\n"},
+        PIP_NOT_FOUND,
+    ),
+    pytest_case(
+        "r3-library-api-change",
+        "dependency",
+        "pytest -q",
+        project(
+            test_module("""\
+        from pydantic import parse_raw_as_v3
+
+
+        def test_parse():
+            assert parse_raw_as_v3(int, "1") == 1
+        """)
+        ),
+        ["tests/test_service.py"],
+        note="a name the installed library version does not have",
+    ),
+    Scenario(
+        "r3-conftest-plugin-missing",
+        "dependency",
+        "pytest",
+        project()
+        | {"tests/conftest.py": 'pytest_plugins = ["pytest_httpserver_never_installed"]\n'},
+        r"ImportError|ModuleNotFoundError|No module named",
+    ),
+    # network
+    Scenario(
+        "r3-pip-git-dns",
+        "network",
+        "python -m pip install 'shoplib @ git+https://git.vendor.invalid/acme/shoplib.git'",
+        project(),
+        r"Could not resolve host|fatal: unable to access",
+    ),
+    Scenario(
+        "r3-script-urlopen",
+        "network",
+        "python scripts/fetch_rates.py",
+        project()
+        | {
+            "scripts/fetch_rates.py": 'import urllib.request\n\nprint(urllib.request.urlopen("https://rates.vendor.invalid/latest", timeout=5).read())\n'
+        },
+        r"^urllib\.error\.URLError|^socket\.gaierror",
+    ),
+    Scenario(
+        "r3-curl-retry",
+        "network",
+        "curl --retry 2 --retry-delay 1 -fsSL https://downloads.vendor.invalid/data.csv -o data.csv",
+        project(),
+        r"^curl: \(\d+\) ",
+    ),
+    # timeout
+    pytest_case(
+        "r3-timeout-marker",
+        "timeout",
+        "pytest -v",
+        project(
+            test_module("""\
+        import time
+
+        import pytest
+
+
+        @pytest.mark.timeout(1)
+        def test_handshake():
+            time.sleep(10)
+        """)
+        ),
+        ["tests/test_service.py::test_handshake"],
+        error=r"^E\s+Failed: Timeout|^\+{3,} Timeout \+{3,}|" + SUMMARY,
+        first=None,
+    ),
+    Scenario(
+        "r3-script-timeout",
+        "timeout",
+        'echo "warming cache"\ntimeout 3 python -c "import time; time.sleep(30)"',
+        project(),
+        r"(?!)",
+        runner_error=True,
+        note="GNU timeout ends a script (exit 124) that printed nothing",
+    ),
+    Scenario(
+        "r3-unittest-timeout",
+        "timeout",
+        "timeout 4 python -m unittest -v",
+        project(
+            test_module(
+                """\
+        import time
+        import unittest
+
+
+        class SyncTest(unittest.TestCase):
+            def test_sync(self):
+                time.sleep(30)
+        """,
+                "tests/test_sync.py",
+            )
+        ),
+        r"(?!)",
+        runner_error=True,
+        env={"PYTHONPATH": "src"},
+        note="GNU timeout ends unittest (exit 124) mid-test",
+    ),
+    # configuration
+    Scenario(
+        "r3-pytest-config-file-missing",
+        "configuration",
+        "pytest -c ci/pytest.ini",
+        project(),
+        r"error|ERROR",
+    ),
+    Scenario(
+        "r3-script-must-be-set",
+        "configuration",
+        "python scripts/deploy.py",
+        project()
+        | {
+            "scripts/deploy.py": 'import os\nimport sys\n\nif not os.getenv("DEPLOY_TOKEN"):\n    sys.exit("DEPLOY_TOKEN must be set")\n'
+        },
+        r"DEPLOY_TOKEN must be set",
+    ),
+    Scenario(
+        "r3-make-no-target",
+        "configuration",
+        "make test",
+        project() | {"Makefile": "lint:\n\truff check .\n"},
+        r"No rule to make target",
+    ),
+    # environment
+    Scenario(
+        "r3-tox-missing-interpreter",
+        "environment",
+        "tox -e py399",
+        project() | {"tox.ini": TOX_INI},
+        r"could not find python interpreter|skipped because|failed|HandledError",
+    ),
+    Scenario(
+        "r3-nox-missing-interpreter",
+        "environment",
+        "nox -s tests",
+        project()
+        | {
+            "noxfile.py": 'import nox\n\n\n@nox.session(python="3.99")\ndef tests(session):\n    session.run("pytest")\n'
+        },
+        r"[Ii]nterpreter .*not found|not found",
+    ),
+    pytest_case(
+        "r3-pytest-missing-file",
+        "environment",
+        "pytest -q",
+        project(
+            test_module("""\
+        from pathlib import Path
+
+
+        def test_fixture_data():
+            assert Path("/srv/shop/fixtures/catalog.json").read_text()
+        """)
+        ),
+        ["tests/test_service.py::test_fixture_data"],
+        label_alt="test",
+        note="a file the test expects on the machine is not there",
+    ),
+    # infrastructure
+    pytest_case(
+        "r3-xdist-worker-segfault",
+        "infrastructure",
+        "pytest -n 2",
+        project(
+            test_module("""\
+        import ctypes
+
+
+        def test_native_reader():
+            assert ctypes.string_at(0)
+        """),
+            passing=20,
+        ),
+        ["tests/test_service.py::test_native_reader"],
+        error=r"crashed while running|node down",
+        first=None,
+        label_alt="test",
+        note="an xdist worker dies of SIGSEGV: the code under test, or the machine",
+    ),
+)
+
+
 # --------------------------------------------------------------------------- running
 
 

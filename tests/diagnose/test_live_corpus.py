@@ -20,7 +20,7 @@ LABELS = json.loads((LIVE / "labels.json").read_text())
 #: per part of the corpus: (class accuracy, top-3 evidence hit, failing node ids found).
 #: "dev": the logs the rules were changed for; "held-out": scenarios written after those
 #: changes and only measured (bench/live_logs.py, `half`). Class accuracy counts label_alt.
-FLOORS = {"dev": (1.0, 0.992, 0.988)}
+FLOORS = {"dev": (1.0, 0.992, 0.988), "held-out": (0.861, 1.0, 1.0)}
 
 
 def test_the_live_corpus_is_what_the_generator_writes():
