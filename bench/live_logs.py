@@ -2604,7 +2604,7 @@ class Unusable(Exception):
     """The scenario did not fail as it should (a step before it failed, or it passed)."""
 
 
-def generate(s: Scenario) -> dict:
+def generate(s: Scenario, dest: Path = OUT) -> dict:
     venv = ensure_venv(s.venv)
     version = python_version(s.venv)
     cwd = WORK / s.name
@@ -2647,7 +2647,7 @@ def generate(s: Scenario) -> dict:
         error_lines.append(exit_line)
     if not error_lines:
         raise Unusable(f"{s.name}: no error line found by {s.error!r}:\n{out}")
-    (OUT / f"{s.name}.log").write_text("\n".join(log.lines) + "\n")
+    (dest / f"{s.name}.log").write_text("\n".join(log.lines) + "\n")
     entry: dict = {
         "file": f"{s.name}.log",
         "class": s.cls,
@@ -2670,6 +2670,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--only", nargs="*", help="regenerate only these scenarios")
     ap.add_argument("--list", action="store_true")
+    ap.add_argument("--out", type=Path, default=OUT, help="write there (to compare a new run)")
     args = ap.parse_args()
     if args.list:
         for s in SCENARIOS:
@@ -2677,9 +2678,10 @@ def main() -> None:
         return
     names = [s.name for s in SCENARIOS]
     assert len(set(names)) == len(names), "scenario names must be unique"
-    OUT.mkdir(parents=True, exist_ok=True)
+    out: Path = args.out
+    out.mkdir(parents=True, exist_ok=True)
     HOME.mkdir(parents=True, exist_ok=True)
-    labels_path = OUT / "labels.json"
+    labels_path = out / "labels.json"
     old = (
         {x["file"]: x for x in json.loads(labels_path.read_text())} if labels_path.exists() else {}
     )
@@ -2692,12 +2694,12 @@ def main() -> None:
             continue
         print(f"{s.name} ...", file=sys.stderr, flush=True)
         try:
-            entries.append(generate(s))
+            entries.append(generate(s, out))
         except Unusable as exc:
             failed.append(s.name)
             print(exc, file=sys.stderr)
     labels_path.write_text(json.dumps(entries, indent=1, ensure_ascii=False) + "\n")
-    print(f"{len(entries)} logs in {OUT}; not produced: {failed or 'none'}", file=sys.stderr)
+    print(f"{len(entries)} logs in {out}; not produced: {failed or 'none'}", file=sys.stderr)
 
 
 if __name__ == "__main__":
