@@ -18,7 +18,7 @@ from typing import Any, Protocol
 from truegreen.errors import UsageError
 from truegreen.model.exam import ExamFile
 from truegreen.project import Project
-from truegreen.run.pytest_run import PytestRequest, rerun_command, run_pytest
+from truegreen.run.pytest_run import PytestRequest, UnknownTestError, rerun_command, run_pytest
 from truegreen.run.results import PytestRun, TestResult
 from truegreen.run.signature import is_test_path
 
@@ -193,6 +193,24 @@ def judge_seal_runs(test_id: str, results: Sequence[TestResult | None], rev: str
     return signatures[0]
 
 
+def _uncommitted_hint(project: Project, path: str, sealed: str | None) -> str | None:
+    """When the test file in the user's working tree differs from the copy that was run
+    (the revision's), say so: seal never reads uncommitted changes, and a test written
+    but not committed is the usual reason an id "does not exist" or "passes"."""
+    if sealed is None:
+        return None
+    try:
+        working = (project.root / path).read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    if working == sealed:
+        return None
+    return (
+        f"{path} in your working tree differs from the copy at that revision, and seal runs "
+        f"the revision: commit the test, or pass --test-file {path}"
+    )
+
+
 def seal(
     project: Project,
     test_id: str,
@@ -242,9 +260,23 @@ def seal(
         def exists(p: str) -> bool:
             return (wt.path / p).is_file()
 
-        results_runs, request = run_repeated(project, wt.path, [test_id], runs)
+        try:
+            results_runs, request = run_repeated(project, wt.path, [test_id], runs)
+        except UnknownTestError as exc:
+            raise UnknownTestError(
+                f"test id {test_id!r} does not exist at {sha[:12]}",
+                hint=_uncommitted_hint(project, path, content if test_file is None else None)
+                or "list the test ids with `python -m pytest --collect-only -q` (ids are "
+                "relative to the repository root)",
+            ) from exc
         results = [r.outcome_of(test_id) for r in results_runs]
-        signature = judge_seal_runs(test_id, results, sha)
+        try:
+            signature = judge_seal_runs(test_id, results, sha)
+        except SealRefused as exc:
+            hint = _uncommitted_hint(project, path, content if test_file is None else None)
+            if hint is None:
+                raise
+            raise SealRefused(exc.message, hint=hint, evidence=exc.evidence) from exc
         files = [ExamFile.of(path, content)]
         for extra in [*conftest_paths(path), *helper_modules(path, content, exists)]:
             if extra != path and extra in tracked and exists(extra):

@@ -27,11 +27,12 @@ def cli(capsys, *args: str) -> tuple[int, str, str]:
     return code, captured.out, captured.err
 
 
-def seal(capsys, repo: Path, *extra: str) -> dict:
-    code, out, err = cli(
+def seal_cli(capsys, repo: Path, test_id: str, *extra: str) -> tuple[int, str, str]:
+    """``truegreen seal TEST_ID`` at main (and ``extra``), and what it said."""
+    return cli(
         capsys,
         "seal",
-        EXAM_TEST,
+        test_id,
         "--repo",
         str(repo),
         "--python",
@@ -40,10 +41,13 @@ def seal(capsys, repo: Path, *extra: str) -> dict:
         "none",
         "--rev",
         "main",
-        "--test-file",
-        str(EXAM_FILE),
-        "--json",
         *extra,
+    )
+
+
+def seal(capsys, repo: Path, *extra: str) -> dict:
+    code, out, err = seal_cli(
+        capsys, repo, EXAM_TEST, "--test-file", str(EXAM_FILE), "--json", *extra
     )
     assert code == 0, err
     return json.loads(out)
@@ -381,3 +385,26 @@ def test_seal_bad_input(demo_repo, capsys, test_id, extra, message):
     assert code == 2 and out == ""
     assert message in err
     assert "Traceback" not in err
+
+
+def test_seal_says_an_uncommitted_test_is_not_what_it_ran(demo_repo, capsys):
+    """A test written in the working tree but not committed: seal runs the revision, so the
+    id does not exist there; the message names the revision (not a disposable worktree)
+    and says why, and what to do."""
+    path = demo_repo / "tests" / "test_money.py"
+    path.write_text(path.read_text() + "\n\ndef test_written_not_committed():\n    assert False\n")
+    code, out, err = seal_cli(capsys, demo_repo, "tests/test_money.py::test_written_not_committed")
+    assert code == 2 and out == ""
+    assert "'tests/test_money.py::test_written_not_committed' does not exist at " in err
+    assert "truegreen-" not in err  # not the path of a worktree the user never saw
+    assert "differs from the copy at that revision" in err
+    assert "--test-file tests/test_money.py" in err
+    assert worktrees(demo_repo) == [f"worktree {demo_repo.resolve()}"]
+
+
+def test_seal_of_an_unknown_id_names_the_revision(demo_repo, capsys):
+    code, out, err = seal_cli(capsys, demo_repo, "tests/test_money.py::test_no_such_test")
+    assert code == 2 and out == ""
+    assert "'tests/test_money.py::test_no_such_test' does not exist at " in err
+    assert "truegreen-" not in err and "differs" not in err
+    assert "--collect-only" in err
