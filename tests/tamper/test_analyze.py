@@ -203,3 +203,59 @@ def test_looking_for_a_test_only_module_is_detection() -> None:
     ]:
         head = {"app.py": f"import sys\n\n\ndef f():\n    return 5 if {probe} else 1\n"}
         assert (codes(snap(base, head)) == [R.TAMPER_TEST_ENV_DETECTION]) is flagged, probe
+
+
+def test_a_skip_or_a_weaker_assert_on_the_exam_is_named_as_such() -> None:
+    """The exam is one case of a parametrized test that exists on the base; the head skips,
+    xfails or weakens that function. The exam's sealed copy still runs, and the change is
+    tampering with the exam; the reasons also say what was done, as they would for any
+    other existing test."""
+    base = (
+        "import pytest\n\nfrom app import f\n\n\n"
+        '@pytest.mark.parametrize(("x", "want"), [(1, 2)])\n'
+        "def test_f(x, want):\n    assert f(x) == want\n"
+    )
+    sealed = base.replace("[(1, 2)]", "[(1, 2), (9, 10)]")
+    exams = [ExamRef("tests/test_f.py::test_f[9-10]", "tests/test_f.py", sealed)]
+
+    def found(head: str) -> list[tuple[str, int | None]]:
+        s = snap({"tests/test_f.py": base}, {"tests/test_f.py": head}, exams=exams)
+        return [(r.code, r.line) for r in analyze(s)]
+
+    skipped = sealed.replace("def test_f", "@pytest.mark.skip\ndef test_f")
+    assert found(skipped) == [(R.TAMPER_SKIP_ADDED, 7), (R.TAMPER_EXAM_EDITED, 8)]
+    xfailed = sealed.replace("def test_f", "@pytest.mark.xfail(reason='x')\ndef test_f")
+    assert found(xfailed) == [(R.TAMPER_XFAIL_ADDED, 7), (R.TAMPER_EXAM_EDITED, 8)]
+    weaker = sealed.replace("assert f(x) == want", "assert f(x) >= want")
+    assert found(weaker) == [(R.TAMPER_EXAM_EDITED, 7), (R.TAMPER_ASSERT_WEAKENED, 8)]
+    # the sealed exam itself, as the head: nothing
+    assert found(sealed) == []
+
+
+def test_a_fix_that_leaves_the_exams_file_as_the_base_has_it_edits_no_exam() -> None:
+    """The exam was written into an existing test file (a new parametrize case, a new test
+    function) after the fix branch was made: the head has the base's copy of the file. The
+    sealed copy runs; the change edited nothing of it. A change that does touch the
+    function on the base (a skip, without the exam's new case) is still tampering."""
+    base = (
+        "import pytest\n\nfrom app import f\n\n\n"
+        '@pytest.mark.parametrize(("x", "want"), [(1, 2)])\n'
+        "def test_f(x, want):\n    assert f(x) == want\n"
+    )
+    sealed_case = base.replace("[(1, 2)]", "[(1, 2), (9, 10)]")
+    sealed_func = base + "\n\ndef test_new():\n    assert f(9) == 10\n"
+    for test, sealed in (("test_f[9-10]", sealed_case), ("test_new", sealed_func)):
+        exams = [ExamRef(f"tests/test_f.py::{test}", "tests/test_f.py", sealed)]
+        fix = {"tests/test_f.py": base, "app.py": "def f(x):\n    return x + 1\n"}
+        was = {"tests/test_f.py": base, "app.py": "def f(x):\n    return 2 * x\n"}
+        assert codes(snap(was, fix, exams=exams)) == [], test
+        # the head touches the file elsewhere, not the exam's code: nothing either
+        other = {**fix, "tests/test_f.py": base + "\n\ndef test_other():\n    assert f(0) == 1\n"}
+        assert codes(snap(was, other, exams=exams)) == [], test
+    skipped = base.replace("def test_f", "@pytest.mark.skip\ndef test_f")
+    exams = [ExamRef("tests/test_f.py::test_f[9-10]", "tests/test_f.py", sealed_case)]
+    found = analyze(snap({"tests/test_f.py": base}, {"tests/test_f.py": skipped}, exams=exams))
+    assert [(r.code, r.line) for r in found] == [
+        (R.TAMPER_SKIP_ADDED, 7),
+        (R.TAMPER_EXAM_EDITED, 8),
+    ]

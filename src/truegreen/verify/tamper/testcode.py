@@ -308,6 +308,14 @@ class TestAnalysis:
             self.exam_edited(exam, new)
 
     def exam_edited(self, exam: ExamRef, new: str) -> None:
+        """What the change did to the exam's code. The reference is the sealed copy, but
+        only what the change touched counts: a head that leaves the exam's file as the base
+        has it (a fix branch made before the exam was written into an existing test file)
+        edits nothing, and a part of the exam the head has as the base had it is not the
+        change's doing."""
+        old_text = self.snap.base_text(exam.path)
+        if old_text == new:
+            return
         sealed, head = parse(exam.content), parse(new)
         if head is None:
             self.add(
@@ -319,9 +327,13 @@ class TestAnalysis:
             return
         if sealed is None:
             return
+        old = parse(old_text) if old_text is not None else None
+        self.exam_function_edited(exam, sealed, head, old)
         a, b = exam_slice(sealed, exam.qualname), exam_slice(head, exam.qualname)
+        c = exam_slice(old, exam.qualname) if old is not None else {}
         for key in sorted(set(a) | set(b)):
-            if a.get(key, (None, ""))[1] != b.get(key, (None, ""))[1]:
+            now = b.get(key, (None, ""))[1]
+            if a.get(key, (None, ""))[1] != now and c.get(key, (None, ""))[1] != now:
                 node = b.get(key, (None, ""))[0]
                 what = "changed" if key in a and key in b else ("removed" if key in a else "added")
                 self.add(
@@ -330,6 +342,30 @@ class TestAnalysis:
                     line(node) if node else None,
                     f"{exam.test}: {key} {what}",
                 )
+
+    def exam_function_edited(
+        self, exam: ExamRef, sealed: ast.Module, head: ast.Module, old: ast.Module | None
+    ) -> None:
+        """A skip, an xfail or a weaker assertion on the exam's own function, named as for
+        any existing test: found against the sealed copy and, when the base has the
+        function too (the exam is a new case of a parametrized test), against the base's."""
+        found = self._compared(exam.path, exam.qualname, sealed, head)
+        if old is not None and exam.qualname in test_functions(old):
+            keep = {(r.code, r.line) for r in self._compared(exam.path, exam.qualname, old, head)}
+            found = [r for r in found if (r.code, r.line) in keep]
+        self.found += found
+
+    def _compared(self, path: str, q: str, before: ast.Module, after: ast.Module) -> list[Reason]:
+        """:meth:`compare_test` of test ``q`` in two versions of a file, as a list."""
+        old, new = test_functions(before).get(q), test_functions(after).get(q)
+        if old is None or new is None:
+            return []
+        saved, self.found = self.found, []
+        try:
+            self.compare_test(path, q, old, new, aliases(before), aliases(after))
+            return self.found
+        finally:
+            self.found = saved
 
 
 class _LazyBodies:
