@@ -193,6 +193,32 @@ def judge_seal_runs(test_id: str, results: Sequence[TestResult | None], rev: str
     return signatures[0]
 
 
+def refuse_a_group(test_id: str, runs: Sequence[PytestRun]) -> None:
+    """An id that names several tests (a parametrized function without its case, a class)
+    ran them all and reported none under its own id: say so, and name the cases that
+    fail, instead of calling it a run that ended without a report."""
+    under = sorted(
+        {t.id for r in runs for t in r.tests if t.id.startswith((test_id + "[", test_id + "::"))}
+    )
+    if not under:
+        return
+    failing = [
+        t for t in under if all((res := r.outcome_of(t)) and res.outcome == "failed" for r in runs)
+    ]
+    hint = (
+        f"seal one case: {failing[0]!r}"
+        + (f" (or another of the {len(failing)} that fail)" if len(failing) > 1 else "")
+        if failing
+        else "none of them fails on every run; seal one test that does"
+    )
+    raise SealRefused(
+        f"{test_id} is {len(under)} tests, not one: an exam is one test id",
+        hint=hint,
+        evidence=[f"fails: {t}" for t in failing[:20]]
+        + ([f"... and {len(failing) - 20} more"] if len(failing) > 20 else []),
+    )
+
+
 def _uncommitted_hint(project: Project, path: str, sealed: str | None) -> str | None:
     """When the test file in the user's working tree differs from the copy that was run
     (the revision's), say so: seal never reads uncommitted changes, and a test written
@@ -270,6 +296,8 @@ def seal(
                 "relative to the repository root)",
             ) from exc
         results = [r.outcome_of(test_id) for r in results_runs]
+        if all(r is None or r.outcome == "no_report" for r in results):
+            refuse_a_group(test_id, results_runs)
         try:
             signature = judge_seal_runs(test_id, results, sha)
         except SealRefused as exc:

@@ -408,3 +408,27 @@ def test_seal_of_an_unknown_id_names_the_revision(demo_repo, capsys):
     assert "'tests/test_money.py::test_no_such_test' does not exist at " in err
     assert "truegreen-" not in err and "differs" not in err
     assert "--collect-only" in err
+
+
+def test_seal_of_a_parametrized_function_without_its_case(make_project, capsys):
+    """An id that names every case of a parametrized test is not one test: seal says so
+    and names the cases that fail, instead of "ended without a report"."""
+    repo = make_project(
+        {
+            "pyproject.toml": "[project]\nname = 'p'\n",
+            "tests/test_p.py": """
+                import pytest
+
+
+                @pytest.mark.parametrize("x", [1, 2, 3])
+                def test_p(x):
+                    assert x != 2
+            """,
+        }
+    )
+    code, out, err = seal_cli(capsys, repo, "tests/test_p.py::test_p")
+    assert code == 2 and out == ""
+    assert "tests/test_p.py::test_p is 3 tests, not one" in err
+    assert "seal one case: 'tests/test_p.py::test_p[2]'" in err
+    assert "without a report" not in err
+    assert worktrees(repo) == [f"worktree {repo.resolve()}"]
