@@ -168,6 +168,7 @@ def synthetic_entries(base: Path = SYNTH) -> list[dict]:
             "evidence": [{"line": n} for n in x["error_lines"]],
             "failing_tests": x.get("failing_tests", []),
             "half": x.get("half", "dev"),
+            "round": x.get("round", 1),
         }
         for x in labels
     ]
@@ -292,16 +293,23 @@ def main() -> None:
     if args.only in (None, "live") and (LIVE / "labels.json").exists():
         live = synthetic_entries(LIVE)
         tuned = [e for e in live if e["half"] == "dev"]
-        fresh = [e for e in live if e["half"] == "held-out"]
+        rounds = sorted({e["round"] for e in tuned})
         report(
             f"live corpus, dev (tests/diagnose/live: {len(tuned)} logs of real tools run by"
-            " bench/live_logs.py; rules were changed for them)",
+            f" bench/live_logs.py, rounds {', '.join(map(str, rounds))}; rules were changed for them)",
             run_corpus(tuned, LIVE, bool(args.show_misses)),
         )
-        if fresh:
+        for r in sorted({e["round"] for e in live if e["half"] == "dev"} - {1}):
+            part = [e for e in tuned if e["round"] == r]
             report(
-                f"live corpus, held-out ({len(fresh)} logs written after those changes;"
-                " do not tune on them)",
+                f"live corpus, dev, round {r} alone ({len(part)} logs)",
+                run_corpus(part, LIVE, False),
+            )
+        for r in sorted({e["round"] for e in live if e["half"] == "held-out"}):
+            fresh = [e for e in live if e["half"] == "held-out" and e["round"] == r]
+            report(
+                f"live corpus, round {r}, held-out ({len(fresh)} logs written after the"
+                " changes before it; do not tune on them, misses only with --show-misses=all)",
                 run_corpus(fresh, LIVE, args.show_misses == "all"),
             )
     if args.only in (None, "real"):
