@@ -193,6 +193,28 @@ def judge_seal_runs(test_id: str, results: Sequence[TestResult | None], rev: str
     return signatures[0]
 
 
+def refuse_another_checkouts_code(project: Project) -> None:
+    """Refuse to run when the interpreter imports the project's code from another checkout
+    of the same repository (an editable install made in the main checkout, used from a
+    linked ``git worktree``): runs here could not redirect it, and would grade that
+    checkout's code, not this one's."""
+    git = project.git
+    if git is None:
+        return
+    here = git.top.resolve()
+    for other in git.other_checkouts():
+        for rel in project.interpreter.paths_under(other):
+            where = other / rel
+            if where == here or here in where.parents:
+                continue
+            raise UsageError(
+                f"{project.interpreter.path} imports this project's code from {where}, in "
+                f"another checkout of this repository, not from {project.root}",
+                hint="run truegreen in that checkout, or give this checkout its own "
+                "environment with an editable install (pip install -e .) and pass --python",
+            )
+
+
 def refuse_a_group(test_id: str, runs: Sequence[PytestRun]) -> None:
     """An id that names several tests (a parametrized function without its case, a class)
     ran them all and reported none under its own id: say so, and name the cases that
@@ -249,6 +271,7 @@ def seal(
 ) -> dict[str, Any]:
     """Run the test ``runs`` times at ``rev`` and return the exam's fields (not yet stored)."""
     git = project.need_git()
+    refuse_another_checkouts_code(project)
     if runs < 1:
         raise UsageError(f"--runs must be at least 1, not {runs}")
     path, _name = split_test_id(test_id)

@@ -14,8 +14,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import git, write_files
 from truegreen.api import seal_exam, verify_fix
+from truegreen.errors import UsageError
 from truegreen.project import open_project
 
 BUGGY = "def ordinal(n):\n    digit = 0 if n % 100 in (11, 12) else n % 10\n    return f'{n}' + ('th', 'st', 'nd', 'rd', 'th', 'th', 'th', 'th', 'th', 'th')[digit]\n"
@@ -73,3 +76,41 @@ def test_verify_imports_the_worktrees_code_not_the_checkouts(tmp_path: Path) -> 
     # the checkout is as it was: on main, the generated module still untracked
     assert git(root, "status", "--porcelain") == ""
     assert git(root, "rev-parse", "--abbrev-ref", "HEAD").strip() == "main"
+
+
+def test_an_editable_install_from_another_checkout_is_refused(tmp_path: Path) -> None:
+    """Run from a linked ``git worktree`` with the main checkout's environment: the code
+    the tests import is the main checkout's, which no run here can redirect. Sealing or
+    verifying there would grade the other checkout's code (a correct fix refuted as
+    "still failing"): refused, exit 2, naming both checkouts."""
+    root = tmp_path / "proj"
+    write_files(
+        root,
+        {
+            "src/numbers_kit/__init__.py": "from numbers_kit.core import ordinal\n",
+            "src/numbers_kit/core.py": BUGGY,
+            "tests/test_core.py": EXAM,
+            "pyproject.toml": '[project]\nname = "numbers-kit"\n',
+        },
+    )
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "base")
+    python = editable_venv(tmp_path, root)
+    linked = tmp_path / "linked"
+    git(root, "worktree", "add", "-q", "-b", "fix", str(linked))
+    exam = str(tmp_path / "test_exam.py")
+    Path(exam).write_text(EXAM)
+    test = "tests/test_exam.py::test_teens"
+    # from the checkout the environment was made for, it runs
+    here = open_project(root, str(python), "none", need_git=True)
+    sealed = seal_exam(here, test, test_file=Path(exam), runs=1)
+    project = open_project(linked, str(python), "none", need_git=True)
+    for attempt in (
+        lambda: seal_exam(project, test, test_file=Path(exam), runs=1),
+        lambda: verify_fix(project, base="main", head="fix", exam_refs=[sealed.exam.id], runs=1),
+    ):
+        with pytest.raises(UsageError) as err:
+            attempt()
+        assert f"imports this project's code from {root.resolve() / 'src'}" in err.value.message
+        assert f"not from {linked.resolve()}" in err.value.message

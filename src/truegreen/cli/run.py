@@ -26,8 +26,10 @@ def run(
     """Reproduce tests in the project's own interpreter: outcome, signature, excerpt, rerun command."""
     from truegreen.project import open_project
     from truegreen.reproduce import reproduce
+    from truegreen.seal import refuse_another_checkouts_code
 
     project = open_project(repo, python, sandbox, notify=lambda m: err.print(m, markup=False))
+    refuse_another_checkouts_code(project)
     doc = reproduce(project, test_ids, repeat=repeat, timeout=timeout)
     if json_out:
         emit_json(doc)

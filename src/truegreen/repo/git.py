@@ -213,6 +213,19 @@ class GitRepo:
         return (f"--relative={self.prefix}",) if self.prefix else ()
 
     # -- worktrees --------------------------------------------------------------------
+    def other_checkouts(self) -> list[Path]:
+        """The repository's other working trees (``git worktree add``, the main checkout
+        seen from a linked one), each at the project's directory."""
+        done = self.git("worktree", "list", "--porcelain", check=False)
+        out: list[Path] = []
+        for entry in done.stdout.splitlines():
+            if not entry.startswith("worktree "):
+                continue
+            path = Path(entry.removeprefix("worktree ")).resolve()
+            if path != self.top.resolve():
+                out.append(path / self.prefix if self.prefix else path)
+        return out
+
     def ignored_files(self, under: Sequence[str]) -> list[str]:
         """Untracked, git-ignored files in the checkout under the directories ``under``
         (relative paths); a wholly ignored directory (a virtualenv, a build tree) is skipped."""

@@ -31,7 +31,7 @@ from truegreen.run.executor import cancelling, reset_cancel
 from truegreen.run.pytest_run import PytestRequest, run_pytest
 from truegreen.run.results import PytestRun
 from truegreen.run.signature import is_test_path
-from truegreen.seal import conftest_paths, overlay
+from truegreen.seal import conftest_paths, overlay, refuse_another_checkouts_code
 from truegreen.verify.mutate import changed_lines, mutants_for
 from truegreen.verify.verdict import (
     VERIFIED_MEANS,
@@ -346,6 +346,7 @@ def verify(
     """Collect the evidence, decide, and return the ``truegreen.verification/1`` document
     (without its receipt, which the caller adds)."""
     git = project.need_git()
+    refuse_another_checkouts_code(project)
     if opts.runs < 1:
         raise UsageError(f"--runs must be at least 1, not {opts.runs}")
     if not exams:
@@ -484,6 +485,7 @@ def measure_strength(
     The ``truegreen.strength/1`` document; ``strength`` is null when no mutant of a changed
     line of non-test code could be made, and the exams must pass on the head first."""
     git = project.need_git()
+    refuse_another_checkouts_code(project)
     base_sha, head_sha = git.resolve(base), git.resolve(head)
     if base_sha == head_sha:
         raise UsageError(f"--base and --head are the same commit ({base_sha[:12]})")
