@@ -7,6 +7,7 @@ import sys
 
 import pytest
 
+from tests.conftest import live_processes_with
 from truegreen.cli import main
 from truegreen.model.documents import validate
 
@@ -98,3 +99,28 @@ def test_doctor_reports_what_is_missing(make_project, capsys):
 def test_version(capsys):
     code, out, _ = cli(capsys, "--version")
     assert code == 0 and out.startswith("truegreen ")
+
+
+def test_run_past_its_timeout_exits_2_and_leaves_nothing(make_project, capsys, process_tag):
+    root = make_project(
+        {"tests/test_slow.py": "import time\n\n\ndef test_slow():\n    time.sleep(60)\n"}
+    )
+    args = ("tests/test_slow.py::test_slow", "--repo", str(root), "--python", sys.executable)
+    code, out, err = cli(capsys, "run", *args, "--sandbox", "none", "--timeout", "1")
+    assert code == 2
+    assert "NO_REPORT" in out  # what was seen is still shown
+    assert "passed its deadline and was killed after 1 s" in err and "--timeout" in err
+    assert live_processes_with(process_tag) == []
+    code, out, err = cli(capsys, "run", *args, "--sandbox", "none", "--timeout", "1", "--json")
+    assert code == 2 and json.loads(out)["complete"] is False
+
+
+def test_run_of_a_module_that_cannot_be_imported_says_so(make_project, capsys):
+    root = make_project({"tests/test_b.py": "import no_such_module\n\n\ndef test_b():\n    pass\n"})
+    code, out, err = cli(
+        capsys, "run", "tests/test_b.py::test_b", "--repo", str(root), "--python", sys.executable
+    )
+    assert code == 0  # a reproduction: the test errors in collection
+    assert "ERROR" in out and "No module named 'no_such_module'" in out
+    assert "a test module could not be collected" in out
+    assert "called wrongly" not in out

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import shlex
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from truegreen.cli._app import JsonOpt, PythonOpt, RepoOpt, SandboxOpt, app, emit_json, err, out
+from truegreen.cli._app import fail as exit_2
+from truegreen.run.results import exit_meaning
 
 
 @app.command("run")
@@ -33,7 +35,21 @@ def run(
     doc = reproduce(project, test_ids, repeat=repeat, timeout=timeout)
     if json_out:
         emit_json(doc)
-        return
+    else:
+        show(doc)
+    deadline = exit_meaning(0, timed_out=True)
+    if doc["meaning"] == deadline or any(
+        (t.get("reason") or "").startswith("the run passed its deadline") for t in doc["tests"]
+    ):
+        # the outcomes were cut short: not a reproduction
+        exit_2(
+            f"{deadline} after {timeout or project.settings.suite_timeout:g} s: "
+            "the outcomes are incomplete",
+            hint="pass a larger --timeout, or fewer tests",
+        )
+
+
+def show(doc: dict[str, Any]) -> None:
     colors = {"passed": "green", "failed": "red", "error": "red", "no_report": "magenta"}
     for t in doc["tests"]:
         color = colors.get(t["outcome"], "yellow")
@@ -50,6 +66,10 @@ def run(
     for c in doc["collection_errors"]:
         out.print(f"[red]collection error[/] in {c['nodeid'] or 'the session'}:", markup=True)
         out.print(c["excerpt"], markup=False)
-    out.print(f"pytest: {doc['meaning']}", markup=False)
+    meaning = doc["meaning"]
+    if doc["collection_errors"] and meaning == exit_meaning(4):
+        # pytest's usage-error status, because an id's module could not be imported
+        meaning = "a test module could not be collected (above), so pytest found no test in it"
+    out.print(f"pytest: {meaning}", markup=False)
     out.print("rerun by hand (from the repository root):", markup=False)
     out.print("  " + shlex.join(doc["command"]), markup=False)
