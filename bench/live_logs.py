@@ -2010,9 +2010,12 @@ class TotalCase(unittest.TestCase):
         self.assertEqual(total([10.0], discount=0.25), 7.0)
 """
 
+# Round 3 was measured once as held-out (class 86.1 %, top-3 100 %) after the round-2
+# changes; after round 4 was written and measured, its misses were read and the rules
+# changed for them, so it is "dev" now.
 later(
     3,
-    "held-out",
+    "dev",
     pytest_case(
         "r3-pytest-tb-no",
         "test",

@@ -246,3 +246,82 @@ def test_a_step_that_printed_nothing_is_explained_by_its_exit_not_by_its_header(
     doc = _doc(log)
     assert doc["class"] == "lint"
     assert _top(doc, 1) == [10]  # the exit line, not the script or `shell:` above it
+
+
+# --- round 3 (read as dev after round 4 was written and measured) -----------------------
+
+
+@pytest.mark.parametrize(
+    ("command", "body"),
+    [
+        (
+            "pytest -c ci/pytest.ini",
+            "ERROR: Config file '/w/ci/pytest.ini' not found. Check your '-c/--config-file' option.",
+        ),
+        ("python -m pytest -q", "ERROR: some option pytest does not know about: --frobnicate"),
+    ],
+)
+def test_pytest_exiting_with_its_usage_status_is_configuration(command, body):
+    doc = _doc(_gha(command, body, 4))
+    assert doc["class"] == "configuration", doc["reasons"]
+
+
+def test_pytest_exiting_with_1_keeps_its_test_prior():
+    doc = _doc(_gha("pytest -q", "ERROR: something pytest printed before failing", 1))
+    assert doc["class"] != "configuration"
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "ERROR: Error importing plugin \"pytest_httpserver\": No module named 'pytest_httpserver'",
+        "ImportError: Error importing plugin \"xdist.looponfail\": No module named 'execnet'",
+    ],
+)
+def test_pytest_that_cannot_import_a_plugin_is_a_dependency_failure(body):
+    doc = _doc(_gha("pytest", body, 4))
+    assert doc["class"] == "dependency", doc["reasons"]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "DEPLOY_TOKEN must be set",
+        "error: SHOP_API_URL is required.",
+        "fatal: GITHUB_TOKEN is not set; cannot publish",
+    ],
+)
+def test_a_script_refusing_to_run_without_a_variable_is_configuration(body):
+    doc = _doc(_gha("python scripts/deploy.py", "starting deploy\n" + body))
+    assert doc["class"] == "configuration", doc["reasons"]
+    assert 11 in _top(doc)
+
+
+def test_a_test_title_that_says_a_constant_must_be_set_is_not_a_variable():
+    body = "Bug #73783: (SIG_IGN needs to be set to prevent syscalls from returning early)\nFAIL"
+    doc = _doc(_gha("make test", body))
+    assert doc["class"] != "configuration"
+
+
+@pytest.mark.parametrize(
+    ("command", "body"),
+    [
+        (
+            "tox -e py399",
+            "py399: failed with could not find python interpreter matching any of the specs py399\n"
+            "  py399: FAIL code 1 (0.42 seconds)\n  evaluation failed :( (0.42 seconds)",
+        ),
+        (
+            "nox -s tests",
+            "nox > Running session tests\nnox > Session tests failed: Python interpreter 3.99 not found.",
+        ),
+        ("tox -e py27", "ERROR: InterpreterNotFound: python2.7"),
+        (
+            "uv venv -p 3.99",
+            "error: No interpreter found for Python 3.99 in managed installations or search path",
+        ),
+    ],
+)
+def test_an_interpreter_the_environment_manager_cannot_find_is_environment(command, body):
+    doc = _doc(_gha(command, body))
+    assert doc["class"] == "environment", doc["reasons"]

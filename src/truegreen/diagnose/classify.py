@@ -225,6 +225,10 @@ def decide(scan: ScanResult, hinted_step: str | None = None) -> Decision:
             tool, prior = ct
             votes[prior] = votes.get(prior, 0.0) + 3
             reasons.append(f"the failing step ran {tool}")
+        if tool == "pytest" and primary is not None and primary.exit_code == 4 and not reported:
+            # pytest's exit status 4 is a usage error: its options, ini values or config file
+            votes["configuration"] = votes.get("configuration", 0.0) + 4.5
+            reasons.append("pytest exited with 4, its usage error (options or configuration)")
         elif step_tools:
             tool = max(sorted(step_tools), key=lambda k: step_tools[k])
         if test_classes:

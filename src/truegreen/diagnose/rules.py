@@ -700,6 +700,15 @@ RULES: tuple[Rule, ...] = (
         tool="pytest",
     ),
     _r(
+        # pytest cannot import a plugin named by `-p`, `pytest_plugins` or an entry point
+        "pytest-plugin-import",
+        "Error importing plugin",
+        r"Error importing plugin \"[^\"]+\": (?:No module named|cannot import name)",
+        "dependency",
+        4,
+        tool="pytest",
+    ),
+    _r(
         "settings",
         (
             "validation error",
@@ -715,6 +724,26 @@ RULES: tuple[Rule, ...] = (
         r"\d+ validation errors? for \w*(?:Settings|Config)\b|ImproperlyConfigured|environment variable\S* .*(?:not set|missing|required|undefined|empty)|(?:env(?:ironment)? ?var(?:iable)?s?|secret|token|key) .*is not set|Missing required (?:environment|env|config|setting|secret|option|input)|Input required and not supplied",
         "configuration",
         5,
+    ),
+    _r(
+        # a script's own refusal to run without a variable: "DEPLOY_TOKEN must be set",
+        # "SHOP_API_URL is required" (an upper-case name of the shape of an environment
+        # variable, the message ending there: not a test's title that goes on)
+        "env-var-required",
+        (
+            "must be set",
+            "is not set",
+            "must be defined",
+            "needs to be set",
+            "has to be set",
+            "is required",
+            "is missing",
+            "is empty",
+            "is undefined",
+        ),
+        r"\b[A-Z][A-Z0-9_]{2,}\b (?:must be set|is not set|must be defined|needs to be set|has to be set)(?=\W*$|[;:,.] )|\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b (?:is required|is missing|is empty|is undefined)(?=\W*$|[;:,.] )",
+        "configuration",
+        4,
     ),
     _r(
         "environ-key",
@@ -819,6 +848,16 @@ RULES: tuple[Rule, ...] = (
             "local cache",
         ),
         r"requires a different Python|Python \d\.\d+ is not supported|[Uu]nsupported Python|python_requires|requires-python|The version '[\d.x]+' with architecture '\w+' was not found|Version [\d.x]+ was not found in the local cache|is not available for (?:this|the) (?:platform|architecture)",
+        "environment",
+        4,
+    ),
+    _r(
+        # an environment manager that cannot find the interpreter a session or env asks
+        # for: tox ("could not find python interpreter", tox 3's InterpreterNotFound), nox
+        # ("Python interpreter 3.99 not found"), uv ("No interpreter found for Python"), pyenv
+        "interpreter-missing",
+        ("interpreter", "Interpreter", "pyenv: version"),
+        r"could not find python interpreter|InterpreterNotFound|[Pp]ython interpreter \S+ not found|No interpreter found for Python|pyenv: version `\S+' is not installed",
         "environment",
         4,
     ),
