@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 Line = tuple[str, int]
@@ -154,7 +154,10 @@ def _trivial(value: Any) -> bool:
 
 
 def rejected(
-    failing: Mapping[str, Any], literal: Sequence[bool] = (), *, source: Any = None
+    failing: Mapping[str, Any],
+    literal: Sequence[bool] = (),
+    *,
+    source: Callable[[str], bool] | None = None,
 ) -> list[dict[str, Any]]:
     """Where the values of a failed ``assert a == b`` were first produced in project code.
 

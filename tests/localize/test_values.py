@@ -1,0 +1,55 @@
+"""values.rejected: where the value a failed comparison rejected was first produced."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from truegreen.localize.values import rejected
+
+
+def _run(*events: dict[str, Any], compared: list[Any]) -> dict[str, Any]:
+    assigns = [e for e in events if "var" in e]
+    returns = [e for e in events if "var" not in e]
+    return {"assigns": assigns, "returns": returns, "compared": compared}
+
+
+def _assign(line: int, value: Any, seq: int, file: str = "pkg/m.py") -> dict[str, Any]:
+    return {"file": file, "line": line, "var": "x", "value": value, "seq": seq}
+
+
+def _return(line: int, value: Any, seq: int, file: str = "pkg/m.py") -> dict[str, Any]:
+    return {"file": file, "line": line, "func": "f", "value": value, "seq": seq}
+
+
+def test_the_first_producer_in_execution_order_wins_over_later_pass_throughs() -> None:
+    run = _run(
+        _return(30, "glasse", 9),  # a later `return out`, listed first
+        _assign(12, "glasse", 4),
+        _assign(20, "glasse", 6),
+        compared=[{"op": "==", "index": 0, "values": ["glasse", "glass"]}],
+    )
+    got = rejected(run)
+    assert got == [{"value": "glasse", "op": "==", "produced_at": {"file": "pkg/m.py", "line": 12}}]
+
+
+def test_a_literal_operand_and_values_made_everywhere_are_not_looked_for() -> None:
+    events = (_assign(5, "glass", 1), _assign(6, 0, 2), _assign(7, "", 3), _assign(8, None, 4))
+    run = _run(*events, compared=[{"op": "==", "index": 0, "values": ["glass", "x"]}])
+    assert rejected(run, [True, False]) == []  # "glass" is the literal expected value
+    for trivial in (0, 1, -1, True, None, "", [], {"type": "list", "len": 0}):
+        run = _run(*events, compared=[{"op": "==", "values": [trivial, "zz"]}])
+        assert rejected(run) == []
+
+
+def test_only_files_the_filter_accepts_count() -> None:
+    run = _run(
+        _assign(3, "1024B", 1, file="tests/test_m.py"),
+        _return(9, "1024B", 2),
+        compared=[{"op": "==", "values": ["1024B", "1K"]}],
+    )
+    got = rejected(run, source=lambda f: not f.startswith("tests/"))
+    assert [g["produced_at"] for g in got] == [{"file": "pkg/m.py", "line": 9}]
+
+
+def test_nothing_compared_nothing_found() -> None:
+    assert rejected({"assigns": [_assign(1, "v", 1)], "returns": []}) == []
