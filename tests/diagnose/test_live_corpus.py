@@ -23,7 +23,7 @@ LABELS = json.loads((LIVE / "labels.json").read_text())
 #: (bench/live_logs.py, `half` and `round`). Class accuracy counts label_alt.
 FLOORS = {
     "dev": (1.0, 0.993, 0.99),  # rounds 1-3
-    "round 4": (0.706, 0.896, 0.909),
+    "round 4": (0.741, 0.896, 0.909),
 }
 
 
