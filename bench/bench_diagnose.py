@@ -8,9 +8,10 @@ Corpora:
   * live: tests/diagnose/live (labels.json; made by bench/live_logs.py by RUNNING today's
     tools -- pytest 9/8/7, unittest, tox, nox, ruff, flake8, black, isort, pylint, mypy,
     pyright, pip, uv, build, gcc -- on small broken projects, wrapped as a GitHub Actions
-    job log). Real tool output, labels by construction; reported separately, in two parts:
-    "dev" (the rules were changed for its misses) and "held-out" (scenarios written after
-    those changes and measured only; `--show-misses=all` lists its misses).
+    job log). Real tool output, labels by construction; reported separately: "dev" (the
+    rounds whose misses the rules were changed for; each after the first also alone) and
+    each held-out round apart (scenarios written after those changes and measured only;
+    `--show-misses=all` lists their misses).
   * real: ../shared/data/ci-logs (LogChunks, Travis CI 2019; labels.json), when present.
     Class accuracy counts entries with a label; the top-3 hit counts entries with marked
     lines (a hit: one of the first three evidence lines is a line people marked). Entries
