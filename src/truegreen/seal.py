@@ -126,10 +126,18 @@ def run_repeated(
         grant_workdir=True,  # a disposable worktree
         origin=project.root,
     )
-    return [run_pytest(request) for _ in range(runs)], request
+    done: list[PytestRun] = []
+    for _ in range(runs):
+        done.append(run_pytest(request))
+        result = [done[-1].outcome_of(t) for t in test_ids]
+        if any(r is not None and r.outcome != "failed" for r in result):
+            break  # it cannot be an exam whatever the other runs say: do not wait for them
+    return done, request
 
 
-def judge_seal_runs(test_id: str, results: Sequence[TestResult | None], rev: str) -> str:
+def judge_seal_runs(
+    test_id: str, results: Sequence[TestResult | None], rev: str, timed_out: bool = False
+) -> str:
     """The stable signature of a test that failed on every run; :class:`SealRefused` otherwise."""
     short = rev[:12]
     outcomes = [r.outcome if r is not None else "no_report" for r in results]
@@ -161,6 +169,14 @@ def judge_seal_runs(test_id: str, results: Sequence[TestResult | None], rev: str
             f"{test_id} errors in {where} at {short} rather than failing ({r.exc_type or 'error'}): "
             "an exam must fail in the test itself",
             hint="fix the import, fixture or collection problem so that the test runs and fails on the bug",
+            evidence=evidence,
+        )
+    if timed_out and "no_report" in outcomes:
+        raise SealRefused(
+            f"{test_id} did not finish at {short}: the run passed its deadline (suite-timeout) "
+            "and was killed",
+            hint="an exam must fail with an exception, not hang: bound the call in the test "
+            "(run it in a thread, join it with a timeout, assert it finished)",
             evidence=evidence,
         )
     if "no_report" in outcomes:
@@ -322,7 +338,8 @@ def seal(
         if all(r is None or r.outcome == "no_report" for r in results):
             refuse_a_group(test_id, results_runs)
         try:
-            signature = judge_seal_runs(test_id, results, sha)
+            timed_out = any(r.timed_out for r in results_runs)
+            signature = judge_seal_runs(test_id, results, sha, timed_out)
         except SealRefused as exc:
             hint = _uncommitted_hint(project, path, content if test_file is None else None)
             if hint is None:

@@ -432,3 +432,20 @@ def test_seal_of_a_parametrized_function_without_its_case(make_project, capsys):
     assert "seal one case: 'tests/test_p.py::test_p[2]'" in err
     assert "without a report" not in err
     assert worktrees(repo) == [f"worktree {repo.resolve()}"]
+
+
+def test_seal_of_a_hanging_test_says_it_hung_and_stops_at_the_first_run(make_project, capsys):
+    repo = make_project(
+        {
+            "truegreen.toml": "suite-timeout = 2\n",
+            "tests/test_h.py": "import time\n\n\ndef test_h():\n    time.sleep(60)\n",
+        }
+    )
+    started = time.monotonic()
+    code, out, err = seal_cli(capsys, repo, "tests/test_h.py::test_h", "--runs", "3")
+    assert code == 2 and out == ""
+    assert "did not finish at" in err and "passed its deadline" in err
+    assert "join it with a timeout" in err
+    assert "run 2" not in err  # the first run settles it: no waiting for two more deadlines
+    assert time.monotonic() - started < 4 * 2
+    assert worktrees(repo) == [f"worktree {repo.resolve()}"]
