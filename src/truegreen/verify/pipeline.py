@@ -31,7 +31,7 @@ from truegreen.run.executor import cancelling, reset_cancel
 from truegreen.run.pytest_run import PytestRequest, run_pytest
 from truegreen.run.results import PytestRun
 from truegreen.run.signature import is_test_path
-from truegreen.seal import conftest_paths, overlay, refuse_another_checkouts_code
+from truegreen.seal import conftest_paths, refuse_another_checkouts_code
 from truegreen.verify.mutate import changed_lines, mutants_for
 from truegreen.verify.verdict import (
     VERIFIED_MEANS,
@@ -84,18 +84,21 @@ def _head_worktree(
 
 
 @contextlib.contextmanager
-def sealed_conftests(tree: Path, exams: Sequence[SealedExam]) -> Iterator[None]:
-    """While the exams run, the conftest.py files on their paths are exactly the sealed
-    ones: a conftest the head added or changed there cannot reach the exam (the tamper
-    layer reports it; the regression run sees the head's own files again)."""
-    sealed = {f.path: f.content for e in exams for f in e.files if f.path.endswith("conftest.py")}
-    paths = sorted({p for e in exams for p in conftest_paths(e.path)})
+def sealed_exam_files(tree: Path, exams: Sequence[SealedExam]) -> Iterator[None]:
+    """While the exams run, their files (the test file, its test-local modules) and the
+    conftest.py files on their paths are exactly the sealed ones: a conftest the head
+    added or changed there cannot reach the exam. Afterwards the worktree has its own
+    files again, so the regression run and the collection see the side as it is (a
+    test the head deleted from the exam's file is deleted, not hidden by the sealed copy)."""
+    sealed = {f.path: f.content for e in exams for f in e.files}
+    paths = sorted(set(sealed) | {p for e in exams for p in conftest_paths(e.path)})
     saved: dict[str, bytes | None] = {}
     try:
         for p in paths:
             target = tree / p
             saved[p] = target.read_bytes() if target.is_file() else None
             if p in sealed:
+                target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_text(sealed[p], encoding="utf-8")
             elif target.is_file():
                 target.unlink()
@@ -367,7 +370,6 @@ def verify(
     settings = graded_settings(git, base)
     runner = _Runner(project, settings)
     exam_tests = [e.test for e in exams]
-    files = [f for e in exams for f in e.files]
     carry = project.carried_files()
     with (
         git.worktree(base, prefix="truegreen-base-", carry=carry) as wb,
@@ -376,11 +378,9 @@ def verify(
         head = wh.rev
         if head == base:
             raise UsageError("the patch changes nothing", hint="pass a patch with the fix")
-        overlay(wb.path, files)
-        overlay(wh.path, files)
         grade_under_base_config(git, base, wh.path)
         notify(f"exam: running {len(exams)} sealed exam(s) {opts.runs}x on the base and the head")
-        with sealed_conftests(wb.path, exams), sealed_conftests(wh.path, exams):
+        with sealed_exam_files(wb.path, exams), sealed_exam_files(wh.path, exams):
             base_runs, head_runs = both_sides(
                 lambda: [runner.run(wb.path, exam_tests) for _ in range(opts.runs)],
                 lambda: [runner.run(wh.path, exam_tests) for _ in range(opts.runs)],
@@ -412,7 +412,7 @@ def verify(
             tamper_findings = tuple(tamper(git, base, head, exams, base_collected, head_collected))
         strength = None
         if opts.strength and all(o.outcome == "passed" for ev in exam_ev for o in ev.head):
-            with sealed_conftests(wh.path, exams):
+            with sealed_exam_files(wh.path, exams):
                 strength = strength_layer(runner, git, base, head, wh.path, exam_tests, notify)
     extra: tuple[Finding, ...] = ()
     if strength is not None and strength["label"] == "weak":
@@ -492,9 +492,8 @@ def measure_strength(
     runner = _Runner(project, graded_settings(git, base_sha))
     tests = [e.test for e in exams]
     with git.worktree(head_sha, prefix="truegreen-head-", carry=project.carried_files()) as wh:
-        overlay(wh.path, [f for e in exams for f in e.files])
         grade_under_base_config(git, base_sha, wh.path)
-        with sealed_conftests(wh.path, exams):
+        with sealed_exam_files(wh.path, exams):
             first = runner.run(wh.path, tests)
             failing = sorted(t for t in tests if not _passed(first, t))
             strength = None
