@@ -259,3 +259,13 @@ def test_a_fix_that_leaves_the_exams_file_as_the_base_has_it_edits_no_exam() -> 
         (R.TAMPER_SKIP_ADDED, 7),
         (R.TAMPER_EXAM_EDITED, 8),
     ]
+
+
+def test_a_removed_assertion_is_quoted_as_written() -> None:
+    """Local variables are renamed to compare tests (renaming one is no change), but the
+    message quotes the assertion as the test has it."""
+    old = "def test_w():\n    result = compute()\n    assert result == [1, 2]\n    assert result\n"
+    new = "def test_w():\n    result = compute()\n    assert result\n"
+    found = analyze(snap({"tests/test_w.py": old}, {"tests/test_w.py": new}))
+    assert [r.code for r in found] == [R.TAMPER_ASSERT_WEAKENED]
+    assert "`assert result == [1, 2]`" in (found[0].detail or ""), found[0].detail

@@ -253,7 +253,8 @@ def compare(
             spare -= 1
             continue
         if partner is None:
-            found.append((new_fn, f"an assertion was removed (`{ast.unparse(old)[:80]}`)"))
+            text = ast.unparse(_as_written(old_fn, old))[:80]
+            found.append((new_fn, f"an assertion was removed (`{text}`)"))
             continue
         added.remove(partner)
         why = weakening(old, partner, names)
@@ -271,6 +272,19 @@ def compare(
     elif len(r_new) < len(r_old):
         found.append((new_fn, "a pytest.raises check was removed"))
     return found
+
+
+def _as_written(fn: Func, node: ast.AST) -> ast.AST:
+    """The node of ``fn`` that a node of its normalized copy stands for (same place), so a
+    message quotes the test as written, not with its locals renamed ``_v0``, ``_v1``."""
+    where = (getattr(node, "lineno", None), getattr(node, "col_offset", None))
+    for n in ast.walk(fn):
+        if (
+            type(n) is type(node)
+            and (getattr(n, "lineno", None), getattr(n, "col_offset", None)) == where
+        ):
+            return n
+    return node
 
 
 def _param_cases(fn: Func, names: Mapping[str, str]) -> int:
