@@ -53,6 +53,12 @@ def seal(capsys, repo: Path, *extra: str) -> dict:
     return json.loads(out)
 
 
+def verify_cli(capsys, repo: Path, head: str, *extra: str) -> tuple[int, str, str]:
+    """``truegreen verify --base main --head HEAD`` (and ``extra``), and what it said."""
+    common = ["--repo", str(repo), "--python", PY, "--sandbox", "none", "--base", "main"]
+    return cli(capsys, "verify", *common, "--head", head, *extra)
+
+
 def worktrees(repo: Path) -> list[str]:
     done = subprocess.run(
         ["git", "worktree", "list", "--porcelain"], cwd=repo, capture_output=True, text=True
@@ -95,18 +101,9 @@ def test_seal_refuses_a_passing_test(demo_repo, capsys):
 def test_verify_the_real_fix_and_write_a_report(demo_repo, capsys, tmp_path):
     exam = seal(capsys, demo_repo)
     report = tmp_path / "report"
-    code, out, err = cli(
+    code, out, err = verify_cli(
         capsys,
-        "verify",
-        "--repo",
-        str(demo_repo),
-        "--python",
-        PY,
-        "--sandbox",
-        "none",
-        "--base",
-        "main",
-        "--head",
+        demo_repo,
         "real-fix",
         "--exam",
         exam["id"],
@@ -134,25 +131,9 @@ def test_verify_the_real_fix_and_write_a_report(demo_repo, capsys, tmp_path):
 
 def test_verify_is_deterministic(demo_repo, capsys):
     exam = seal(capsys, demo_repo)
-    args = (
-        "verify",
-        "--repo",
-        str(demo_repo),
-        "--python",
-        PY,
-        "--sandbox",
-        "none",
-        "--base",
-        "main",
-        "--head",
-        "test-only",
-        "--exam",
-        exam["id"],
-        "--json",
-        "--no-strength",
-    )
-    first = cli(capsys, *args)
-    second = cli(capsys, *args)
+    args = ("--exam", exam["id"], "--json", "--no-strength")
+    first = verify_cli(capsys, demo_repo, "test-only", *args)
+    second = verify_cli(capsys, demo_repo, "test-only", *args)
     assert first[0] == second[0] == 1
     assert first[1] == second[1]
 
@@ -254,18 +235,9 @@ def test_a_tampered_ledger_fails_closed(demo_repo, capsys, tmp_path):
     )
     con.commit()
     con.close()
-    code, out, err = cli(
+    code, out, err = verify_cli(
         capsys,
-        "verify",
-        "--repo",
-        str(demo_repo),
-        "--python",
-        PY,
-        "--sandbox",
-        "none",
-        "--base",
-        "main",
-        "--head",
+        demo_repo,
         "real-fix",
         "--exam",
         exam["id"],
@@ -449,3 +421,22 @@ def test_seal_of_a_hanging_test_says_it_hung_and_stops_at_the_first_run(make_pro
     assert "run 2" not in err  # the first run settles it: no waiting for two more deadlines
     assert time.monotonic() - started < 4 * 2
     assert worktrees(repo) == [f"worktree {repo.resolve()}"]
+
+
+def test_the_human_verdict_says_what_was_compared_and_who_decides(demo_repo, capsys):
+    exam = seal(capsys, demo_repo)
+
+    def verify(head: str) -> tuple[int, str]:
+        code, out, _ = verify_cli(capsys, demo_repo, head, "--exam", exam["id"], "--no-strength")
+        return code, out
+
+    code, out = verify("real-fix")
+    assert code == 0
+    # how much the regression layer compared, so "regression pass" is not an empty claim
+    line = next(x for x in out.splitlines() if x.strip().startswith("regression:"))
+    assert "tests ran on both sides: 0 new failures, 0 flaky" in line
+    assert int(line.split("regression:")[1].split()[0]) > 0
+    assert "escalated" not in out
+    code, out = verify("special-case")
+    assert code == 3
+    assert "escalated: the evidence does not settle it either way" in out

@@ -19,6 +19,7 @@ from truegreen.cli._app import (
     fail,
     out,
 )
+from truegreen.report.markdown import compared_tests
 from truegreen.verify.verdict import VERIFIED_MEANS
 
 EXIT = {"approve": 0, "reject": 1, "escalate": 3}
@@ -36,6 +37,9 @@ def print_verification(doc: dict[str, Any]) -> None:
             markup=False,
         )
     out.print("  layers: " + ", ".join(f"{k} {v}" for k, v in doc["layers"].items()), markup=False)
+    reg = doc.get("regression")
+    if reg and reg["complete"]:
+        out.print(f"  regression: {compared_tests(reg)}", markup=False)
     s = doc.get("strength")
     if s:
         out.print(
@@ -47,6 +51,11 @@ def print_verification(doc: dict[str, Any]) -> None:
             f" {r['file']}" + (f":{r['line']}" if r.get("line") else "") if r.get("file") else ""
         )
         out.print(f"  - {r['code']}{where}: {r['detail']}", markup=False)
+    if doc["decision"] == "escalate":
+        out.print(
+            "  escalated: the evidence does not settle it either way; a person reads the reasons",
+            markup=False,
+        )
     out.print(f"  receipt sha256 {doc['receipt']['sha256']}", markup=False)
     out.print(f"  ({VERIFIED_MEANS})", markup=False)
 

@@ -66,6 +66,8 @@ def render(doc: dict[str, Any]) -> str:
         out.append("## Regression")
         out.append("")
         out.append(f"- complete: {'yes' if reg['complete'] else 'no'}")
+        if reg["complete"]:
+            out.append(f"- {compared_tests(reg)}")
         for key, label in (
             ("new_failures", "new failures"),
             ("flaky", "flaky (passed on rerun)"),
@@ -90,3 +92,18 @@ def render(doc: dict[str, Any]) -> str:
             out.append(f"- survived: `{s['file']}:{s['line']}` {_cell(s['mutation'])}")
     out.append("")
     return "\n".join(out)
+
+
+def compared_tests(reg: dict[str, Any]) -> str:
+    """What the regression layer compared, in a sentence (a layer that compared nothing
+    must not read as a pass that means something)."""
+    n = reg.get("compared", 0)
+    if not n:
+        return "no test besides the exams ran on both sides: nothing was compared"
+    counts = [
+        f"{len(reg.get(key) or [])} {label}"
+        for key, label in (("new_failures", "new failures"), ("flaky", "flaky"))
+    ]
+    if reg.get("failing_on_both"):
+        counts.append(f"{len(reg['failing_on_both'])} failing on both sides (not counted)")
+    return f"{n} tests ran on both sides: " + ", ".join(counts)

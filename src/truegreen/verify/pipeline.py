@@ -253,18 +253,20 @@ def regression_layer(
         side = "base" if not base.complete else "head"
         run = base if side == "base" else head
         why = "passed the suite-timeout" if run.timed_out else run.meaning
-        return RegressionEvidence(False, detail=f"the suite run on the {side} {why}"), base, head
+        return RegressionEvidence(False, detail=f"the suite run on the {side}: {why}"), base, head
     # ids match across the two worktrees with each worktree's path replaced by one root
     before = {_norm(t.id, base_tree, base_tree): t for t in base.tests}
     after = {_norm(t.id, head_tree, base_tree): t for t in head.tests}
     real_id = {_norm(t.id, head_tree, base_tree): t.id for t in head.tests}
     candidates, both = [], []
+    compared = 0
     for tid, result in sorted(before.items()):
         if tid in exam_tests:
             continue
         now = after.get(tid)
         if now is None:
             continue  # gone on the head: the tamper layer's business (test_deleted / renamed)
+        compared += 1
         if result.outcome == "passed" and now.outcome != "passed" and now.outcome != "skipped":
             candidates.append(tid)
         elif result.outcome in ("failed", "error") and now.outcome in ("failed", "error"):
@@ -283,7 +285,14 @@ def regression_layer(
     base_errors = {c.nodeid for c in base.collection_errors}
     new_errors = sorted({c.nodeid for c in head.collection_errors} - base_errors)
     return (
-        RegressionEvidence(True, tuple(new_failures), tuple(flaky), tuple(new_errors), tuple(both)),
+        RegressionEvidence(
+            True,
+            tuple(new_failures),
+            tuple(flaky),
+            tuple(new_errors),
+            tuple(both),
+            compared=compared,
+        ),
         base,
         head,
     )
@@ -463,6 +472,7 @@ def document(
         if regression is None
         else {
             "complete": regression.complete,
+            "compared": regression.compared,
             "new_failures": list(regression.new_failures),
             "flaky": list(regression.flaky),
             "failing_on_both": list(regression.failing_on_both),

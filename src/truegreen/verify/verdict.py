@@ -119,6 +119,8 @@ class RegressionEvidence:
     #: tests failing on both sides: reported, not counted
     failing_on_both: tuple[str, ...] = ()
     detail: str = ""
+    #: tests (the exams left out) that ran on both sides and were compared
+    compared: int = 0
 
 
 @dataclass(frozen=True)
