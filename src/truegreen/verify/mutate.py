@@ -111,6 +111,14 @@ def _conditions(tree: ast.AST) -> set[int]:
     return found
 
 
+def _on_changed_lines(node: ast.expr, wanted: set[int]) -> bool:
+    """An expression on changed lines: one line that changed, or several that all did (a
+    condition the fix wrapped over three lines is still the changed code; a long call with
+    one changed argument line is not)."""
+    end = node.end_lineno or node.lineno
+    return all(line in wanted for line in range(node.lineno, end + 1))
+
+
 def mutants_for(path: str, text: str, lines: Iterable[int], per_line: int = 3) -> list[Mutant]:
     """Deterministic mutants of the expressions on ``lines`` of one Python file."""
     try:
@@ -121,11 +129,7 @@ def mutants_for(path: str, text: str, lines: Iterable[int], per_line: int = 3) -
     conditions = _conditions(tree)
     by_line: dict[int, list[Mutant]] = {}
     nodes = sorted(
-        (
-            n
-            for n in ast.walk(tree)
-            if isinstance(n, ast.expr) and n.lineno in wanted and n.end_lineno == n.lineno
-        ),
+        (n for n in ast.walk(tree) if isinstance(n, ast.expr) and _on_changed_lines(n, wanted)),
         key=lambda n: (n.lineno, n.col_offset, -(n.end_col_offset or 0)),
     )
     # Docstrings and annotations are not behaviour.
