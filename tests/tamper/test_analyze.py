@@ -269,3 +269,16 @@ def test_a_removed_assertion_is_quoted_as_written() -> None:
     found = analyze(snap({"tests/test_w.py": old}, {"tests/test_w.py": new}))
     assert [r.code for r in found] == [R.TAMPER_ASSERT_WEAKENED]
     assert "`assert result == [1, 2]`" in (found[0].detail or ""), found[0].detail
+
+
+def test_a_marker_on_the_exam_is_one_edit_not_an_import_added() -> None:
+    """The head puts ``@pytest.mark.xfail`` on the exam; ``import pytest`` was in the file
+    all along. The import is not reported as added to the exam."""
+    sealed = "import pytest\n\nfrom app import f\n\n\ndef test_a():\n    assert f() == 1\n"
+    exams = [ExamRef("tests/test_a.py::test_a", "tests/test_a.py", sealed)]
+    head = sealed.replace("def test_a", "@pytest.mark.xfail\ndef test_a")
+    found = analyze(snap({}, {"tests/test_a.py": head}, exams=exams))
+    assert [(r.code, r.line) for r in found] == [
+        (R.TAMPER_XFAIL_ADDED, 6),
+        (R.TAMPER_EXAM_EDITED, 7),
+    ], [r.detail for r in found]

@@ -4,7 +4,7 @@ deleted, renamed or hidden from collection."""
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 
 from truegreen.verify import reasons as R
 from truegreen.verify.reasons import Reason
@@ -329,8 +329,11 @@ class TestAnalysis:
             return
         old = parse(old_text) if old_text is not None else None
         self.exam_function_edited(exam, sealed, head, old)
-        a, b = exam_slice(sealed, exam.qualname), exam_slice(head, exam.qualname)
-        c = exam_slice(old, exam.qualname) if old is not None else {}
+        # the same names on every side: a definition the head's edit of the function starts
+        # (or stops) using is compared, not reported as added (or removed) when it is not
+        uses = exam_uses(sealed, exam.qualname) | exam_uses(head, exam.qualname)
+        a, b = exam_slice(sealed, exam.qualname, uses), exam_slice(head, exam.qualname, uses)
+        c = exam_slice(old, exam.qualname, uses) if old is not None else {}
         for key in sorted(set(a) | set(b)):
             now = b.get(key, (None, ""))[1]
             if a.get(key, (None, ""))[1] != now and c.get(key, (None, ""))[1] != now:
@@ -403,7 +406,15 @@ def _used_names(node: ast.AST) -> set[str]:
     return out
 
 
-def exam_slice(tree: ast.Module, qualname: str) -> dict[str, tuple[ast.AST | None, str]]:
+def exam_uses(tree: ast.Module | None, qualname: str) -> set[str]:
+    """The names the exam's function (with its decorators) uses in one version of its file."""
+    fn = test_functions(tree).get(qualname) if tree is not None else None
+    return _used_names(fn.node) if fn is not None else set()
+
+
+def exam_slice(
+    tree: ast.Module, qualname: str, also: Iterable[str] = ()
+) -> dict[str, tuple[ast.AST | None, str]]:
     """What the exam depends on in its file, each part by a stable key: the function, its
     class (decorators and every member that is not another test), the module-level
     definitions and imports it uses (transitively), autouse fixtures, hooks, pytestmark
@@ -414,7 +425,7 @@ def exam_slice(tree: ast.Module, qualname: str) -> dict[str, tuple[ast.AST | Non
     if fn is None:
         return {"the exam's test function": (None, "<missing>")}
     parts["the test function"] = (fn.node, dump(fn.node))
-    wanted = _used_names(fn.node)
+    wanted = _used_names(fn.node) | set(also)
     if fn.cls is not None:
         parts["the test class's decorators"] = (
             fn.cls,
