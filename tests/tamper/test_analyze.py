@@ -282,3 +282,30 @@ def test_a_marker_on_the_exam_is_one_edit_not_an_import_added() -> None:
         (R.TAMPER_XFAIL_ADDED, 6),
         (R.TAMPER_EXAM_EDITED, 7),
     ], [r.detail for r in found]
+
+
+def test_a_test_task_of_a_task_runner_narrowed_or_removed() -> None:
+    """CI often runs the tests by a task name (``poe check``, ``hatch run test``): the task's
+    command in pyproject.toml is the step's command."""
+    base = (
+        '[project]\nname = "p"\n\n[tool.poe.tasks]\ntest = "pytest"\nlint = "ruff check ."\n'
+        'check = ["test", "lint"]\n\n[tool.hatch.envs.default.scripts]\n'
+        'cov = ["pytest --cov", "coverage report"]\n'
+    )
+
+    def found(head: str) -> list[tuple[str, int | None, str]]:
+        s = snap({"pyproject.toml": base}, {"pyproject.toml": head})
+        return [(r.code, r.line, r.detail or "") for r in analyze(s)]
+
+    narrowed = found(base.replace('test = "pytest"', "test = \"pytest -k 'not slow'\""))
+    assert [(c, ln) for c, ln, _ in narrowed] == [(R.TAMPER_CI_STEP_REMOVED, 5)]
+    assert "tool.poe.tasks.test" in narrowed[0][2] and "-k" in narrowed[0][2]
+    hatch = found(base.replace('"pytest --cov"', '"pytest --cov || true"'))
+    assert [c for c, _, _ in hatch] == [R.TAMPER_CI_STEP_REMOVED]
+    removed = found(base.replace('test = "pytest"\n', ""))
+    assert [(c, d) for c, _, d in removed] == [
+        (R.TAMPER_CI_STEP_REMOVED, "tool.poe.tasks.test removed")
+    ]
+    # other tasks, and harmless flags, are not the tests' business
+    assert found(base.replace("ruff check .", "ruff check --fix .")) == []
+    assert found(base.replace('test = "pytest"', 'test = "pytest -v"')) == []

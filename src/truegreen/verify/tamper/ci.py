@@ -1,4 +1,5 @@
-"""CI: GitHub Actions workflows, tox.ini, noxfile.py and Makefile test commands."""
+"""CI: GitHub Actions workflows, tox.ini, noxfile.py, Makefile and pyproject.toml task
+runners' (poe, hatch, pdm) test commands."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import ast
 import configparser
 import re
 import shlex
+import tomllib
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -262,6 +264,59 @@ def makefile(path: str, old: str | None, new: str | None) -> list[Reason]:
     return out
 
 
+#: tables of pyproject.toml whose strings are commands a CI step may run by name
+#: (``poe check``, ``hatch run test``, ``pdm run test``)
+_TASK_TABLES = (("tool", "poe", "tasks"), ("tool", "hatch", "envs"), ("tool", "pdm", "scripts"))
+
+
+def _task_commands(text: str | None) -> dict[str, str]:
+    """Every command string of the task runners' tables, by its place in the file."""
+    try:
+        data = tomllib.loads(text) if text is not None else {}
+    except tomllib.TOMLDecodeError:
+        return {}
+    out: dict[str, str] = {}
+
+    def walk(value: Any, where: str) -> None:
+        if isinstance(value, str):
+            out[where] = value
+        elif isinstance(value, dict):
+            for k, v in value.items():
+                walk(v, f"{where}.{k}")
+        elif isinstance(value, list):
+            for i, v in enumerate(value):
+                walk(v, f"{where}[{i}]")
+
+    for table in _TASK_TABLES:
+        node: Any = data
+        for key in table:
+            node = node.get(key) if isinstance(node, dict) else None
+        if node is not None:
+            walk(node, ".".join(table))
+    return out
+
+
+def task_runners(path: str, old: str | None, new: str | None) -> list[Reason]:
+    """A test task of poe, hatch or pdm in pyproject.toml removed or narrowed."""
+    o, n = _task_commands(old), _task_commands(new)
+    out: list[Reason] = []
+    for where, cmd in sorted(o.items()):
+        if not _RUNNERS.search(cmd):
+            continue
+        name = where.rsplit(".", 1)[-1].split("[", 1)[0]
+        at = (f"{name} =", f"{name}=", name)
+        if where not in n:
+            out.append(
+                Reason.of(R.TAMPER_CI_STEP_REMOVED, path, line_of(old, *at), f"{where} removed")
+            )
+            continue
+        for why in run_weakened(cmd, n[where]):
+            out.append(
+                Reason.of(R.TAMPER_CI_STEP_REMOVED, path, line_of(new, *at), f"{where}: {why}")
+            )
+    return out
+
+
 def analyze_ci(path: str, old: str | None, new: str | None) -> list[Reason]:
     name = PurePosixPath(path).name
     if path.startswith(".github/workflows/") and name.endswith((".yml", ".yaml")):
@@ -272,6 +327,8 @@ def analyze_ci(path: str, old: str | None, new: str | None) -> list[Reason]:
         return nox(path, old, new)
     if name in ("Makefile", "makefile", "GNUmakefile"):
         return makefile(path, old, new)
+    if name == "pyproject.toml":
+        return task_runners(path, old, new)
     if name == ".gitlab-ci.yml" and old is not None and new is not None:
         return [
             Reason.of(R.TAMPER_CI_STEP_REMOVED, path, None, w)
