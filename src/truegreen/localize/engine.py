@@ -63,7 +63,7 @@ FIRST_VAR = "TRUEGREEN_TRACE_FIRST"
 FAILED = ("failed", "error")
 #: collected neighbours of each target (same parametrized function, class, file) whose
 #: values are recorded too; the most similar of those that pass is compared with
-SIBLINGS = 3
+SIBLINGS = 1
 
 
 @dataclass(frozen=True)

@@ -262,10 +262,7 @@ def _record_compared(args) -> None:
         ops, results, _expls, each_obj = args[:4]
         for i, ok in enumerate(results):
             if not ok:
-                rec = _values.setdefault(
-                    _ctx[1], {"states": [], "assigns": [], "returns": [], "per": {}, "events": [0]}
-                )
-                rec.setdefault("compared", []).append(
+                _value_rec(_ctx[1]).setdefault("compared", []).append(
                     {
                         "op": str(ops[i]),
                         "index": i,
@@ -609,6 +606,26 @@ _MAX_RETURNS = 2000
 #: line and return events whose locals are read, per test: value capture runs every line
 #: of project code under a trace function, so a test that loops long is cut short here
 _MAX_EVENTS = 20000
+#: a watched neighbour's budget: its values are compared with the failing test's on the
+#: lines both ran, and every event costs a snapshot of the frame's locals
+_MAX_SIBLING_EVENTS = 4000
+_value_targets: frozenset = frozenset()  # the watched tests that are targets (full budget)
+
+
+def _value_rec(nid) -> dict:
+    rec = _values.get(nid)
+    if rec is None:
+        budget = _MAX_EVENTS if nid in _value_targets else _MAX_SIBLING_EVENTS
+        rec = _values[nid] = {
+            "states": [],
+            "assigns": [],
+            "returns": [],
+            "per": {},
+            "events": [0],
+            "budget": budget,
+        }
+    return rec
+
 
 _SECRET_NAME = re.compile(
     r"(pass(wd|word|phrase)?|secret|token|api[_-]?key|apikey|private[_-]?key|credential|"
@@ -623,7 +640,32 @@ _SECRET_SHAPE = re.compile(
 _TOKENISH = re.compile(r"^[A-Za-z0-9_\-+/=.]{24,}$")
 
 
+# A snapshot asks both questions of every local, at every traced line: the same few names
+# and strings again and again, so the answers are remembered (bounded).
+_name_verdicts: dict = {}
+_shape_verdicts: dict = {}
+_VERDICTS_MAX = 50000
+
+
+def _secret_name(name: str) -> bool:
+    got = _name_verdicts.get(name)
+    if got is None:
+        if len(_name_verdicts) >= _VERDICTS_MAX:
+            _name_verdicts.clear()
+        got = _name_verdicts[name] = _SECRET_NAME.search(name) is not None
+    return got
+
+
 def _looks_secret(s: str) -> bool:
+    got = _shape_verdicts.get(s)
+    if got is None:
+        if len(_shape_verdicts) >= _VERDICTS_MAX:
+            _shape_verdicts.clear()
+        got = _shape_verdicts[s] = _secret_shape(s)
+    return got
+
+
+def _secret_shape(s: str) -> bool:
     if _SECRET_SHAPE.search(s):
         return True
     if _TOKENISH.match(s):
@@ -706,7 +748,7 @@ def _safe(value, depth=0):
         items = {}
         for k, v in list(value.items())[:_MAX_ITEMS]:
             key = k if type(k) is str else _key(k)
-            if type(k) is str and _SECRET_NAME.search(k):
+            if type(k) is str and _secret_name(k):
                 _redact_all(v)
                 items[key] = _REDACTED
             else:
@@ -739,7 +781,7 @@ def _safe(value, depth=0):
             for k, v in list(d.items())[:_MAX_ITEMS]:
                 if type(k) is not str:
                     continue
-                if _SECRET_NAME.search(k):
+                if _secret_name(k):
                     _redact_all(v)
                     fields[k] = _REDACTED
                 else:
@@ -772,7 +814,7 @@ def _snapshot(frame) -> dict:
     for name, value in list(loc.items())[:40]:
         if type(name) is not str:
             continue
-        if _SECRET_NAME.search(name):
+        if _secret_name(name):
             _redact_all(value)
             out[name] = _REDACTED
         else:
@@ -797,18 +839,17 @@ def _value_call(frame, code, add_line):
     """A local trace function recording values (and, given ``add_line``, lines)."""
     if _ctx is None or _ctx[0] != "T":
         return None
-    rec = _values.setdefault(
-        _ctx[1], {"states": [], "assigns": [], "returns": [], "per": {}, "events": [0]}
-    )
+    rec = _value_rec(_ctx[1])
     events = rec["events"]
-    if events[0] >= _MAX_EVENTS and add_line is None:
+    budget = rec["budget"]
+    if events[0] >= budget and add_line is None:
         return None
     rel = _file_of[code]
     func = code.co_name
     state = {"line": None, "snap": None, "seq": 0}
 
     def _local(frame, event, arg):
-        if events[0] >= _MAX_EVENTS:  # over budget: lines only (settrace engine), or stop
+        if events[0] >= budget:  # over budget: lines only (settrace engine), or stop
             if add_line is None:
                 return None
             if event == "line":
@@ -1010,14 +1051,15 @@ def _watch_siblings(items) -> None:
     test to compare values with is chosen among them (by spectrum, afterwards), so that
     the values come from the same, measured run. Nearest: the same parametrized function,
     else the same class, else the same file; the closest in collection order first."""
-    global _watch
+    global _watch, _value_targets
     want = int(_values_cfg.get("siblings", 0) or 0)
-    if not _watch or want <= 0:
-        return
     ids = [getattr(i, "nodeid", "") for i in items]
-    pos = {nid: k for k, nid in enumerate(ids)}
     targets = expand_ids(_values_cfg.get("tests", [])[:5], ids)
     _watch = _watch | frozenset(targets)
+    _value_targets = _watch
+    if not _watch or want <= 0:
+        return
+    pos = {nid: k for k, nid in enumerate(ids)}
     extra: list = []
     for target in targets:
         k = pos.get(target)
@@ -1152,7 +1194,7 @@ def _write() -> None:
     _engine = "off"
     values = {}
     for nid, rec in _values.items():
-        values[nid] = {k: v for k, v in rec.items() if k not in ("per", "events")}
+        values[nid] = {k: v for k, v in rec.items() if k not in ("per", "events", "budget")}
     doc = {
         "engine": engine,
         "python": ".".join(str(v) for v in sys.version_info[:3]),
