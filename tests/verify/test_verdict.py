@@ -268,3 +268,25 @@ def test_reasons_are_sorted_and_deterministic():
     )
     assert a == b
     assert [f.code for f in a.reasons] == ["tamper.conftest_changed", "tamper.skip_added"]
+
+
+def test_a_new_failure_says_what_the_head_did_when_it_is_not_a_plain_failure() -> None:
+    """A test that passed on the base and is xfailed (a marker added) or errors on the
+    head is a new failure; the reason says which, not "fails"."""
+    reg = RegressionEvidence(
+        True,
+        new_failures=("tests/t.py::test_a", "tests/t.py::test_b", "tests/t.py::test_c"),
+        head_outcomes=(
+            ("tests/t.py::test_a", "xfailed"),
+            ("tests/t.py::test_b", "failed"),
+            ("tests/t.py::test_c", "error"),
+        ),
+    )
+    verdict = decide(ev(regression=reg))
+    assert verdict.verdict == "refuted"
+    details = sorted(r.detail for r in verdict.reasons)
+    assert details == [
+        "tests/t.py::test_a passed on the base and is xfailed on the head",
+        "tests/t.py::test_b passed on the base and fails on the head",
+        "tests/t.py::test_c passed on the base and errors on the head",
+    ]

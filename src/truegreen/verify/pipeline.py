@@ -292,6 +292,7 @@ def regression_layer(
             tuple(new_errors),
             tuple(both),
             compared=compared,
+            head_outcomes=tuple((t, after[t].outcome) for t in new_failures),
         ),
         base,
         head,

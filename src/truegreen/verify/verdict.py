@@ -121,6 +121,9 @@ class RegressionEvidence:
     detail: str = ""
     #: tests (the exams left out) that ran on both sides and were compared
     compared: int = 0
+    #: the head's outcome of a new failure, where it is not plainly "failed" (error,
+    #: xfailed, no_report...): (test id, outcome) pairs
+    head_outcomes: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -240,13 +243,23 @@ def exam_findings(ev: ExamEvidence) -> list[Finding]:
     return found
 
 
+#: how a new failure's outcome on the head reads
+_ON_HEAD = {
+    "error": "errors",
+    "xfailed": "is xfailed",
+    "xpassed": "is xpassed",
+    "no_report": "did not report",
+}
+
+
 def regression_findings(reg: RegressionEvidence) -> list[Finding]:
+    seen = dict(reg.head_outcomes)
     found = [
         Finding(
             "regression.new_failure",
             t.split("::")[0],
             None,
-            f"{t} passed on the base and fails on the head",
+            f"{t} passed on the base and {_ON_HEAD.get(seen.get(t, ''), 'fails')} on the head",
         )
         for t in reg.new_failures
     ]
