@@ -309,3 +309,13 @@ def test_a_test_task_of_a_task_runner_narrowed_or_removed() -> None:
     # other tasks, and harmless flags, are not the tests' business
     assert found(base.replace("ruff check .", "ruff check --fix .")) == []
     assert found(base.replace('test = "pytest"', 'test = "pytest -v"')) == []
+
+
+def test_a_module_that_runs_at_start_up_or_shadows_pytest_is_named_for_what_it_does() -> None:
+    for path, detail in (
+        ("sitecustomize.py", "sitecustomize.py runs when Python starts"),
+        ("src/pytest.py", "src/pytest.py would be imported instead of pytest"),
+        ("x.pth", "x.pth runs when Python starts"),
+    ):
+        found = analyze(snap({}, {path: "import os\n"}))
+        assert [(r.code, r.detail) for r in found] == [(R.TAMPER_PYTEST_CONFIG_CHANGED, detail)]

@@ -100,7 +100,9 @@ def _shadowing(snap: ChangeSnapshot, changed: list[str]) -> list[Reason]:
                     R.TAMPER_PYTEST_CONFIG_CHANGED,
                     path,
                     1,
-                    f"{path} would be imported instead of {name} or run when Python starts",
+                    f"{path} runs when Python starts"
+                    if name in ("sitecustomize", "usercustomize") or path.endswith(".pth")
+                    else f"{path} would be imported instead of {name}",
                 )
             )
     return out
