@@ -319,3 +319,23 @@ def test_a_module_that_runs_at_start_up_or_shadows_pytest_is_named_for_what_it_d
     ):
         found = analyze(snap({}, {path: "import os\n"}))
         assert [(r.code, r.detail) for r in found] == [(R.TAMPER_PYTEST_CONFIG_CHANGED, detail)]
+
+
+def test_a_weakened_assertion_helper_of_the_tests() -> None:
+    """``assert_equal`` in the tests' common module, made vacuous: every test that calls it
+    now passes whatever the code does."""
+    common = (
+        "def assert_equal(expected, result):\n"
+        "    print(expected, result)\n"
+        "    assert expected == result\n\n\n"
+        "def rows(data):\n    return [list(r) for r in data]\n"
+    )
+    vacuous = common.replace("assert expected == result", "assert expected == result or True")
+    found = analyze(snap({"test/common.py": common}, {"test/common.py": vacuous}))
+    assert [(r.code, r.line) for r in found] == [(R.TAMPER_ASSERT_WEAKENED, 3)]
+    assert "assert_equal (a helper the tests check with)" in (found[0].detail or "")
+    # a helper refactored without checking less, and a non-asserting helper changed: nothing
+    renamed = common.replace("print(expected, result)", "print(repr(expected), repr(result))")
+    other = common.replace("[list(r) for r in data]", "list(map(list, data))")
+    for head in (renamed, other):
+        assert codes(snap({"test/common.py": common}, {"test/common.py": head})) == []

@@ -119,6 +119,18 @@ class TestAnalysis:
         for q, fn in n_funcs.items():
             if q in o_funcs and (path, q) not in self.exam_quals:
                 self.compare_test(path, q, o_funcs[q], fn, o_names, n_names)
+        # helpers that assert for the tests (``assert_equal(expected, result)`` in a common
+        # module): weakening one weakens every test that calls it
+        o_help, n_help = _checking_helpers(old), _checking_helpers(new)
+        for q, helper in n_help.items():
+            if q in o_help:
+                for node, why in asserts.compare(o_help[q], helper, o_names, n_names):
+                    self.add(
+                        R.TAMPER_ASSERT_WEAKENED,
+                        path,
+                        line(node),
+                        f"{q} (a helper the tests check with): {why}",
+                    )
         if self.snap.base_collected is None:
             for node in _hidden(new)[len(_hidden(old)) :]:
                 self.add(
@@ -369,6 +381,23 @@ class TestAnalysis:
             return self.found
         finally:
             self.found = saved
+
+
+def _checking_helpers(tree: ast.Module) -> dict[str, ast.FunctionDef | ast.AsyncFunctionDef]:
+    """Functions of a test module that are not tests and assert something, by qualname
+    (module level and in classes; fixtures and hooks are the conftest analysis' business)."""
+    out: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
+
+    def visit(body: list[ast.stmt], prefix: str) -> None:
+        for node in body:
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                if not node.name.startswith(("test", "pytest_")) and asserts.assertions(node):
+                    out[f"{prefix}{node.name}"] = node
+            elif isinstance(node, ast.ClassDef):
+                visit(node.body, f"{prefix}{node.name}::")
+
+    visit(tree.body, "")
+    return out
 
 
 class _LazyBodies:
