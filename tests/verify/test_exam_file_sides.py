@@ -11,8 +11,11 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import git, write_files
 from truegreen.api import seal_exam, verify_fix
+from truegreen.errors import UsageError
 from truegreen.project import open_project
 
 BASE_TESTS = (
@@ -62,3 +65,38 @@ def test_a_test_deleted_from_the_exams_file_is_seen(tmp_path: Path) -> None:
     assert any(
         r.startswith("tamper.test_deleted tests/test_app.py::test_double_small") for r in reasons
     ), reasons
+
+
+def test_a_fix_branch_behind_the_base_is_graded_merged_into_it(tmp_path: Path) -> None:
+    """The fix was branched before the base got a new test: base -> head seems to delete
+    it. Graded as CI grades a pull request, merged into the base, the branch deletes
+    nothing. A branch that does not merge cleanly is an input error."""
+    root = tmp_path / "proj"
+    write_files(root, {"pyproject.toml": "[project]\nname = 'p'\n"})
+    git(root, "init", "-q", "-b", "main")
+    commit(root, "first", {"app.py": BUGGY, "tests/test_app.py": BASE_TESTS})
+    git(root, "checkout", "-q", "-b", "fix")
+    commit(root, "fix", {"app.py": FIXED})
+    git(root, "checkout", "-q", "-b", "conflict", "main")
+    commit(root, "other fix", {"app.py": BUGGY.replace("x // 2", "x >> 1")})
+    git(root, "checkout", "-q", "main")
+    newer = BASE_TESTS + "\n\ndef test_half_odd():\n    assert half(5) == 2\n"
+    commit(
+        root,
+        "a newer test",
+        {"tests/test_app.py": newer, "app.py": BUGGY.replace("x // 2", "int(x / 2)")},
+    )
+    exam_file = tmp_path / "exam.py"
+    exam_file.write_text(
+        newer + "\n\ndef test_double_big():\n    assert double(10**6) == 2 * 10**6\n"
+    )
+    project = open_project(root, sys.executable, "none", need_git=True)
+    exam = seal_exam(project, "tests/test_app.py::test_double_big", test_file=exam_file, runs=1)
+    doc = verify_fix(
+        project, base="main", head="fix", exam_refs=[exam.exam.id], runs=1, strength=False
+    )
+    assert (doc["verdict"], doc["reasons"]) == ("verified", [])
+    assert doc["head"] != git(root, "rev-parse", "fix")  # the merge commit was graded
+    with pytest.raises(UsageError, match="does not merge cleanly"):
+        verify_fix(project, base="main", head="conflict", exam_refs=[exam.exam.id], runs=1)
+    assert git(root, "worktree", "list").count("\n") == 0  # nothing left behind

@@ -204,6 +204,10 @@ class GitRepo:
                 i += 2
         return out
 
+    def is_ancestor(self, ancestor: str, rev: str) -> bool:
+        """Whether ``ancestor`` is ``rev`` or one of its ancestors."""
+        return self.git("merge-base", "--is-ancestor", ancestor, rev, check=False).returncode == 0
+
     def diff(self, base: str, head: str, *paths: str, context: int = 3) -> str:
         return self.git(
             "diff", f"-U{context}", *self._relative(), base, head, "--", *map(self._in, paths)
@@ -310,6 +314,22 @@ class Worktree:
             f"the patch does not apply to {self.rev[:12]}: {why}",
             hint="make the patch against the base revision (git diff BASE), or pass --base",
         )
+
+    def merge(self, rev: str) -> str:
+        """Merge ``rev`` into this worktree's revision (a merge commit, as CI tests a pull
+        request); returns its sha. A :class:`UsageError` when it does not merge cleanly."""
+        top = self.top_level
+        done = self.repo.git(
+            "merge", "--no-ff", "--no-edit", "-q", "-m", f"truegreen: merge {rev}", rev,
+            cwd=top, check=False,
+        )  # fmt: skip
+        if done.returncode != 0:
+            self.repo.git("merge", "--abort", cwd=top, check=False)
+            raise UsageError(
+                f"{rev} does not merge cleanly into {self.rev[:12]}, which it is behind",
+                hint="rebase the branch on the base (or pass --base with the commit it was made from)",
+            )
+        return self.repo.git("rev-parse", "HEAD", cwd=top).stdout.strip()
 
     def commit_all(self, message: str) -> str:
         """Commit everything in the worktree (used for patches and exam placement); returns the sha."""

@@ -79,6 +79,13 @@ def _head_worktree(
             yield Worktree(git, wt.path, sha, wt.top)
         return
     assert opts.head is not None
+    if not git.is_ancestor(base, opts.head):
+        # a branch made from an older base: what it changes is graded on the base, merged
+        # as CI merges a pull request (the base's newer commits are not the branch's doing)
+        with git.worktree(base, prefix="truegreen-head-", carry=carry) as wt:
+            sha = wt.merge(opts.head)
+            yield Worktree(git, wt.path, sha, wt.top)
+        return
     with git.worktree(opts.head, prefix="truegreen-head-", carry=carry) as wt:
         yield wt
 
@@ -368,6 +375,7 @@ def verify(
             hint="seal one first (truegreen seal TEST_ID), or pass --exam ID",
         )
     base = git.resolve(opts.base)
+    head_sha = ""
     if opts.patch is None:
         if opts.head is None:
             raise UsageError("pass --head REV or --patch FILE")
@@ -376,6 +384,12 @@ def verify(
             raise UsageError(
                 f"--base and --head are the same commit ({base[:12]})",
                 hint="pass the commit of the fix as --head, or use --patch FILE",
+            )
+        if git.is_ancestor(head_sha, base):
+            raise UsageError(
+                f"--head {opts.head} is already part of --base {opts.base}: it brings no change",
+                hint="pass the commit the fix is made on as --base and the fix as --head "
+                "(are they swapped?)",
             )
     settings = graded_settings(git, base)
     runner = _Runner(project, settings)
@@ -386,6 +400,11 @@ def verify(
         _head_worktree(git, base, opts, carry) as wh,
     ):
         head = wh.rev
+        if opts.patch is None and head != head_sha:
+            notify(
+                f"verify: {opts.head} does not contain the base {base[:12]}: its change is "
+                f"graded merged into the base (merge commit {head[:12]})"
+            )
         if head == base:
             raise UsageError("the patch changes nothing", hint="pass a patch with the fix")
         grade_under_base_config(git, base, wh.path)
