@@ -441,3 +441,15 @@ def test_the_human_verdict_says_what_was_compared_and_who_decides(demo_repo, cap
     code, out = verify("special-case")
     assert code == 3
     assert "escalated: the evidence does not settle it either way" in out
+
+
+def test_an_incomplete_regression_layer_reads_as_incomplete_not_compared() -> None:
+    from truegreen.report.markdown import compared_tests
+
+    assert compared_tests({"complete": False, "compared": 0}).startswith("incomplete:")
+    assert "not a pass" in compared_tests({"complete": False, "compared": 0})
+    assert compared_tests({"complete": True, "compared": 0}).startswith("no test besides")
+    done = {"complete": True, "compared": 12, "new_failures": ["t"], "failing_on_both": ["u"]}
+    assert compared_tests(done) == (
+        "12 tests ran on both sides: 1 new failures, 0 flaky, 1 failing on both sides (not counted)"
+    )

@@ -38,7 +38,7 @@ def print_verification(doc: dict[str, Any]) -> None:
         )
     out.print("  layers: " + ", ".join(f"{k} {v}" for k, v in doc["layers"].items()), markup=False)
     reg = doc.get("regression")
-    if reg and reg["complete"]:
+    if reg:
         out.print(f"  regression: {compared_tests(reg)}", markup=False)
     s = doc.get("strength")
     if s:

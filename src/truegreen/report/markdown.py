@@ -66,8 +66,7 @@ def render(doc: dict[str, Any]) -> str:
         out.append("## Regression")
         out.append("")
         out.append(f"- complete: {'yes' if reg['complete'] else 'no'}")
-        if reg["complete"]:
-            out.append(f"- {compared_tests(reg)}")
+        out.append(f"- {compared_tests(reg)}")
         for key, label in (
             ("new_failures", "new failures"),
             ("flaky", "flaky (passed on rerun)"),
@@ -98,6 +97,8 @@ def compared_tests(reg: dict[str, Any]) -> str:
     """What the regression layer compared, in a sentence (a layer that compared nothing
     must not read as a pass that means something)."""
     n = reg.get("compared", 0)
+    if not reg.get("complete", True):
+        return "incomplete: a suite run did not finish, so nothing was compared (not a pass)"
     if not n:
         return "no test besides the exams ran on both sides: nothing was compared"
     counts = [
