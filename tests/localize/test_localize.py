@@ -352,18 +352,21 @@ REJECTED_PROJECT = {
 }
 
 
+def _localize_words(make_project, files: dict[str, str], test_id: str) -> dict:
+    """Localize ``test_id`` in the words project; the faulty line ranks first, alone."""
+    root = make_project(files, use_git=False)
+    doc = localize(open_project(root, PY, "none"), [test_id], LocalizeOptions(timeout=60))
+    top = doc["ranking"][0]
+    assert (top["code"], top["rank"], top["ties"]) == ("stem = w[:-1]", 1, 1)
+    return doc
+
+
 def test_the_line_that_produced_the_rejected_value_breaks_the_tie(make_project):
     """Every line of ``singular`` runs for the failing test alone: the spectrum ties them.
     The assertion rejected 'glasse'; the line that first produced it ranks first, not the
     line that only passed it on, nor the one that produced the expected literal 'glass'."""
-    root = make_project(REJECTED_PROJECT, use_git=False)
-    doc = localize(
-        open_project(root, PY, "none"),
-        ["tests/test_plural.py::test_glasses"],
-        LocalizeOptions(timeout=60),
-    )
+    doc = _localize_words(make_project, REJECTED_PROJECT, "tests/test_plural.py::test_glasses")
     top = doc["ranking"][0]
-    assert (top["code"], top["rank"], top["ties"]) == ("stem = w[:-1]", 1, 1)
     assert top["evidence"] == ["produced the value the assertion rejected"]
     assert doc["values"]["rejected"] == [
         {
@@ -394,14 +397,7 @@ def test_a_failed_assert_equal_of_a_unittest_case_is_read_the_same_way(make_proj
                     "glass",
                 )
         """
-    root = make_project(files, use_git=False)
-    doc = localize(
-        open_project(root, PY, "none"),
-        ["tests/test_plural.py::TestWords::test_glasses"],
-        LocalizeOptions(timeout=60),
-    )
-    top = doc["ranking"][0]
-    assert (top["code"], top["rank"], top["ties"]) == ("stem = w[:-1]", 1, 1)
+    doc = _localize_words(make_project, files, "tests/test_plural.py::TestWords::test_glasses")
     assert [r["value"] for r in doc["values"]["rejected"]] == ["glasse"]
     # the wrapper that reads the operands is not in what pytest shows of the failure
     assert "truegreen_trace" not in doc["excerpt"]

@@ -8,15 +8,17 @@ from truegreen.localize.spectrum import choose_test_files
 from truegreen.localize.spectrum import test_files as find_test_files
 
 
-def _write(root: Path, files: dict[str, str]) -> None:
+def _chosen(root: Path, files: dict[str, str], under: str, failing: str) -> list[str]:
+    """Write ``files`` under ``root``; the test files chosen next to ``failing``."""
     for rel, text in files.items():
         p = root / rel
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_text(text, encoding="utf-8")
+    return choose_test_files(root, [failing], find_test_files(root, [under]))
 
 
 def test_chooses_files_importing_the_modules_the_failing_file_imports(tmp_path: Path) -> None:
-    _write(
+    chosen = _chosen(
         tmp_path,
         {
             "pkg/__init__.py": "",
@@ -34,9 +36,9 @@ def test_chooses_files_importing_the_modules_the_failing_file_imports(tmp_path: 
             "tests/test_unrelated.py": "from pkg.other import Y\n",
             "tests/test_broken.py": "from pkg.core import X\ndef (:\n",
         },
+        "tests",
+        "tests/test_fail.py::test_x",
     )
-    candidates = find_test_files(tmp_path, ["tests"])
-    chosen = choose_test_files(tmp_path, ["tests/test_fail.py::test_x"], candidates)
     assert chosen[0] == "tests/test_fail.py"
     assert set(chosen) == {
         "tests/test_fail.py",
@@ -50,7 +52,7 @@ def test_chooses_files_importing_the_modules_the_failing_file_imports(tmp_path: 
 
 
 def test_relative_imports_resolve_from_the_file_s_package(tmp_path: Path) -> None:
-    _write(
+    chosen = _chosen(
         tmp_path,
         {
             "src/lib/__init__.py": "",
@@ -59,16 +61,17 @@ def test_relative_imports_resolve_from_the_file_s_package(tmp_path: Path) -> Non
             "src/lib/tests/test_a.py": "from ..a import f\n",
             "src/lib/tests/test_b.py": "from .. import a\n",
         },
+        "src",
+        "src/lib/tests/test_a.py::test_f",
     )
-    candidates = find_test_files(tmp_path, ["src"])
-    chosen = choose_test_files(tmp_path, ["src/lib/tests/test_a.py::test_f"], candidates)
     assert chosen == ["src/lib/tests/test_a.py", "src/lib/tests/test_b.py"]
 
 
 def test_stops_at_max_files(tmp_path: Path) -> None:
     files = {"mod.py": "", "test_0.py": "import mod\n"}
     files.update({f"test_{i}.py": "import mod\n" for i in range(1, 10)})
-    _write(tmp_path, files)
+    for rel, text in files.items():
+        (tmp_path / rel).write_text(text, encoding="utf-8")
     chosen = choose_test_files(
         tmp_path, ["test_0.py::t"], find_test_files(tmp_path, ["."]), max_files=4
     )
