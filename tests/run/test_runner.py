@@ -359,3 +359,45 @@ def test_bad_interpreters_are_refused_with_a_clear_message(tmp_path):
         resolve(str(not_python), tmp_path)
     with pytest.raises(UsageError, match="does not exist"):
         resolve(str(tmp_path / "nope"), tmp_path)
+
+
+def test_a_timeout_has_one_signature_wherever_the_test_was_stopped(make_project):
+    from truegreen.run.signature import Frame, make_signature
+
+    test = Frame("tests/test_hang.py", 7, "test_hangs")
+    a = [test, Frame("pkg/core.py", 3, "spin"), Frame("pkg/core.py", 9, "_len")]
+    b = [test, Frame("pkg/core.py", 3, "spin"), Frame("pkg/text.py", 4, "_strip")]
+    msg = "Timeout (>0.5s) from pytest-timeout."
+    assert make_signature("Failed", msg, a) == make_signature("Failed", msg, b)
+    assert make_signature("Failed", msg, a).startswith("Failed@tests/test_hang.py:test_hangs#")
+    # any other failure keeps the deepest project frame
+    assert make_signature("Failed", "boom", a) != make_signature("Failed", "boom", b)
+    assert make_signature("ValueError", msg, a) != make_signature("ValueError", msg, b)
+
+    root = make_project(
+        {
+            "pkg/__init__.py": "",
+            "pkg/core.py": """
+            def one(n):
+                return sum(range(n))
+            def two(n):
+                return len(str(n)) * n
+            def spin():
+                while True:
+                    one(500)
+                    two(500)
+            """,
+            "tests/test_hang.py": """
+            import pytest
+            from pkg.core import spin
+
+            @pytest.mark.timeout(0.3)
+            def test_hangs():
+                spin()
+            """,
+        }
+    )
+    sigs = {run(root, "tests/test_hang.py").by_id()["tests/test_hang.py::test_hangs"].signature}
+    sigs.add(run(root, "tests/test_hang.py").by_id()["tests/test_hang.py::test_hangs"].signature)
+    assert len(sigs) == 1
+    assert next(iter(sigs)).startswith("Failed@tests/test_hang.py:test_hangs#")

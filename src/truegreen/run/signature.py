@@ -10,6 +10,11 @@ A signature is ``<exception type>@<frame>#<message digest>``, for example
   ``path:function`` (no line number, so an unrelated edit above it does not change it);
 * a digest of the message with volatile parts normalized: memory addresses, numbers,
   temporary paths, timestamps, UUIDs and the worktree's own absolute path.
+
+pytest-timeout's failure (``Failed: Timeout (>5.0s) from pytest-timeout.``) is raised
+wherever the test happened to be when its time ran out, so its frame is the outermost test
+frame (the test function), not the deepest project frame: a hang gives the same signature
+run after run.
 """
 
 from __future__ import annotations
@@ -97,12 +102,24 @@ def pick_frame(frames: Sequence[Frame]) -> Frame | None:
     return frames[-1] if frames else None
 
 
+#: pytest-timeout's message ("Timeout (>5.0s) from pytest-timeout.", "Timeout >5.0s" before 2.0)
+_TIMED_OUT = re.compile(r"Timeout \(?>[\d.]+s\)?")
+
+
+def timed_out(exc_type: str, message: str) -> bool:
+    """Whether a failure is pytest-timeout stopping the test."""
+    return exc_type.rsplit(".", 1)[-1] == "Failed" and bool(_TIMED_OUT.match(message.strip()))
+
+
 def make_signature(
     exc_type: str, message: str, frames: Sequence[Frame], root: str | None = None
 ) -> str:
     """The signature of one failure (see the module docstring)."""
     etype = exc_type.removeprefix("builtins.") or "Unknown"
     frame = pick_frame(frames)
+    if timed_out(etype, message):
+        tests = [f for f in frames if not is_library_path(f.path) and is_test_path(f.path)]
+        frame = tests[0] if tests else frame
     where = f"{frame.path}:{frame.function}" if frame else "?"
     norm = normalize_message(message, root)
     digest = hashlib.sha256(f"{etype}\n{where}\n{norm}".encode()).hexdigest()[:12]
