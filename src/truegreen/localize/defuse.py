@@ -258,8 +258,7 @@ def attribute(
     imports: set[Line],
 ) -> dict[str, set[Line]]:
     """For each test (its own lines, in sets of one file each, and its dependency
-    modules): the import-time lines it
-    gets. Definitions (see :meth:`DefUse.precise`) go to the tests that use them; the
+    modules): the import-time lines it gets. Definitions (see :meth:`DefUse.precise`) go to the tests that use them; the
     other import-time lines, and definitions no test is seen to use, to every test that
     depends on their module."""
     by_module: dict[str, set[Line]] = {}

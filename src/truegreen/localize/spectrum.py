@@ -258,11 +258,10 @@ def spectra(
     runs: dict[str, set[Line]] = {}
     for mod, files in trace.import_runs.items():
         runs[mod] = _lines(files, stmts) - imports
-    per_test: dict[str, tuple[set[Line], set[str]]] = {}
-    parts: dict[str, list[frozenset[Line]]] = {}
+    #: test -> its own lines (in sets of one file each, as reported), its modules
+    per_test: dict[str, tuple[list[frozenset[Line]], set[str]]] = {}
     for tid in tests:
-        own: set[Line] = set()
-        ran_parts = parts[tid] = []
+        own: list[frozenset[Line]] = []
         executed: set[str] = set()
         for phase, files in trace.phases.get(tid, {}).items():
             for f, ns in files.items():
@@ -273,8 +272,7 @@ def spectra(
                 at_import = imports_in.get(f)
                 ran = lines - at_import if at_import else lines
                 if ran:
-                    own |= ran
-                    ran_parts.append(ran)
+                    own.append(ran)
                     executed.add(f)
                 if phase == "call" and at_import and not lines.isdisjoint(at_import):
                     executed.add(f)
@@ -283,11 +281,7 @@ def spectra(
         modules = {m for m in dependencies(tid, executed, trace.imports) if is_source(m)}
         per_test[tid] = (own, modules)
     if stmts is not None:
-        given = attribute(
-            stmts.defuse,
-            {tid: (parts[tid], modules) for tid, (_o, modules) in per_test.items()},
-            imports,
-        )
+        given = attribute(stmts.defuse, per_test, imports)
     else:
         by_module: dict[str, set[Line]] = {}
         for ln in imports:
@@ -298,7 +292,7 @@ def spectra(
         }
     out: dict[str, frozenset[Line]] = {}
     for tid, (own, modules) in per_test.items():
-        spectrum = own | given[tid]
+        spectrum = given[tid].union(*own)
         for m in modules:
             spectrum |= runs.get(m, set())
         if spectrum:

@@ -116,10 +116,8 @@ def make_signature(
 ) -> str:
     """The signature of one failure (see the module docstring)."""
     etype = exc_type.removeprefix("builtins.") or "Unknown"
-    frame = pick_frame(frames)
-    if timed_out(etype, message):
-        tests = [f for f in frames if not is_library_path(f.path) and is_test_path(f.path)]
-        frame = tests[0] if tests else frame
+    tests = [f for f in frames if not is_library_path(f.path) and is_test_path(f.path)]
+    frame = tests[0] if tests and timed_out(etype, message) else pick_frame(frames)
     where = f"{frame.path}:{frame.function}" if frame else "?"
     norm = normalize_message(message, root)
     digest = hashlib.sha256(f"{etype}\n{where}\n{norm}".encode()).hexdigest()[:12]
