@@ -175,8 +175,9 @@ def judge_seal_runs(
         raise SealRefused(
             f"{test_id} did not finish at {short}: the run passed its deadline (suite-timeout) "
             "and was killed",
-            hint="an exam must fail with an exception, not hang: bound the call in the test "
-            "(run it in a thread, join it with a timeout, assert it finished)",
+            hint="an exam must fail, not hang: give the test a deadline of its own "
+            "(@pytest.mark.timeout(N) with pytest-timeout, or run the call in a thread, join "
+            "it with a timeout and assert it finished)",
             evidence=evidence,
         )
     if "no_report" in outcomes:

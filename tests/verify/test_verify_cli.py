@@ -418,7 +418,7 @@ def test_seal_of_a_hanging_test_says_it_hung_and_stops_at_the_first_run(make_pro
     code, out, err = seal_cli(capsys, repo, "tests/test_h.py::test_h", "--runs", "3")
     assert code == 2 and out == ""
     assert "did not finish at" in err and "passed its deadline" in err
-    assert "join it with a timeout" in err
+    assert "join it with a timeout" in err and "@pytest.mark.timeout(N)" in err
     assert "run 2" not in err  # the first run settles it: no waiting for two more deadlines
     assert time.monotonic() - started < 4 * 2
     assert worktrees(repo) == [f"worktree {repo.resolve()}"]
