@@ -123,23 +123,16 @@ def _loadable(plugin: str, root: Path) -> bool:
     )
 
 
-def kept_addopts(root: Path) -> tuple[str, ...]:
-    """The project's ``addopts`` (from the settings file at ``root`` pytest would use) that
-    a graded run keeps: see :data:`KEPT_ADDOPTS` and :func:`_loadable`."""
-    files: dict[str, bytes | None] = {}
-    for name in INI_FILES:
-        try:
-            files[name] = (root / name).read_bytes()
-        except OSError:
-            files[name] = None
-    _, settings = effective(files)
-    toks = words(settings.get("addopts", ""))
-    out: list[str] = []
+def _options(toks: list[str], wanted: Mapping[str, bool]) -> list[tuple[str, str, str | None]]:
+    """The options of ``wanted`` (option -> whether it takes a value) in ``toks``, in
+    order, as (name, token, separate value or None); an option missing its value is left
+    out, and so is everything not wanted."""
+    out: list[tuple[str, str, str | None]] = []
     i = 0
     while i < len(toks):
         tok = toks[i]
         name = opt_name(tok)
-        takes = KEPT_ADDOPTS.get(name)
+        takes = wanted.get(name)
         glued = tok != name  # --opt=value or -pNAME
         value = None
         if takes and not glued:
@@ -149,7 +142,52 @@ def kept_addopts(root: Path) -> tuple[str, ...]:
             i += 1
         if takes is None or (takes and not glued and value is None):
             continue
-        if name == "-p" and not _loadable(tok[2:] if glued else (value or ""), root):
+        out.append((name, tok, value))
+    return out
+
+
+def _read_settings_files(root: Path) -> dict[str, bytes | None]:
+    files: dict[str, bytes | None] = {}
+    for name in INI_FILES:
+        try:
+            files[name] = (root / name).read_bytes()
+        except OSError:
+            files[name] = None
+    return files
+
+
+def kept_addopts(root: Path) -> tuple[str, ...]:
+    """The project's ``addopts`` (from the settings file at ``root`` pytest would use) that
+    a graded run keeps: see :data:`KEPT_ADDOPTS` and :func:`_loadable`."""
+    _, settings = effective(_read_settings_files(root))
+    out: list[str] = []
+    for name, tok, value in _options(words(settings.get("addopts", "")), KEPT_ADDOPTS):
+        if name == "-p" and not _loadable(tok[2:] if value is None else value, root):
             continue
-        out += [tok] if glued or not takes else [tok, value or ""]
+        out += [tok] if value is None else [tok, value]
     return tuple(out)
+
+
+#: ``addopts`` that leave tests out of the project's suite. A graded run drops them with
+#: the rest of ``addopts``; the suite runs of ``verify`` put the base's own back (a
+#: ``tests/integration`` the project never runs, because it needs the network), on both
+#: sides. Runs of named tests (the exam, a rerun) do not take them: ``--deselect``
+#: would leave out the very test asked for.
+SUITE_EXCLUSION_ADDOPTS: Mapping[str, bool] = {
+    "--ignore": True,
+    "--ignore-glob": True,
+    "--deselect": True,
+}
+
+
+def suite_exclusions(files: Mapping[str, bytes | None]) -> tuple[str, ...]:
+    """The ``--ignore``, ``--ignore-glob`` and ``--deselect`` options of the ``addopts``
+    pytest would read from ``files`` (path -> content, e.g. a revision's), each as one
+    ``--option=value`` argument."""
+    _, settings = effective(files)
+    return tuple(
+        tok if value is None else f"{name}={value}"
+        for name, tok, value in _options(
+            words(settings.get("addopts", "")), SUITE_EXCLUSION_ADDOPTS
+        )
+    )

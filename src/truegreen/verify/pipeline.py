@@ -28,6 +28,7 @@ from truegreen.model.exam import Exam as SealedExam
 from truegreen.project import Project
 from truegreen.repo.git import GitRepo, Worktree
 from truegreen.run.executor import cancelling, reset_cancel
+from truegreen.run.pytest_ini import INI_FILES, suite_exclusions
 from truegreen.run.pytest_run import PytestRequest, run_pytest
 from truegreen.run.results import PytestRun
 from truegreen.run.signature import is_test_path
@@ -144,17 +145,29 @@ def grade_under_base_config(git: GitRepo, base: str, head_tree: Path) -> list[st
     return replaced
 
 
-def _suite_args(settings: config.Settings) -> tuple[str, ...]:
+def base_suite_exclusions(git: GitRepo, base: str) -> tuple[str, ...]:
+    """What the base's own pytest ``addopts`` leave out of the suite (``--ignore``,
+    ``--ignore-glob``, ``--deselect``), read from the base commit: the suite runs on both
+    sides keep them. The head's are never read (a change to them is
+    ``tamper.pytest_config_changed``)."""
+    return suite_exclusions({name: git.show(base, name) for name in INI_FILES})
+
+
+def _suite_args(settings: config.Settings, exclusions: Sequence[str] = ()) -> tuple[str, ...]:
     # A module that cannot be collected must not stop the rest of the suite from running:
     # it is reported (regression.collection_error), and every other test still counts.
     args = ["--continue-on-collection-errors", *(f"--ignore={p}" for p in settings.ignore)]
-    return (*settings.pytest_args, *args, *settings.tests)
+    return (*settings.pytest_args, *args, *exclusions, *settings.tests)
 
 
 class _Runner:
-    def __init__(self, project: Project, settings: config.Settings) -> None:
+    def __init__(
+        self, project: Project, settings: config.Settings, exclusions: Sequence[str] = ()
+    ) -> None:
         self.project = project
         self.settings = settings
+        #: the base's own addopts that leave tests out of the suite (suite runs only)
+        self.exclusions = tuple(exclusions)
 
     def run(
         self,
@@ -168,7 +181,9 @@ class _Runner:
             repo=tree,
             interpreter=self.project.interpreter,
             test_ids=tuple(ids),
-            args=_suite_args(self.settings) if suite else self.settings.pytest_args,
+            args=_suite_args(self.settings, self.exclusions)
+            if suite
+            else self.settings.pytest_args,
             timeout=timeout or self.settings.suite_timeout,
             sandbox=self.project.sandbox,
             grant_workdir=True,  # our disposable worktrees
@@ -252,7 +267,11 @@ def _summary(obs: Sequence[Observation]) -> dict[str, Any]:
 def regression_layer(
     runner: _Runner, base_tree: Path, head_tree: Path, exam_tests: set[str], notify: Notify
 ) -> tuple[RegressionEvidence, PytestRun, PytestRun]:
-    notify("regression: running the suite on the base and the head")
+    kept = f" (leaving out, as the base's addopts do: {' '.join(runner.exclusions)})"
+    notify(
+        "regression: running the suite on the base and the head"
+        + (kept if runner.exclusions else "")
+    )
     base, head = both_sides(
         lambda: runner.run(base_tree, suite=True), lambda: runner.run(head_tree, suite=True)
     )
@@ -392,7 +411,7 @@ def verify(
                 "(are they swapped?)",
             )
     settings = graded_settings(git, base)
-    runner = _Runner(project, settings)
+    runner = _Runner(project, settings, base_suite_exclusions(git, base))
     exam_tests = [e.test for e in exams]
     carry = project.carried_files()
     with (
