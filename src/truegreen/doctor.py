@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -10,10 +11,58 @@ from typing import Any
 
 from truegreen import __version__, config
 from truegreen.errors import TruegreenError
+from truegreen.run.executor import Command, Executor, default_executor
 
 
 def _item(name: str, status: str, detail: str, fix: str | None = None) -> dict[str, Any]:
     return {"name": name, "status": status, "detail": detail, "fix": fix}
+
+
+#: the oldest git truegreen works with: a branch made from an older base is graded merged
+#: with ``git merge --no-verify`` (git 2.24)
+MIN_GIT = (2, 24)
+
+#: what needs git (``run``, ``localize`` and ``diagnose`` do not)
+_GIT_USERS = "seal, verify, strength and demo need it (they compare revisions in git worktrees)"
+
+_GIT_INSTALL = (
+    "install git {min} or newer and put it on PATH (Debian/Ubuntu: apt-get install git; "
+    "Fedora: dnf install git; macOS: xcode-select --install)"
+)
+
+
+def git_check(executor: Executor | None = None) -> dict[str, Any]:
+    """Whether git is on PATH, and new enough."""
+    need = ".".join(map(str, MIN_GIT))
+    path = shutil.which("git")
+    if path is None:
+        return _item("git", "missing", f"not on PATH: {_GIT_USERS}", _GIT_INSTALL.format(min=need))
+    env = {"PATH": os.environ.get("PATH", ""), "LC_ALL": "C"}
+    try:
+        done = (executor or default_executor()).run(
+            Command((path, "--version"), cwd=Path(path).parent, env=env, timeout=30)
+        )
+    except TruegreenError as exc:
+        return _item("git", "missing", f"{path} does not run: {exc}", _GIT_INSTALL.format(min=need))
+    m = re.search(r"git version (\d+)\.(\d+)", done.stdout)
+    if not done.ok or m is None:
+        said = (done.stdout or done.stderr).strip()[:200] or f"exit code {done.returncode}"
+        return _item(
+            "git",
+            "warn",
+            f"{path}: `git --version` said {said!r}, not a version",
+            f"check that it is git; truegreen needs git {need} or newer",
+        )
+    version = (int(m.group(1)), int(m.group(2)))
+    shown = done.stdout.strip().removeprefix("git version ")
+    if version < MIN_GIT:
+        return _item(
+            "git",
+            "missing",
+            f"git {shown} ({path}) is older than {need}: {_GIT_USERS}",
+            _GIT_INSTALL.format(min=need).replace("install", "upgrade to", 1),
+        )
+    return _item("git", "ok", f"git {shown} ({path})")
 
 
 def checks(repo: Path, python: str | None) -> list[dict[str, Any]]:
@@ -24,15 +73,7 @@ def checks(repo: Path, python: str | None) -> list[dict[str, Any]]:
             f"{__version__} on Python {sys.version.split()[0]} ({sys.executable})",
         )
     ]
-    git = shutil.which("git")
-    results.append(
-        _item(
-            "git",
-            "ok" if git else "missing",
-            git or "not on PATH",
-            None if git else "install git (apt-get install git)",
-        )
-    )
+    results.append(git_check())
     root = Path(repo).expanduser()
     if root.is_dir():
         try:

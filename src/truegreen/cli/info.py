@@ -32,12 +32,17 @@ def _root(
 
 @app.command("doctor")
 def doctor(repo: RepoOpt = Path("."), python: PythonOpt = None, json_out: JsonOpt = False) -> None:
-    """Say what is installed and configured, what is missing, and what to do about each."""
+    """Say what is installed and configured, what is missing, and what to do about each
+    (exit 2 when something required is missing)."""
+    from truegreen.cli._app import err
     from truegreen.doctor import checks
 
     results = checks(repo, python)
+    missing = [item["name"] for item in results if item["status"] == "missing"]
     if json_out:
         emit_json({"schema": "truegreen.doctor/1", "version": __version__, "checks": results})
+        if missing:
+            raise typer.Exit(2)
         return
     marks = {"ok": "[green]ok[/]", "warn": "[yellow]warn[/]", "missing": "[red]missing[/]"}
     out.print(f"truegreen {__version__} (Python {sys.version.split()[0]})")
@@ -47,3 +52,8 @@ def doctor(repo: RepoOpt = Path("."), python: PythonOpt = None, json_out: JsonOp
         if item.get("fix"):
             out.print("        -> ", end="")
             out.print(item["fix"], markup=False)
+    if missing:
+        err.print(
+            f"truegreen: error: missing: {', '.join(missing)}; see what to do above", markup=False
+        )
+        raise typer.Exit(2)
