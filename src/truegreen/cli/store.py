@@ -37,22 +37,57 @@ RepoIdOpt = Annotated[
 
 
 @exams_app.command("list")
-def exams_list(repo_id: RepoIdOpt = None, db: DbOpt = None, json_out: JsonOpt = False) -> None:
-    """The sealed exams in the ledger, oldest first."""
+def exams_list(
+    repo_id: RepoIdOpt = None,
+    repo: Annotated[
+        Path | None,
+        typer.Option(
+            "--repo",
+            help="Only the exams of the repository (or monorepo package) at this path; "
+            "`--repo .` for the one here.",
+        ),
+    ] = None,
+    db: DbOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """The sealed exams in the ledger, oldest first (all of them unless filtered)."""
+    from truegreen.errors import UsageError
     from truegreen.exam.store import Ledger
+    from truegreen.repo.git import GitRepo
 
+    if repo is not None and repo_id is not None:
+        fail("pass --repo or --repo-id, not both", "--repo PATH names the repository by its path")
+    if repo is not None:
+        repo_id = GitRepo.discover(repo).identity()
     with Ledger(db) as ledger:
         exams = ledger.list_exams(repo_id)
     if json_out:
         emit_json({"schema": "truegreen.exam-list/1", "exams": [e.to_json() for e in exams]})
         return
     if not exams:
-        err.print(f"no exams in {ledger.url}; seal one with `truegreen seal TEST_ID`", markup=False)
+        which = f"for {repo} " if repo is not None else f"for {repo_id} " if repo_id else ""
+        err.print(
+            f"no exams {which}in {ledger.url}; seal one with `truegreen seal TEST_ID`",
+            markup=False,
+        )
         return
     for e in exams:
         flags = " (hidden)" if e.hidden else ""
         issue = f"  issue {e.issue}" if e.issue else ""
         out.print(f"{e.id}  {e.test}  {e.repo}@{e.rev[:12]}{issue}{flags}", markup=False)
+    if repo_id is None and len({e.repo for e in exams}) > 1:
+        # all repositories' exams: say how many are this one's, and how to see only those
+        try:
+            here = GitRepo.discover(Path.cwd()).identity()
+        except (UsageError, OSError):
+            return
+        mine = sum(e.repo == here for e in exams)
+        if mine:
+            err.print(
+                f"{mine} of these {len(exams)} exams belong to the repository here; "
+                "`truegreen exams list --repo .` lists only those",
+                markup=False,
+            )
 
 
 @exams_app.command("show")
