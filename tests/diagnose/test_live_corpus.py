@@ -24,6 +24,8 @@ LABELS = json.loads((LIVE / "labels.json").read_text())
 FLOORS = {
     "dev": (1.0, 0.993, 0.99),  # rounds 1-3
     "round 4": (0.741, 0.896, 0.909),
+    # measured once with the rules before its changes (65.7 %, 94.3 %, 5/5)
+    "round 5": (0.657, 0.942, 1.0),
 }
 
 
