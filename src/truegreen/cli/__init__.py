@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import sys
 
+import click
+
 # Each command lives in its own module and registers itself on ``app`` when imported.
 from truegreen.cli import demo as _demo  # noqa: F401
 from truegreen.cli import diagnose as _diagnose  # noqa: F401
 from truegreen.cli import env as _env  # noqa: F401
-from truegreen.cli import info as _info  # noqa: F401  (version, doctor)
+from truegreen.cli import info as _info  # noqa: F401  (doctor)
 from truegreen.cli import localize as _localize  # noqa: F401
 from truegreen.cli import run as _run  # noqa: F401
 from truegreen.cli import seal as _seal  # noqa: F401
@@ -25,16 +27,20 @@ INTERRUPTED = (
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Entry point of the ``truegreen`` console script and ``python -m truegreen``."""
+    """Entry point of the ``truegreen`` console script and ``python -m truegreen``.
+
+    Always ends in ``SystemExit``: 0, the command's own status, 2 for a usage error or a
+    refused input (with one line naming the problem and what to do), 130 when interrupted.
+    """
     try:
-        app(args=argv, prog_name="truegreen")
+        status = app.main(args=argv, prog_name="truegreen", standalone_mode=False)
     except TruegreenError as exc:
         err.print(f"truegreen: error: {exc}", markup=False)
         sys.exit(2)
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, click.Abort):  # click turns Ctrl-C into Abort
         err.print(INTERRUPTED, markup=False)
         sys.exit(130)
-    except SystemExit as exc:
-        if exc.code == 130:  # typer turns Ctrl-C into exit 130, silently
-            err.print(INTERRUPTED, markup=False)
-        raise
+    except click.ClickException as exc:  # a usage error: the option or argument it names
+        exc.show()
+        sys.exit(exc.exit_code)
+    sys.exit(status if isinstance(status, int) else 0)

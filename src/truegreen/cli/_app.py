@@ -1,22 +1,36 @@
-"""The Typer application and the helpers every command shares.
+"""The click application and the helpers every command shares.
 
 Adapters translate arguments into engine calls and results into output, with no logic
 of their own. Progress and logs go to stderr; ``--json`` prints exactly one JSON
 document on stdout and nothing else there.
+
+Start-up time is part of the product: hooks and agents call ``truegreen`` often, and
+``localize`` is measured against a bare test run. So the adapters import their engine
+inside the command, and rich (for colour and tables) only when something styled is
+printed: plain text goes straight to the stream.
 """
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn, TextIO, TypeVar
 
-import typer
-from rich.console import Console
+import click
 
-from truegreen import canonical
+from truegreen import __version__, canonical
 
-app = typer.Typer(
+if TYPE_CHECKING:
+    from rich.console import Console
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+#: the help texts wrap at this width (click's default of 80 squeezes the option lists)
+CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+
+@click.group(
     name="truegreen",
     help=(
         "Turn 'the tests pass' into evidence a maintainer can trust.\n\n"
@@ -24,43 +38,101 @@ app = typer.Typer(
         "It never means 'correct'."
     ),
     no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    rich_markup_mode=None,
+    context_settings=CONTEXT,
 )
+@click.version_option(__version__, "--version", message="%(prog)s %(version)s")
+def app() -> None:
+    """The root command: its subcommands register themselves when their modules load."""
+
+
+class Output:
+    """``print`` to stdout or stderr: plain strings as they are, styled ones through rich.
+
+    ``print(text, markup=False)`` writes ``text`` unchanged (log lines are data: no markup,
+    no emoji codes, no wrapping). Anything else (markup, rich renderables) goes to a rich
+    console made on first use.
+    """
+
+    def __init__(self, *, stderr: bool) -> None:
+        self._stderr = stderr
+        self._console: Console | None = None
+
+    @property
+    def stream(self) -> TextIO:
+        return sys.stderr if self._stderr else sys.stdout
+
+    @property
+    def console(self) -> Console:
+        if self._console is None:
+            from rich.console import Console
+
+            self._console = Console(stderr=self._stderr, highlight=False, soft_wrap=True)
+        return self._console
+
+    def print(self, *objects: Any, markup: bool | None = None, end: str = "\n") -> None:
+        if markup is False and all(isinstance(o, str) for o in objects):
+            stream = self.stream
+            stream.write(" ".join(objects) + end)
+            stream.flush()
+            return
+        self.console.print(*objects, markup=markup, end=end)
+
 
 #: Progress, logs and human-readable output that must not pollute --json on stdout.
-err = Console(stderr=True, highlight=False, soft_wrap=True)
+err = Output(stderr=True)
 #: Human-readable results (when --json is not given).
-out = Console(highlight=False, soft_wrap=True)
+out = Output(stderr=False)
 
-# Shared option types, so every command spells them the same way.
-RepoOpt = Annotated[
-    Path,
-    typer.Option("--repo", help="The project's git repository (default: the current directory)."),
-]
-PythonOpt = Annotated[
-    str | None,
-    typer.Option(
+
+def notify(message: str) -> None:
+    """Progress for the engine's ``notify`` callbacks: one plain line on stderr."""
+    err.print(message, markup=False)
+
+
+# Shared options, so every command spells them the same way.
+def repo_option(f: F) -> F:
+    return click.option(
+        "--repo",
+        type=click.Path(path_type=Path),
+        default=Path("."),
+        help="The project's git repository (default: the current directory).",
+    )(f)
+
+
+def python_option(f: F) -> F:
+    return click.option(
         "--python",
-        help="The project's interpreter (default: .venv/bin/python in the repository, else the current one).",
-    ),
-]
-SandboxOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--sandbox", help="none | bwrap | docker (default: bwrap where it works, else none)."
-    ),
-]
-JsonOpt = Annotated[
-    bool, typer.Option("--json", help="Print one JSON document on stdout, nothing else.")
-]
-DbOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--db", help="Database URL (default: $TRUEGREEN_DB, else SQLite in the data directory)."
-    ),
-]
+        default=None,
+        help="The project's interpreter (default: .venv/bin/python in the repository, "
+        "else the current one).",
+    )(f)
+
+
+def sandbox_option(f: F) -> F:
+    return click.option(
+        "--sandbox",
+        default=None,
+        help="none | bwrap | docker (default: bwrap where it works, else none).",
+    )(f)
+
+
+def project_options(f: F) -> F:
+    """``--repo``, ``--python`` and ``--sandbox``: where the project is and how it runs."""
+    return repo_option(python_option(sandbox_option(f)))
+
+
+def json_option(f: F) -> F:
+    return click.option(
+        "--json", "json_out", is_flag=True, help="Print one JSON document on stdout, nothing else."
+    )(f)
+
+
+def db_option(f: F) -> F:
+    return click.option(
+        "--db",
+        default=None,
+        help="Database URL (default: $TRUEGREEN_DB, else SQLite in the data directory).",
+    )(f)
 
 
 def emit_json(document: Any) -> None:
@@ -75,4 +147,4 @@ def fail(message: str, hint: str | None = None) -> NoReturn:
     if hint:
         text += f"; {hint}"
     err.print(text, markup=False)
-    raise typer.Exit(2)
+    raise SystemExit(2)

@@ -4,27 +4,27 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Annotated
 
-import typer
-from rich.table import Table
+import click
 
-from truegreen.cli._app import SandboxOpt, app, err, out
-from truegreen.verify.verdict import VERIFIED_MEANS
+from truegreen.cli._app import app, err, out, sandbox_option
 
 
 @app.command("demo")
-def demo(
-    sandbox: SandboxOpt = None,
-    keep: Annotated[
-        bool, typer.Option("--keep", help="Keep the demo repository and ledger.")
-    ] = False,
-    workdir: Annotated[
-        Path | None, typer.Option("--workdir", help="Build the demo here instead of a temp dir.")
-    ] = None,
-) -> None:
+@sandbox_option
+@click.option("--keep", is_flag=True, help="Keep the demo repository and ledger.")
+@click.option(
+    "--workdir",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Build the demo here instead of a temp dir.",
+)
+def demo(sandbox: str | None, keep: bool, workdir: Path | None) -> None:
     """The whole loop on a bundled example project: seal the exam, verify every candidate fix."""
+    from rich.table import Table
+
     from truegreen.demo.run import run_demo
+    from truegreen.verify.verdict import VERIFIED_MEANS
 
     start = time.monotonic()
     out.print("[bold]invoicekit, bug #42:[/] ordering exactly 10 units gives no bulk discount.")
@@ -62,4 +62,4 @@ def demo(
         err.print(
             f"truegreen: the demo did not go as designed for: {', '.join(unexpected)}", markup=False
         )
-        raise typer.Exit(1)
+        raise SystemExit(1)

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+import click
 
-import typer
-
-from truegreen.cli._app import JsonOpt, app, emit_json, out
+from truegreen.cli._app import app, emit_json, json_option, out
 from truegreen.errors import UsageError
 
 _COLORS = {
@@ -18,24 +16,30 @@ _COLORS = {
 
 
 @app.command("diagnose")
+@click.argument("log", required=False, metavar="[LOG]")
+@click.option(
+    "--github",
+    default=None,
+    metavar="OWNER/REPO",
+    help="Fetch the log from GitHub Actions (token: $GITHUB_TOKEN).",
+)
+@click.option(
+    "--run", "run_id", type=click.IntRange(min=1), default=None, help="The workflow run id."
+)
+@click.option(
+    "--job", "job_id", type=click.IntRange(min=1), default=None, help="One job id of the run."
+)
+@json_option
 def diagnose_cmd(
-    log: Annotated[
-        str | None,
-        typer.Argument(help="A CI log file (text, .gz, or a run's logs .zip), or - for stdin."),
-    ] = None,
-    github: Annotated[
-        str | None,
-        typer.Option(
-            "--github", help="OWNER/REPO: fetch the log from GitHub Actions (token: $GITHUB_TOKEN)."
-        ),
-    ] = None,
-    run_id: Annotated[int | None, typer.Option("--run", help="The workflow run id.", min=1)] = None,
-    job_id: Annotated[
-        int | None, typer.Option("--job", help="One job id of the run.", min=1)
-    ] = None,
-    json_out: JsonOpt = False,
+    log: str | None,
+    github: str | None,
+    run_id: int | None,
+    job_id: int | None,
+    json_out: bool,
 ) -> None:
-    """Classify a failed CI log or pytest output: class, evidence lines, failing tests, next step."""
+    """Classify a failed CI log or pytest output: class, evidence lines, failing tests, next step.
+
+    LOG is a CI log file (text, .gz, or a run's logs .zip), or - for stdin."""
     from truegreen.diagnose import diagnose, diagnose_inputs
     from truegreen.diagnose.github import fetch
 

@@ -3,42 +3,45 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
 
-import typer
+import click
 
-from truegreen.cli._app import JsonOpt, RepoOpt, app, emit_json, err, out
+from truegreen.cli._app import app, emit_json, json_option, notify, out, repo_option
 
-env_app = typer.Typer(
-    name="env",
-    help="The target project's environment (the install phase).",
-    no_args_is_help=True,
-    rich_markup_mode=None,
-)
-app.add_typer(env_app, name="env")
+
+@app.group("env", no_args_is_help=True)
+def env_app() -> None:
+    """The target project's environment (the install phase)."""
 
 
 @env_app.command("build")
+@repo_option
+@click.option(
+    "--python", default=None, help="The base interpreter for a new venv (default: the current one)."
+)
+@click.option(
+    "--venv",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Where the virtualenv goes (default: REPO/.venv).",
+)
+@click.option(
+    "--extra",
+    "extras",
+    multiple=True,
+    help="Extras to install, repeatable (default: test/tests/testing/dev if declared).",
+)
+@click.option(
+    "--timeout", type=float, default=1800.0, show_default=True, help="Seconds for each step."
+)
+@json_option
 def build(
-    repo: RepoOpt = Path("."),
-    python: Annotated[
-        str | None,
-        typer.Option(
-            "--python", help="The base interpreter for a new venv (default: the current one)."
-        ),
-    ] = None,
-    venv: Annotated[
-        Path | None,
-        typer.Option("--venv", help="Where the virtualenv goes (default: REPO/.venv)."),
-    ] = None,
-    extras: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--extra", help="Extras to install (default: test/tests/testing/dev if declared)."
-        ),
-    ] = None,
-    timeout: Annotated[float, typer.Option("--timeout", help="Seconds for each step.")] = 1800.0,
-    json_out: JsonOpt = False,
+    repo: Path,
+    python: str | None,
+    venv: Path | None,
+    extras: tuple[str, ...],
+    timeout: float,
+    json_out: bool,
 ) -> None:
     """Create or update the project's virtualenv: pip install -e .[test extras] pytest.
 
@@ -50,9 +53,9 @@ def build(
         repo,
         venv=venv,
         python=python,
-        extras=extras,
+        extras=list(extras) or None,
         timeout=timeout,
-        notify=lambda m: err.print(m, markup=False),
+        notify=notify,
     )
     if json_out:
         emit_json(result.to_json())

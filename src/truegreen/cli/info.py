@@ -1,37 +1,19 @@
-"""``truegreen --version`` and ``truegreen doctor``."""
+"""``truegreen doctor`` (``--version`` is an option of the root command, in _app)."""
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated
-
-import typer
 
 from truegreen import __version__
-from truegreen.cli._app import JsonOpt, PythonOpt, RepoOpt, app, emit_json, out
-
-
-def _version(value: bool) -> None:
-    if value:
-        out.print(f"truegreen {__version__}", markup=False)
-        raise typer.Exit(0)
-
-
-@app.callback()
-def _root(
-    version: Annotated[
-        bool,
-        typer.Option(
-            "--version", callback=_version, is_eager=True, help="Print the version and exit."
-        ),
-    ] = False,
-) -> None:
-    """Turn 'the tests pass' into evidence a maintainer can trust."""
+from truegreen.cli._app import app, emit_json, json_option, out, python_option, repo_option
 
 
 @app.command("doctor")
-def doctor(repo: RepoOpt = Path("."), python: PythonOpt = None, json_out: JsonOpt = False) -> None:
+@repo_option
+@python_option
+@json_option
+def doctor(repo: Path, python: str | None, json_out: bool) -> None:
     """Say what is installed and configured, what is missing, and what to do about each
     (exit 2 when something required is missing)."""
     from truegreen.cli._app import err
@@ -42,7 +24,7 @@ def doctor(repo: RepoOpt = Path("."), python: PythonOpt = None, json_out: JsonOp
     if json_out:
         emit_json({"schema": "truegreen.doctor/1", "version": __version__, "checks": results})
         if missing:
-            raise typer.Exit(2)
+            raise SystemExit(2)
         return
     marks = {"ok": "[green]ok[/]", "warn": "[yellow]warn[/]", "missing": "[red]missing[/]"}
     out.print(f"truegreen {__version__} (Python {sys.version.split()[0]})")
@@ -56,4 +38,4 @@ def doctor(repo: RepoOpt = Path("."), python: PythonOpt = None, json_out: JsonOp
         err.print(
             f"truegreen: error: missing: {', '.join(missing)}; see what to do above", markup=False
         )
-        raise typer.Exit(2)
+        raise SystemExit(2)

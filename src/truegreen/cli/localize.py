@@ -3,45 +3,65 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
 
-import typer
+import click
 
-from truegreen.cli._app import JsonOpt, PythonOpt, RepoOpt, SandboxOpt, app, emit_json, err, out
+from truegreen.cli._app import (
+    app,
+    emit_json,
+    json_option,
+    notify,
+    out,
+    project_options,
+)
 
 
 @app.command("localize")
+@click.argument("test_ids", nargs=-1, required=True, metavar="TEST_ID...")
+@project_options
+@click.option(
+    "--scope",
+    default=None,
+    help="Where passing tests come from: 'suite', or comma-separated test files/dirs "
+    "(default: the failing tests' files and files importing the same modules).",
+)
+@click.option(
+    "--budget-tokens",
+    type=click.IntRange(min=50),
+    default=1500,
+    show_default=True,
+    help="Token budget of the context (chars/4).",
+)
+@click.option(
+    "--formula",
+    default="ochiai",
+    show_default=True,
+    help="ochiai | dstar | tarantula (ranking order).",
+)
+@click.option("--timeout", type=float, default=None, help="Seconds for one run.")
+@click.option(
+    "--limit",
+    type=click.IntRange(min=1),
+    default=30,
+    show_default=True,
+    help="Ranking entries in the JSON document (ranked_lines counts all).",
+)
+@json_option
 def localize(
-    test_ids: Annotated[
-        list[str], typer.Argument(help="The failing tests' pytest node ids (relative to the root).")
-    ],
-    repo: RepoOpt = Path("."),
-    python: PythonOpt = None,
-    sandbox: SandboxOpt = None,
-    scope: Annotated[
-        str | None,
-        typer.Option(
-            "--scope",
-            help="Where passing tests come from: 'suite', or comma-separated test files/dirs "
-            "(default: the failing tests' files and files importing the same modules).",
-        ),
-    ] = None,
-    budget_tokens: Annotated[
-        int, typer.Option("--budget-tokens", min=50, help="Token budget of the context (chars/4).")
-    ] = 1500,
-    formula: Annotated[
-        str, typer.Option("--formula", help="ochiai | dstar | tarantula (ranking order).")
-    ] = "ochiai",
-    timeout: Annotated[float | None, typer.Option("--timeout", help="Seconds for one run.")] = None,
-    limit: Annotated[
-        int,
-        typer.Option(
-            "--limit", min=1, help="Ranking entries in the JSON document (ranked_lines counts all)."
-        ),
-    ] = 30,
-    json_out: JsonOpt = False,
+    test_ids: tuple[str, ...],
+    repo: Path,
+    python: str | None,
+    sandbox: str | None,
+    scope: str | None,
+    budget_tokens: int,
+    formula: str,
+    timeout: float | None,
+    limit: int,
+    json_out: bool,
 ) -> None:
-    """Localize a failing test: crash site, ranked suspect lines, values, order dependence."""
+    """Localize a failing test: crash site, ranked suspect lines, values, order dependence.
+
+    TEST_ID... are the failing tests' pytest node ids, relative to the repository root."""
     from truegreen.localize import LocalizeOptions
     from truegreen.localize import localize as run_localize
     from truegreen.localize.ranking import FORMULAS
@@ -52,7 +72,7 @@ def localize(
 
         raise UsageError(f"unknown formula {formula!r}", hint=f"use one of {', '.join(FORMULAS)}")
     scopes = None if scope is None else [s.strip() for s in scope.split(",") if s.strip()]
-    project = open_project(repo, python, sandbox, notify=lambda m: err.print(m, markup=False))
+    project = open_project(repo, python, sandbox, notify=notify)
     opts = LocalizeOptions(
         scope=scopes,
         budget_tokens=budget_tokens,
@@ -60,7 +80,7 @@ def localize(
         timeout=timeout,
         limit=limit,
     )
-    doc = run_localize(project, test_ids, opts, notify=lambda m: err.print(m, markup=False))
+    doc = run_localize(project, list(test_ids), opts, notify=notify)
     if json_out:
         emit_json(doc)
         return

@@ -4,35 +4,47 @@ from __future__ import annotations
 
 import shlex
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Any
 
-import typer
+import click
 
-from truegreen.cli._app import JsonOpt, PythonOpt, RepoOpt, SandboxOpt, app, emit_json, err, out
+from truegreen.cli._app import (
+    app,
+    emit_json,
+    json_option,
+    notify,
+    out,
+    project_options,
+)
 from truegreen.cli._app import fail as exit_2
-from truegreen.run.results import exit_meaning
 
 
 @app.command("run")
+@click.argument("test_ids", nargs=-1, required=True, metavar="TEST_ID...")
+@project_options
+@click.option("--repeat", type=click.IntRange(min=1), default=1, help="Run the selection N times.")
+@click.option("--timeout", type=float, default=None, help="Seconds for one run.")
+@json_option
 def run(
-    test_ids: Annotated[
-        list[str], typer.Argument(help="pytest node ids, relative to the repository root.")
-    ],
-    repo: RepoOpt = Path("."),
-    python: PythonOpt = None,
-    sandbox: SandboxOpt = None,
-    repeat: Annotated[int, typer.Option("--repeat", min=1, help="Run the selection N times.")] = 1,
-    timeout: Annotated[float | None, typer.Option("--timeout", help="Seconds for one run.")] = None,
-    json_out: JsonOpt = False,
+    test_ids: tuple[str, ...],
+    repo: Path,
+    python: str | None,
+    sandbox: str | None,
+    repeat: int,
+    timeout: float | None,
+    json_out: bool,
 ) -> None:
-    """Reproduce tests in the project's own interpreter: outcome, signature, excerpt, rerun command."""
+    """Reproduce tests in the project's own interpreter: outcome, signature, excerpt, rerun command.
+
+    TEST_ID... are pytest node ids, relative to the repository root."""
     from truegreen.project import open_project
     from truegreen.reproduce import reproduce
+    from truegreen.run.results import exit_meaning
     from truegreen.seal import refuse_another_checkouts_code
 
-    project = open_project(repo, python, sandbox, notify=lambda m: err.print(m, markup=False))
+    project = open_project(repo, python, sandbox, notify=notify)
     refuse_another_checkouts_code(project)
-    doc = reproduce(project, test_ids, repeat=repeat, timeout=timeout)
+    doc = reproduce(project, list(test_ids), repeat=repeat, timeout=timeout)
     if json_out:
         emit_json(doc)
     else:
@@ -48,6 +60,8 @@ def run(
 
 
 def show(doc: dict[str, Any]) -> None:
+    from truegreen.run.results import exit_meaning
+
     colors = {"passed": "green", "failed": "red", "error": "red", "no_report": "magenta"}
     for t in doc["tests"]:
         color = colors.get(t["outcome"], "yellow")

@@ -3,68 +3,86 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
 
-import typer
+import click
 
 from truegreen.cli._app import (
-    DbOpt,
-    JsonOpt,
-    PythonOpt,
-    RepoOpt,
-    SandboxOpt,
     app,
+    db_option,
     emit_json,
     err,
+    json_option,
+    notify,
     out,
+    project_options,
 )
 
 
 @app.command("seal")
+@click.argument("test_id", required=False, metavar="TEST_ID")
+@project_options
+@click.option(
+    "--rev", default="HEAD", show_default=True, help="The revision the test must fail at."
+)
+@click.option(
+    "--test-file",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="The exam's content, placed at the path TEST_ID names.",
+)
+@click.option("--issue", default=None, help="The issue the exam is for.")
+@click.option(
+    "--issue-file",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="A bug report to write the exam from.",
+)
+@click.option(
+    "--runs",
+    type=click.IntRange(min=1),
+    default=3,
+    show_default=True,
+    help="How many times it must fail.",
+)
+@click.option("--hidden", is_flag=True, help="Hide the exam's content from fixers.")
+@click.option(
+    "--export", type=click.Path(path_type=Path), default=None, help="Also write a bundle to DIR."
+)
+@db_option
+@json_option
 def seal_command(
-    test_id: Annotated[
-        str | None, typer.Argument(help="The failing test's pytest node id.")
-    ] = None,
-    repo: RepoOpt = Path("."),
-    python: PythonOpt = None,
-    sandbox: SandboxOpt = None,
-    rev: Annotated[str, typer.Option("--rev", help="The revision the test must fail at.")] = "HEAD",
-    test_file: Annotated[
-        Path | None,
-        typer.Option("--test-file", help="The exam's content, placed at the path TEST_ID names."),
-    ] = None,
-    issue: Annotated[str | None, typer.Option("--issue", help="The issue the exam is for.")] = None,
-    issue_file: Annotated[
-        Path | None, typer.Option("--issue-file", help="A bug report to write the exam from.")
-    ] = None,
-    runs: Annotated[int, typer.Option("--runs", min=1, help="How many times it must fail.")] = 3,
-    hidden: Annotated[
-        bool, typer.Option("--hidden", help="Hide the exam's content from fixers.")
-    ] = False,
-    export: Annotated[
-        Path | None, typer.Option("--export", help="Also write a bundle to DIR.")
-    ] = None,
-    db: DbOpt = None,
-    json_out: JsonOpt = False,
+    test_id: str | None,
+    repo: Path,
+    python: str | None,
+    sandbox: str | None,
+    rev: str,
+    test_file: Path | None,
+    issue: str | None,
+    issue_file: Path | None,
+    runs: int,
+    hidden: bool,
+    export: Path | None,
+    db: str | None,
+    json_out: bool,
 ) -> None:
-    """Run the test N times at REV; store it, hashed, in the ledger when it fails every time the same way."""
+    """Run the test N times at REV; store it, hashed, in the ledger when it fails every time the same way.
+
+    TEST_ID is the failing test's pytest node id."""
     from truegreen.api import seal_exam
     from truegreen.project import open_project
     from truegreen.seal import SealRefused
 
     if test_id is None:
         if issue_file is not None:
-            raise typer.BadParameter(
+            raise click.BadParameter(
                 "writing an exam from a bug report is not available in this version; "
                 "write the failing test and pass TEST_ID --test-file FILE",
                 param_hint="--issue-file",
             )
-        raise typer.BadParameter(
+        raise click.BadParameter(
             "pass the failing test's node id (e.g. tests/test_x.py::test_y)", param_hint="TEST_ID"
         )
-    project = open_project(
-        repo, python, sandbox, need_git=True, notify=lambda m: err.print(m, markup=False)
-    )
+    project = open_project(repo, python, sandbox, need_git=True, notify=notify)
     err.print(f"sealing {test_id}: {runs} run(s) at {rev} in a disposable worktree", markup=False)
     try:
         sealed = seal_exam(
@@ -82,7 +100,7 @@ def seal_command(
         err.print(f"truegreen: error: {exc}", markup=False)
         for line in exc.evidence:
             err.print(f"  | {line}", markup=False)
-        raise typer.Exit(2) from None
+        raise SystemExit(2) from None
     exam = sealed.exam
     if json_out:
         emit_json(exam.to_json())

@@ -6,50 +6,45 @@ import json
 import shlex
 import sys
 from pathlib import Path
-from typing import Annotated
 
-import typer
+import click
 
 from truegreen import canonical
-from truegreen.cli._app import DbOpt, JsonOpt, app, emit_json, err, fail, out
+from truegreen.cli._app import app, db_option, emit_json, err, fail, json_option, out
 
-exams_app = typer.Typer(
-    help="Sealed exams: list, show, export and import them.",
-    no_args_is_help=True,
-    rich_markup_mode=None,
-)
-ledger_app = typer.Typer(
-    help="The append-only, hash-chained ledger.", no_args_is_help=True, rich_markup_mode=None
-)
-receipt_app = typer.Typer(
-    help="Receipts of verifications.", no_args_is_help=True, rich_markup_mode=None
-)
-app.add_typer(exams_app, name="exams")
-app.add_typer(ledger_app, name="ledger")
-app.add_typer(receipt_app, name="receipt")
 
-RepoIdOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--repo-id", help="Only the exams of this repository identity (see `exams show`)."
-    ),
-]
+@app.group("exams", no_args_is_help=True)
+def exams_app() -> None:
+    """Sealed exams: list, show, export and import them."""
+
+
+@app.group("ledger", no_args_is_help=True)
+def ledger_app() -> None:
+    """The append-only, hash-chained ledger."""
+
+
+@app.group("receipt", no_args_is_help=True)
+def receipt_app() -> None:
+    """Receipts of verifications."""
+
+
+repo_id_option = click.option(
+    "--repo-id", default=None, help="Only the exams of this repository identity (see `exams show`)."
+)
 
 
 @exams_app.command("list")
-def exams_list(
-    repo_id: RepoIdOpt = None,
-    repo: Annotated[
-        Path | None,
-        typer.Option(
-            "--repo",
-            help="Only the exams of the repository (or monorepo package) at this path; "
-            "`--repo .` for the one here.",
-        ),
-    ] = None,
-    db: DbOpt = None,
-    json_out: JsonOpt = False,
-) -> None:
+@repo_id_option
+@click.option(
+    "--repo",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Only the exams of the repository (or monorepo package) at this path; "
+    "`--repo .` for the one here.",
+)
+@db_option
+@json_option
+def exams_list(repo_id: str | None, repo: Path | None, db: str | None, json_out: bool) -> None:
     """The sealed exams in the ledger, oldest first (all of them unless filtered)."""
     from truegreen.errors import UsageError
     from truegreen.exam.store import Ledger
@@ -91,15 +86,14 @@ def exams_list(
 
 
 @exams_app.command("show")
-def exams_show(
-    exam_id: Annotated[str, typer.Argument(metavar="ID", help="An exam id or a unique prefix.")],
-    content: Annotated[
-        bool, typer.Option("--content", help="Print the files' content too.")
-    ] = False,
-    db: DbOpt = None,
-    json_out: JsonOpt = False,
-) -> None:
-    """One exam, its hashes re-checked (prints the truegreen.exam/1 document with --json)."""
+@click.argument("exam_id", metavar="ID")
+@click.option("--content", is_flag=True, help="Print the files' content too.")
+@db_option
+@json_option
+def exams_show(exam_id: str, content: bool, db: str | None, json_out: bool) -> None:
+    """One exam, its hashes re-checked (prints the truegreen.exam/1 document with --json).
+
+    ID is an exam id or a unique prefix of one."""
     from truegreen.exam.store import Ledger
 
     with Ledger(db) as ledger:
@@ -133,17 +127,22 @@ def exams_show(
 
 
 @exams_app.command("export")
+@click.argument("exam_ids", nargs=-1, metavar="[ID]...")
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Write the bundle here (default: stdout).",
+)
+@repo_id_option
+@db_option
 def exams_export(
-    exam_ids: Annotated[
-        list[str] | None, typer.Argument(metavar="[ID]...", help="Exams to export (default: all).")
-    ] = None,
-    output: Annotated[
-        Path | None, typer.Option("-o", "--output", help="Write the bundle here (default: stdout).")
-    ] = None,
-    repo_id: RepoIdOpt = None,
-    db: DbOpt = None,
+    exam_ids: tuple[str, ...], output: Path | None, repo_id: str | None, db: str | None
 ) -> None:
-    """A portable JSON bundle of exams (truegreen.exam-bundle/1), to import elsewhere."""
+    """A portable JSON bundle of exams (truegreen.exam-bundle/1), to import elsewhere.
+
+    ID... are the exams to export (default: all)."""
     from truegreen.exam.bundle import export_bundle
     from truegreen.exam.store import Ledger
 
@@ -162,14 +161,13 @@ def exams_export(
 
 
 @exams_app.command("import")
-def exams_import(
-    file: Annotated[
-        str, typer.Argument(metavar="FILE", help="A bundle from `exams export` ('-': stdin).")
-    ],
-    db: DbOpt = None,
-    json_out: JsonOpt = False,
-) -> None:
-    """Import a bundle: every exam re-checked first; a tampered bundle imports nothing."""
+@click.argument("file", metavar="FILE")
+@db_option
+@json_option
+def exams_import(file: str, db: str | None, json_out: bool) -> None:
+    """Import a bundle: every exam re-checked first; a tampered bundle imports nothing.
+
+    FILE is a bundle from `exams export` (- for stdin)."""
     from truegreen.exam.bundle import import_bundle, parse_bundle, read_bundle
     from truegreen.exam.store import Ledger
 
@@ -193,24 +191,21 @@ def exams_import(
 
 
 @ledger_app.command("verify")
+@click.option(
+    "--restore-guards",
+    is_flag=True,
+    help="Re-create the append-only triggers if they were dropped, then verify.",
+)
+@click.option(
+    "--expect-head",
+    default=None,
+    metavar="SEQ:HASH",
+    help="A head printed by an earlier `ledger verify`: catches a cut-off or rewritten end.",
+)
+@db_option
+@json_option
 def ledger_verify(
-    restore_guards: Annotated[
-        bool,
-        typer.Option(
-            "--restore-guards",
-            help="Re-create the append-only triggers if they were dropped, then verify.",
-        ),
-    ] = False,
-    expect_head: Annotated[
-        str | None,
-        typer.Option(
-            "--expect-head",
-            metavar="SEQ:HASH",
-            help="A head printed by an earlier `ledger verify`: catches a cut-off or rewritten end.",
-        ),
-    ] = None,
-    db: DbOpt = None,
-    json_out: JsonOpt = False,
+    restore_guards: bool, expect_head: str | None, db: str | None, json_out: bool
 ) -> None:
     """Recompute the hash chain; exit 0 when intact, 2 naming the first bad entry."""
     from truegreen.exam.store import Ledger
@@ -247,11 +242,12 @@ def ledger_verify(
 
 
 @receipt_app.command("verify")
-def receipt_verify(
-    file: Annotated[Path, typer.Argument(metavar="FILE", help="A receipt.json.")],
-    json_out: JsonOpt = False,
-) -> None:
-    """Re-hash one receipt: exit 0 when it matches its sha256, 2 when it does not."""
+@click.argument("file", type=click.Path(path_type=Path), metavar="FILE")
+@json_option
+def receipt_verify(file: Path, json_out: bool) -> None:
+    """Re-hash one receipt: exit 0 when it matches its sha256, 2 when it does not.
+
+    FILE is a receipt.json."""
     from truegreen.exam.receipt import verify_receipt
 
     check = verify_receipt(file)

@@ -3,30 +3,29 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Any
 
-import typer
+import click
 
 from truegreen.cli._app import (
-    DbOpt,
-    JsonOpt,
-    PythonOpt,
-    RepoOpt,
-    SandboxOpt,
     app,
+    db_option,
     emit_json,
-    err,
     fail,
+    json_option,
+    notify,
     out,
+    project_options,
 )
-from truegreen.report.markdown import compared_tests
-from truegreen.verify.verdict import VERIFIED_MEANS
 
 EXIT = {"approve": 0, "reject": 1, "escalate": 3}
 COLORS = {"verified": "green", "refuted": "red", "inconclusive": "yellow"}
 
 
 def print_verification(doc: dict[str, Any]) -> None:
+    from truegreen.report.markdown import compared_tests
+    from truegreen.verify.verdict import VERIFIED_MEANS
+
     color = COLORS.get(doc["verdict"], "white")
     out.print(f"[bold {color}]{doc['verdict'].upper()}[/] -> {doc['decision']}")
     out.print(f"  base {doc['base'][:12]}  head {doc['head'][:12]}", markup=False)
@@ -61,35 +60,49 @@ def print_verification(doc: dict[str, Any]) -> None:
 
 
 @app.command("verify")
+@click.option("--base", default=None, help="The revision the exam fails on.")
+@click.option("--head", default=None, help="The revision with the claimed fix.")
+@click.option(
+    "--patch",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="A patch instead of a head revision.",
+)
+@click.option(
+    "--exam",
+    multiple=True,
+    help="Exam id (repeatable; default: all of this repository's).",
+)
+@click.option(
+    "--runs",
+    type=click.IntRange(min=1),
+    default=3,
+    show_default=True,
+    help="Runs of each exam on each side.",
+)
+@click.option("--no-strength", is_flag=True, help="Skip mutating the changed lines.")
+@click.option(
+    "--report",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Write report.md, verification.json and receipt.json to DIR.",
+)
+@project_options
+@db_option
+@json_option
 def verify_command(
-    base: Annotated[
-        str | None, typer.Option("--base", help="The revision the exam fails on.")
-    ] = None,
-    head: Annotated[
-        str | None, typer.Option("--head", help="The revision with the claimed fix.")
-    ] = None,
-    patch: Annotated[
-        Path | None, typer.Option("--patch", help="A patch instead of a head revision.")
-    ] = None,
-    exam: Annotated[
-        list[str] | None,
-        typer.Option("--exam", help="Exam id (repeatable; default: all of this repository's)."),
-    ] = None,
-    runs: Annotated[int, typer.Option("--runs", min=1, help="Runs of each exam on each side.")] = 3,
-    no_strength: Annotated[
-        bool, typer.Option("--no-strength", help="Skip mutating the changed lines.")
-    ] = False,
-    report: Annotated[
-        Path | None,
-        typer.Option(
-            "--report", help="Write report.md, verification.json and receipt.json to DIR."
-        ),
-    ] = None,
-    repo: RepoOpt = Path("."),
-    python: PythonOpt = None,
-    sandbox: SandboxOpt = None,
-    db: DbOpt = None,
-    json_out: JsonOpt = False,
+    base: str | None,
+    head: str | None,
+    patch: Path | None,
+    exam: tuple[str, ...],
+    runs: int,
+    no_strength: bool,
+    report: Path | None,
+    repo: Path,
+    python: str | None,
+    sandbox: str | None,
+    db: str | None,
+    json_out: bool,
 ) -> None:
     """Grade a claimed fix against the sealed exams (exit 0 approve, 1 reject, 3 escalate, 2 error)."""
     from truegreen.api import verify_fix
@@ -110,9 +123,7 @@ def verify_command(
             fail("--base is required", "pass the revision the exam fails on, e.g. --base main")
         if head is None:
             fail("pass --head REV or --patch FILE", "the fix to verify")
-    project = open_project(
-        repo, python, sandbox, need_git=True, notify=lambda m: err.print(m, markup=False)
-    )
+    project = open_project(repo, python, sandbox, need_git=True, notify=notify)
     doc = verify_fix(
         project,
         base=base,
@@ -123,7 +134,7 @@ def verify_command(
         strength=not no_strength,
         db_url=db,
         report_dir=report,
-        notify=lambda m: err.print(m, markup=False),
+        notify=notify,
     )
     if json_out:
         emit_json(doc)
@@ -131,34 +142,38 @@ def verify_command(
         print_verification(doc)
         if report is not None:
             out.print(f"  report: {report / 'report.md'}", markup=False)
-    raise typer.Exit(EXIT[doc["decision"]])
+    raise SystemExit(EXIT[doc["decision"]])
 
 
 @app.command("strength")
+@click.option("--exam", multiple=True, required=True, help="Exam id (repeatable).")
+@click.option("--base", required=True, help="The base revision.")
+@click.option("--head", required=True, help="The revision with the fix.")
+@project_options
+@db_option
+@json_option
 def strength_command(
-    exam: Annotated[list[str], typer.Option("--exam", help="Exam id (repeatable).")],
-    base: Annotated[str, typer.Option("--base", help="The base revision.")],
-    head: Annotated[str, typer.Option("--head", help="The revision with the fix.")],
-    repo: RepoOpt = Path("."),
-    python: PythonOpt = None,
-    sandbox: SandboxOpt = None,
-    db: DbOpt = None,
-    json_out: JsonOpt = False,
+    exam: tuple[str, ...],
+    base: str,
+    head: str,
+    repo: Path,
+    python: str | None,
+    sandbox: str | None,
+    db: str | None,
+    json_out: bool,
 ) -> None:
     """How strong the exam is: mutate the lines the fix changed and count the mutants it kills."""
     from truegreen.api import exam_strength
     from truegreen.project import open_project
 
-    project = open_project(
-        repo, python, sandbox, need_git=True, notify=lambda m: err.print(m, markup=False)
-    )
+    project = open_project(repo, python, sandbox, need_git=True, notify=notify)
     doc = exam_strength(
         project,
         base=base,
         head=head,
-        exam_refs=exam,
+        exam_refs=list(exam),
         db_url=db,
-        notify=lambda m: err.print(m, markup=False),
+        notify=notify,
     )
     if json_out:
         emit_json(doc)
