@@ -11,6 +11,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from truegreen.diagnose import pytest_parse as pp
+from truegreen.diagnose.exceptions import exception_class, parse_exception_line
 from truegreen.diagnose.scanner import Candidate, ScanResult, Step
 from truegreen.run.signature import is_library_path, make_signature
 
@@ -110,63 +111,9 @@ def command_hint(command: str | None) -> str | None:
     return None
 
 
-def exception_class(exc_type: str, message: str, project: set[str]) -> str:
-    """What a failing test's own exception says about the failure."""
-    t = exc_type.rsplit(".", 1)[-1]
-    msg = message or ""
-    if re.search(
-        r"cannot open shared object file|DLL load failed|GLIBC_[\d.]+' not found|undefined symbol",
-        msg,
-    ):
-        return "environment"
-    if t in ("ModuleNotFoundError", "ImportError"):
-        m = re.search(r"No module named '?([\w.]+)", msg)
-        if m:
-            top = m[1].split(".")[0]
-            return "test" if top in project else "dependency"
-        m = re.search(r"cannot import name '\w+' from '([\w.]+)'(?: \((.+)\))?", msg)
-        if m and m[2] and m[2] != "unknown location":
-            # Python names the file it imported from: a library's or the project's own
-            return "dependency" if is_library_path(m[2]) else "test"
-        if m and m[1].split(".")[0] in project:
-            return "test"
-        return "dependency" if "cannot import name" in msg and not project else "test"
-    if re.search(r"localhost|127\.0\.0\.1|\[::1\]|::1\b", msg) and (
-        "Connection" in t or "refused" in msg.lower()
-    ):
-        return "environment"
-    if t in {
-        "ConnectionError", "ConnectTimeout", "ReadTimeout", "ReadTimeoutError", "MaxRetryError",
-        "NewConnectionError", "gaierror", "SSLError", "ConnectError", "ProxyError",
-        "ClientConnectorError", "RemoteDisconnected", "ConnectionResetError",
-        "ConnectionRefusedError", "HTTPError", "URLError", "ServerDisconnectedError",
-    } or re.search(r"Name or service not known|Temporary failure in name resolution|Max retries exceeded|Failed to establish a new connection|nodename nor servname", msg):  # fmt: skip
-        return "network"
-    if t == "Failed" and msg.startswith("Timeout"):
-        return "timeout"
-    if t in ("TimeoutError", "Timeout", "TimeoutException"):
-        return "timeout"
-    if (t == "ValidationError" and re.search(r"Settings|Config\b|Field required", msg)) or t in (
-        "ImproperlyConfigured",
-        "SettingsError",
-    ):
-        return "configuration"
-    if t == "KeyError" and re.fullmatch(r"'[A-Z][A-Z0-9_]{2,}'", msg.strip()):
-        return "configuration"
-    if re.search(r"environment variable|env var\b|is not set\b", msg, re.IGNORECASE):
-        return "configuration"
-    if "No space left on device" in msg or t == "MemoryError":
-        return "infrastructure"
-    if t == "PermissionError" or (
-        t == "FileNotFoundError" and re.search(r"No such file or directory: '[\w.-]+'$", msg)
-    ):
-        return "environment"
-    return "test"
-
-
 def decide(scan: ScanResult, hinted_step: str | None = None) -> Decision:
     steps = scan.steps
-    failed = [s for s in steps if s.exit_code is not None]
+    failed = _job_order([s for s in steps if s.exit_code is not None])
     if hinted_step:
         named = [s for s in steps if hinted_step in s.name]
         failed = named[:1] + [s for s in failed if s not in named[:1]]
@@ -181,6 +128,8 @@ def decide(scan: ScanResult, hinted_step: str | None = None) -> Decision:
     signatures, test_classes = _signatures(scan, tests, parsed, project)
 
     extra = _block_candidates(scan, parsed, test_classes)
+    spans = sorted((b.first_line, b.lines[-1][0] if b.lines else b.first_line) for b, _ in parsed)
+    extra += _program_exceptions(scan, project, spans)
     cands = [*scan.candidates, *extra]
     last = scan.lines or 1
 
@@ -196,8 +145,17 @@ def decide(scan: ScanResult, hinted_step: str | None = None) -> Decision:
         votes: dict[str, float] = {}
         per_rule: dict[tuple[str, str], float] = {}
         reasons: list[str] = []
+        # GNU timeout exits 124 when the time ran out, 137 when it had to KILL (-k): its
+        # exit status, not the kernel's OOM killer
+        under_timeout = bool(
+            primary is not None
+            and primary.exit_code in (124, 137)
+            and _GNU_TIMEOUT.search(_innermost(primary) or "")
+        )
         for c in cands:
             if not c.cls:
+                continue
+            if under_timeout and primary is not None and c.line == primary.exit_line:
                 continue
             if test_classes and (c.rule in _TEST_STRUCTURE or _inside(c.line, in_blocks)):
                 continue  # the failing tests' own exceptions speak for these
@@ -220,17 +178,39 @@ def decide(scan: ScanResult, hinted_step: str | None = None) -> Decision:
             if s.index in region:
                 for k, v in s.tools.items():
                     step_tools[k] = step_tools.get(k, 0) + v
+        if max(votes.values(), default=0.0) < 3:
+            topic = _topic_votes(cands, primary, region)
+            for k, v in topic.items():
+                votes[k] = votes.get(k, 0.0) + v
+            if topic:
+                top_topic = max(sorted(topic), key=lambda k: topic[k])
+                reasons.append(
+                    f"the lines before the failing exit speak of a {top_topic} problem"
+                    " (their words only: weak evidence)"
+                )
         ct = command_tool(_innermost(primary))
         if ct:
             tool, prior = ct
-            votes[prior] = votes.get(prior, 0.0) + 3
-            reasons.append(f"the failing step ran {tool}")
+            own = votes.get(prior, 0.0)
+            other = max((v for k, v in votes.items() if k != prior), default=0.0)
+            if own == 0 and other >= 1.5 and not test_classes and not reported:
+                # the tool printed nothing of its own kind of failure and something else
+                # says why it stopped: it did not get to do its job (its configuration, its
+                # environment, the network); what it is cannot be more than a hint
+                votes[prior] = votes.get(prior, 0.0) + 1.4
+                reasons.append(f"the failing step ran {tool}, which reported no {prior} failure")
+            else:
+                votes[prior] = votes.get(prior, 0.0) + 3
+                reasons.append(f"the failing step ran {tool}")
         if tool == "pytest" and primary is not None and primary.exit_code == 4 and not reported:
             # pytest's exit status 4 is a usage error: its options, ini values or config file
             votes["configuration"] = votes.get("configuration", 0.0) + 4.5
             reasons.append("pytest exited with 4, its usage error (options or configuration)")
         elif step_tools:
             tool = max(sorted(step_tools), key=lambda k: step_tools[k])
+        if under_timeout and primary is not None:
+            votes["timeout"] = votes.get("timeout", 0.0) + 5
+            reasons.append(f"the command ran under GNU timeout, which exited {primary.exit_code}")
         if test_classes:
             shares = Counter(test_classes.values())
             top, n = shares.most_common(1)[0]
@@ -293,6 +273,9 @@ def decide(scan: ScanResult, hinted_step: str | None = None) -> Decision:
             confidence *= 0.85
         if fallback:
             confidence *= 0.7
+        if not _backed(cls, cands, region, test_classes, reasons):
+            # only the tool's usual kind, a command's name or an error's words say so
+            confidence = min(confidence, 0.45)
     if primary is not None:
         reasons.insert(0, f"step '{_one_line(primary.name)}' exited with {primary.exit_code}")
     evidence = _rank(cands, cls, region, primary, last, scan.details)
@@ -312,6 +295,47 @@ def decide(scan: ScanResult, hinted_step: str | None = None) -> Decision:
     )
     decision.next_step = next_step(decision, evidence)
     return decision
+
+
+#: a command run under GNU timeout (its last line: the command that failed)
+_GNU_TIMEOUT = re.compile(r"(?:^|[;&|(]\s*|\n\s*)timeout(?: -[-\w]+(?:[ =][\w.]+)?)* \d+[smhd]? \S")
+
+#: a GitHub Actions step that runs an action (`uses: owner/repo@ref`), not a script
+_ACTION_STEP = re.compile(r"^Run [\w.-]+/[\w./-]+@\S+$")
+
+
+def _job_order(failed: list[Step]) -> list[Step]:
+    """The failing steps in the order to explain the job by. GitHub Actions runs a step after
+    a failed one only when the failed one may fail (`continue-on-error`) or the later one
+    runs anyway (`if: always()`, mostly an action such as upload-artifact): so of several
+    failing `run:` steps, the last one failed the job, and failing actions come last."""
+    gha = [s for s in failed if s.name.startswith("Run ")]
+    if len(gha) < 2 or len(gha) != len(failed):
+        return failed
+    scripts = [s for s in gha if not _ACTION_STEP.match(s.name)]
+    return scripts[::-1] + [s for s in gha if _ACTION_STEP.match(s.name)]
+
+
+def _backed(
+    cls: str,
+    cands: list[Candidate],
+    region: set[int],
+    test_classes: dict[str, str],
+    reasons: list[str],
+) -> bool:
+    """Whether a line of a known shape (or a failing test's exception, or an exit status
+    with a documented meaning) says ``cls``, beyond the tool's usual kind and words."""
+    if cls in test_classes.values() or any(r.startswith(_STATUS_REASONS) for r in reasons):
+        return True
+    if cls == "test" and any(r.endswith("failing test(s) in the log") for r in reasons):
+        return True
+    return any(
+        c.cls == cls and c.weight >= 2 and (c.step in region or c.rule in _JOB_LEVEL_RULES)
+        for c in cands
+    )
+
+
+_STATUS_REASONS = ("the command ran under GNU timeout", "pytest exited with 4")
 
 
 def _innermost(step: Step | None) -> str | None:
@@ -466,8 +490,9 @@ def _signatures(
         exc: str | None = None
         msg = ""
         sig: str | None = None
+        causes: list[tuple[str, str]] = []
         if p is not None and p.exc_type:
-            exc, msg, sig = p.exc_type, p.message, p.signature()
+            exc, msg, sig, causes = p.exc_type, p.message, p.signature(), p.causes
         else:
             summary = scan.summary_messages.get(test)
             if summary:
@@ -482,7 +507,7 @@ def _signatures(
                     exc, msg = "AssertionError", summary
                     sig = make_signature(exc, msg, [], scan.root)
         if exc:
-            classes[test] = exception_class(exc, msg, project)
+            classes[test] = _chain_class(exc, msg, causes, project)
             if sig:
                 sigs.append(
                     {"test": test, "signature": sig, "exception": exc, "message": msg[:300]}
@@ -495,7 +520,7 @@ def _signatures(
         if name.split("::", 1)[-1] in tails:
             continue
         if name not in classes and p.exc_type and len(classes) < 200:
-            classes[name] = exception_class(p.exc_type, p.message, project)
+            classes[name] = _chain_class(p.exc_type, p.message, p.causes, project)
             sig = p.signature()
             if sig and _NODE_ID.match(name):
                 tests.append(name)
@@ -508,6 +533,17 @@ def _signatures(
                     }
                 )
     return sigs, classes
+
+
+def _chain_class(exc: str, msg: str, causes: list[tuple[str, str]], project: set[str]) -> str:
+    """The class of a test's exception; where it says nothing particular (the project
+    re-raised it in its own words), the class of its cause earlier in the chain."""
+    cls = exception_class(exc, msg, project) or "test"
+    for cause in reversed(causes):
+        if cls != "test":
+            break
+        cls = exception_class(cause[0], cause[1], project) or "test"
+    return cls
 
 
 def _match_block(test: str, by_test: dict[str, pp.Parsed]) -> pp.Parsed | None:
@@ -548,6 +584,97 @@ def _block_candidates(
             text = next((t for n, t in block.lines if n == p.exc_line), "")
             out.append(
                 Candidate(p.exc_line, text, "pytest-exception", cls, 4.6 * decay, "error", step)
+            )
+    return out
+
+
+#: What an error message is about, in its own words: read only on the lines a failing step
+#: printed last (its last block before the exit, its own error lines near the exit) and only
+#: when no known shape explains the failure; a weak vote (a tool nobody wrote a rule for).
+_TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (c, re.compile(p, re.IGNORECASE))
+    for c, p in (
+        (
+            "configuration",
+            r"\b(?:config(?:uration)?|settings?|options?|parameters?|[\w.-]+\.(?:ini|toml|cfg|ya?ml|conf))\b"
+            r".*\b(?:invalid|unknown|unrecognized|not (?:found|set|defined|valid|allowed)|missing|does(?:n't| not) exist|malformed|(?:cannot|can't|could not|unable to|failed to) (?:parse|load|read|find|open))"
+            r"|\b(?:invalid|unknown|unrecognized|missing|malformed) (?:config(?:uration)?|settings?|option|key|value|parameter|section|field)s?\b",
+        ),
+        (
+            "environment",
+            r"\bnot installed\b|\bnot (?:found )?(?:on|in) (?:the |your )?PATH\b|\b(?:command|program|executable|binary|interpreter) not found\b"
+            r"|\bpermission denied\b|\boperation not permitted\b|\bread-only file ?system\b"
+            r"|\b(?:unsupported|not supported on this) (?:platform|architecture|operating system|OS)\b",
+        ),
+        (
+            "network",
+            r"\b(?:could not|couldn't|cannot|can't|unable to|failed to) (?:connect|resolve|reach|download|fetch)\b"
+            r"|\bconnection (?:refused|reset|closed|failed|timed out)\b|\b(?:host|network) (?:is )?unreachable\b",
+        ),
+        (
+            "dependency",
+            r"\b(?:lock ?file|requirements?|dependenc(?:y|ies)|packages?|versions?)\b.*"
+            r"\b(?:no matching|(?:could not|cannot|can't|unable to) (?:find|resolve|satisfy)|conflicts?|incompatible|out of date|outdated|not (?:in sync|up to date))",
+        ),
+        ("timeout", r"\btimed? ?out\b|\bdeadline exceeded\b|\btime ?limit\b"),
+    )
+)
+#: the rules whose line is a tool's own error in words no rule knows (no class of its own)
+_WORDS_RULES = {"before-exit", "tool-error", "generic-error", "exception-line", "log-end"}
+
+
+def _topic_votes(
+    cands: list[Candidate], primary: Step | None, region: set[int]
+) -> dict[str, float]:
+    """Weak votes from what the failing step's last lines talk about (_TOPICS)."""
+    votes: dict[str, float] = {}
+    for c in cands:
+        if c.cls is not None or c.rule not in _WORDS_RULES or c.step not in region:
+            continue
+        near = (
+            c.weight >= 0.7
+            if c.rule == "before-exit"
+            else (c.exit_distance is not None and c.exit_distance <= 40)
+            or (primary is None and c.rule == "log-end")
+        )
+        if not near:
+            continue
+        for cls, pattern in _TOPICS:
+            if pattern.search(c.text):
+                votes[cls] = min(2.4, votes.get(cls, 0.0) + 1.6)
+                break
+    return votes
+
+
+#: lines between a traceback's innermost frame and its exception line (the source line,
+#: the ``^^^^`` markers, a chained message)
+_FRAME_REACH = 12
+
+
+def _program_exceptions(
+    scan: ScanResult, project: set[str], spans: list[tuple[int, int]]
+) -> list[Candidate]:
+    """The uncaught exceptions of programs a step ran (a script, a tool, a build backend)
+    outside pytest's failure blocks, classed by their type, message and the file that
+    raised them (exceptions.py); an exception whose type says nothing gets no class."""
+    out: list[Candidate] = []
+    keys = [n for n, _ in scan.py_frames]
+    seen: set[int] = set()
+    for c in scan.candidates:
+        if c.cls is not None or c.kind == "exit" or c.line in seen or _inside(c.line, spans):
+            continue
+        exc = parse_exception_line(c.text)
+        if exc is None:
+            continue
+        seen.add(c.line)
+        k = bisect.bisect_left(keys, c.line) - 1
+        raised_in = scan.py_frames[k][1] if k >= 0 and c.line - keys[k] <= _FRAME_REACH else None
+        cls = exception_class(exc[0], exc[1], project, in_test=False, raised_in=raised_in)
+        if cls:
+            out.append(
+                Candidate(
+                    c.line, c.text, "py-exception", cls, 4.0, "error", c.step, c.exit_distance
+                )
             )
     return out
 

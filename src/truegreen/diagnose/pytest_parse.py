@@ -28,6 +28,10 @@ _BLOCK = re.compile(r"^_{2,} (?P<name>.+?) _{2,}$")
 _LOC_LONG = re.compile(r"^(?P<path>[\w./\\~:-]+\.py):(?P<line>\d+): ?(?P<exc>[\w.]+)?$")
 _LOC_SHORT = re.compile(r"^(?P<path>[\w./\\~:-]+\.py):(?P<line>\d+): in (?P<func>\S+)$")
 #: a frame of a native Python traceback (``File "x.py", line 3, in f``)
+_CHAINED = (
+    "During handling of the above exception, another exception occurred",
+    "The above exception was the direct cause of the following exception",
+)
 NATIVE_FRAME = re.compile(r'^\s*File "(?P<path>[^"]+)", line (?P<line>\d+), in (?P<func>\S+)')
 _DEF = re.compile(r"^\s*(?:>\s*)?(?:async )?def (?P<func>\w+)\(")
 _E_LINE = re.compile(r"^E\s+(?P<text>.*)$")
@@ -127,7 +131,15 @@ class FailureBlock:
         exc_line: int | None = None
         loc_type: str | None = None
         first_path: str | None = None
+        causes: list[tuple[str, str]] = []
         for n, text in self.lines:
+            if text.startswith(_CHAINED):
+                # a chained exception: the one raised last is the one printed last, with
+                # its own frames (the test's outcome and its signature are that one's)
+                if exc_type:
+                    causes.append((exc_type, message))
+                frames, exc_type, message, exc_line, loc_type = [], None, "", None, None
+                continue
             d = _DEF.match(text)
             if d:
                 last_def = d["func"]
@@ -166,7 +178,7 @@ class FailureBlock:
         if loc_type and (exc_type is None or exc_type == "AssertionError"):
             exc_type = exc_type if exc_type and loc_type == exc_type else (exc_type or loc_type)
         test_id = self._node_id(first_path, frames, root)
-        return Parsed(test_id, exc_type, message, frames, exc_line, root)
+        return Parsed(test_id, exc_type, message, frames, exc_line, root, causes)
 
     def _node_id(self, first_path: str | None, frames: list[Frame], root: str | None) -> str | None:
         name = self.header
@@ -203,6 +215,8 @@ class Parsed:
     frames: list[Frame]
     exc_line: int | None
     root: str | None
+    #: the exceptions earlier in a chain ("During handling of the above exception"), first first
+    causes: list[tuple[str, str]] = field(default_factory=list)
 
     def signature(self) -> str | None:
         if not self.exc_type:

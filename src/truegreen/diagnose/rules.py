@@ -120,6 +120,23 @@ RULES: tuple[Rule, ...] = (
         "timeout",
         3,
     ),
+    # 126: the command was found and could not be executed (permissions, a bad interpreter)
+    _r(
+        "exit-126",
+        ("exited with 126", "exit code 126", "Error 126"),
+        r"exited with 126\b|exit code 126\b|Error 126\b",
+        "environment",
+        2,
+    ),
+    # 143: ended by SIGTERM (128 + 15), as a cancelled job's processes are; weak, the lines
+    # before it say more when there are any
+    _r(
+        "exit-143",
+        ("exited with 143", "exit code 143", "Error 143"),
+        r"exited with 143\b|exit code 143\b|Error 143\b",
+        "infrastructure",
+        1.5,
+    ),
     _r(
         "exit-127",
         ("exited with 127", "exit code 127", "Error 127"),
@@ -208,7 +225,7 @@ RULES: tuple[Rule, ...] = (
     _r(
         "timed-out",
         ("timed out", "Timed out", "TIMED OUT", "Timeout", "timeout", "timetrap"),
-        r"timetrap_timeout|\b(?:[Tt]est|[Jj]ob|[Ss]tep|[Cc]ommand|[Bb]uild|[Ss]ession|[Pp]rocess)s? (?:has )?timed out|\bTimed out after\b|\btimed out after \d|Timeout of \d+ ?ms exceeded|\bTIMED OUT\b|Timeout \(\d+(?:\.\d+)?s?\) exceeded|timeout: the monitored command|Killed by timeout|deadline exceeded",
+        r"timetrap_timeout|\b(?:[Tt]est|[Jj]ob|[Ss]tep|[Cc]ommand|[Bb]uild|[Ss]ession|[Pp]rocess)s? (?:has )?timed out|\bTimed out after\b|\btimed out after \d|Timeout of \d+ ?ms exceeded|\bTIMED OUT\b|Timeout \(\d+(?:\.\d+)?s?\) exceeded|timeout: the monitored command|Killed by timeout|deadline exceeded|\bsession-timeout: [\d.]+ sec exceeded",
         "timeout",
         3,
     ),
@@ -257,7 +274,7 @@ RULES: tuple[Rule, ...] = (
     _r(
         "ssl",
         ("SSL", "CERTIFICATE", "certificate"),
-        r"SSLError|CERTIFICATE_VERIFY_FAILED|no certificate subject alternative name|SSL: |certificate verify failed|unable to get local issuer certificate",
+        r"SSLError|CERTIFICATE_VERIFY_FAILED|no certificate subject alternative name|SSL: |certificate verify failed|unable to get local issuer certificate|SSL certificate problem|self[- ]signed certificate|certificate has expired|unable to verify the first certificate|server certificate verification failed",
         "network",
         3,
     ),
@@ -786,6 +803,30 @@ RULES: tuple[Rule, ...] = (
         "configuration",
         3,
     ),
+    # Python's configparser refusing a file (tox.ini, setup.cfg, a tool's .ini), and tox
+    # saying it could not load its configuration
+    _r(
+        "ini-parse",
+        (
+            "section headers",
+            "parsing errors",
+            "While reading from",
+            "No section: ",
+            "No option '",
+            "failed loading",
+        ),
+        r"File contains no section headers|Source contains parsing errors|While reading from .*\[line +\d+\]: (?:section|option) |No section: '|No option '[^']+' in section: '|\bfailed loading \S+ due to ",
+        "configuration",
+        4,
+    ),
+    # git cannot commit or tag without an identity the job must configure
+    _r(
+        "git-identity",
+        ("identity unknown", "who you are", "auto-detect email", "empty ident name"),
+        r"Author identity unknown|Committer identity unknown|\*\*\* Please tell me who you are|unable to auto-detect email address|empty ident name",
+        "configuration",
+        4,
+    ),
     _r(
         "missing-task",
         (
@@ -858,6 +899,14 @@ RULES: tuple[Rule, ...] = (
         "interpreter-missing",
         ("interpreter", "Interpreter", "pyenv: version"),
         r"could not find python interpreter|InterpreterNotFound|[Pp]ython interpreter \S+ not found|No interpreter found for Python|pyenv: version `\S+' is not installed",
+        "environment",
+        4,
+    ),
+    # pkg-config does not know a system library: its development files are not installed
+    _r(
+        "pkg-config-missing",
+        ("pkg-config search path", "No package '", "required by '"),
+        r"was not found in the pkg-config search path|^No package '[^']+' found|^Package '[^']+', required by '[^']+', not found",
         "environment",
         4,
     ),

@@ -37,6 +37,8 @@ MAX_TESTS = 50000
 MAX_BLOCKS = 200
 MAX_BLOCK_LINES = 400
 MAX_STEPS = 5000
+#: Python traceback frames remembered (where an uncaught exception was raised)
+MAX_FRAMES = 5000
 #: Failing tests whose passing runs are looked for (flaky suspicion).
 MAX_WATCHED = 20
 
@@ -109,6 +111,8 @@ class ScanResult:
     details: dict[int, int] = field(default_factory=dict)
     #: failing tests that were running when the process ended (no report of their own)
     unfinished: set[str] = field(default_factory=set)
+    #: the frames of Python tracebacks, (line, file), in log order (the last MAX_FRAMES)
+    py_frames: list[tuple[int, str]] = field(default_factory=list)
 
 
 @dataclass
@@ -164,6 +168,7 @@ class Scanner:
         self.running: tuple[int, str] | None = None
         self.session_end = 0  # the last pytest counts line ("1 failed, 7 passed in 0.1s")
         self.unfinished: set[str] = set()
+        self.py_frames: deque[tuple[int, str]] = deque(maxlen=MAX_FRAMES)
         #: ``gh run view --log``: the ``JOB<TAB>STEP<TAB>`` prefix of the current step
         self.gh_prefix: bytes | None = None
         self.gh_other: re.Pattern[bytes] | None = None
@@ -346,6 +351,7 @@ class Scanner:
             non_utf8=self.non_utf8,
             analysed_lines=self.analysed_count,
             unfinished=self.unfinished,
+            py_frames=sorted(self.py_frames),
         )
 
     def _unfinished(self) -> None:
@@ -463,6 +469,10 @@ class Scanner:
             step.tools["pytest"] = step.tools.get("pytest", 0) + 3
         if text.startswith("Traceback (most recent"):
             self.full_until = max(self.full_until, n + TRACEBACK_SPAN)
+        elif 'File "' in text:
+            frame = pp.NATIVE_FRAME.match(text)
+            if frame:
+                self.py_frames.append((n, frame["path"]))
         # The rules read the text a tool wrote, not test ids: a parametrized id such as
         # test_x[got: command not found] says nothing about this failure.
         rule_text = text
