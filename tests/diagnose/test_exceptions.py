@@ -175,3 +175,28 @@ def test_a_linter_that_reports_nothing_of_its_own_yields_to_what_stopped_it():
     assert doc["class"] == "configuration", doc["reasons"]
     lint = _doc(_gha(("pylint src", "src/a.py:3:0: W0611: Unused import os (unused-import)", 4)))
     assert lint["class"] == "lint"
+
+
+def test_npms_error_code_is_followed_by_the_line_that_explains_it():
+    body = (
+        "npm error code EUSAGE\n"
+        "npm error\n"
+        "npm error The `npm ci` command can only install with an existing package-lock.json.\n"
+        "npm error\n"
+        "npm error Clean install a project\n"
+        + "".join(f"npm error   --option-{k}\n" for k in range(40))
+        + "npm error A complete log of this run can be found in: /home/runner/.npm/_logs/x.log"
+    )
+    doc = _doc(_gha(("npm ci", body, 1)))
+    top = [e["text"] for e in doc["evidence"][:3]]
+    assert any("can only install" in t for t in top), top
+
+
+def test_a_checkers_json_report_is_quoted_by_its_findings():
+    findings = "".join(
+        f'  {{\n    "code": "F40{k}",\n    "filename": "src/a.py",\n    "message": "unused"\n  }},\n'
+        for k in range(3)
+    )
+    doc = _doc(_gha(("ruff check --output-format=json src", "[\n" + findings + "]", 1)))
+    assert doc["class"] == "lint"
+    assert all('"code": "F40' in e["text"] for e in doc["evidence"][:3]), doc["evidence"][:3]

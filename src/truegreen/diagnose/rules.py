@@ -104,7 +104,10 @@ RULES: tuple[Rule, ...] = (
         0,
         "exit",
     ),
-    _r("npm-lifecycle", "ELIFECYCLE", r"npm ERR! code ELIFECYCLE", None, 0, "exit", "npm"),
+    # npm prints "npm ERR!" before version 10 and "npm error" since
+    _r(
+        "npm-lifecycle", "ELIFECYCLE", r"npm (?:ERR!|error) code ELIFECYCLE", None, 0, "exit", "npm"
+    ),
     _r(
         "generic-exit",
         ("non-zero", "exit status", "returned a non-zero", "failed with status"),
@@ -287,8 +290,8 @@ RULES: tuple[Rule, ...] = (
     ),
     _r(
         "npm-net",
-        "npm ERR!",
-        r"npm ERR! (?:network|code (?:ECONNRESET|ETIMEDOUT|EAI_AGAIN|ENOTFOUND))",
+        ("npm ERR!", "npm error"),
+        r"npm (?:ERR!|error) (?:network|code (?:ECONNRESET|ETIMEDOUT|EAI_AGAIN|ENOTFOUND))",
         "network",
         4,
         tool="npm",
@@ -381,16 +384,36 @@ RULES: tuple[Rule, ...] = (
         (
             "ERESOLVE",
             "npm ERR!",
+            "npm error",
             "Cannot find module",
             "Can't resolve",
             "peer dep",
             "404 Not Found",
             "E404",
         ),
-        r"ERESOLVE|npm ERR! (?:code E404|404 Not Found|peer dep|notarget)|Cannot find module '[^.]|Module not found: Error: Can't resolve '[^.]|No matching version found for",
+        r"ERESOLVE|npm (?:ERR!|error) (?:code E404|404 Not Found|peer dep|notarget)|Cannot find module '[^.]|Module not found: Error: Can't resolve '[^.]|No matching version found for",
         "dependency",
         4,
         tool="npm",
+    ),
+    # the headline of npm's error report ("npm error code EUSAGE"): the lines after it say
+    # the rest, and its trailers ("A complete log of this run") nothing; the code's class is
+    # left to the rules above that know it
+    _r(
+        "npm-code",
+        ("npm ERR! code ", "npm error code "),
+        r"^npm (?:ERR!|error) code [A-Z]\w+$",
+        None,
+        2.5,
+    ),
+    # a checker's report as JSON (ruff, pylint, pyright, mypy, eslint `--format json`): each
+    # finding's code or severity line stands for it; the class is the tool's
+    _r(
+        "json-finding",
+        ('"code": "', '"messageId": "', '"severity": "error"'),
+        r'^\s*"(?:code|messageId)": "[A-Z]+\d+",?$|^\s*"severity": "error",?$',
+        None,
+        2.5,
     ),
     # a download the server does not have (curl, wget, a package fetcher): a missing artifact
     _r(

@@ -560,11 +560,15 @@ class Scanner:
             self.last_frame = n
         elif stripped.startswith("--> ") and _POINTER.match(stripped):
             self._above(n - 1, step.index, _POINTED, "pointed-diagnostic")
-        if (
-            had
-            and any(r.cls == "test" and r.kind == "error" for r, _ in hits)
-            and _SAYS_NOTHING.search(stripped)
+        if had and (
+            (
+                any(r.cls == "test" and r.kind == "error" for r, _ in hits)
+                and _SAYS_NOTHING.search(stripped)
+            )
+            or any(r.name == "npm-code" for r, _ in hits)
         ):
+            # a header that names no cause: a failing test's ("name: FAIL"), npm's error
+            # code ("npm error code EUSAGE"); the line after it says why
             self.await_detail = (n, step.index)
         self.recent.append((n, text, had))
 
@@ -598,7 +602,7 @@ class Scanner:
         if n - header > 4 or n <= header:
             self.await_detail = None
             return
-        if not stripped or _SEPARATOR.match(stripped):
+        if not stripped or _SEPARATOR.match(stripped) or _NPM_PREFIX.fullmatch(stripped):
             return
         self.await_detail = None
         self.details[header] = n
@@ -714,6 +718,7 @@ _STACK_EXCEPTION = re.compile(
     r"^\s*(?:Uncaught )?(?:[\w$]+\.)*(?:[A-Z]\w*(?:Error|Exception)|Error)(?:: .*|:?)$"
 )
 
+_NPM_PREFIX = re.compile(r"npm (?:ERR!|error)")
 _NPM_SCRIPT = re.compile(r"^(?:@[\w.-]+/)?[\w.-]+@[\w.+-]+ ([\w:.-]+)(?: |$)")
 
 _EXIT_NEEDLES = (
