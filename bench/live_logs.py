@@ -2508,9 +2508,12 @@ def describe(n: int) -> str:
     return "items: " + n
 """
 
+# Round 4 was measured once as held-out (class 70.7 %, top-3 89.7 %; 74.1 % after the round-3
+# changes); after round 5 was written and measured, its misses were read and the rules
+# changed for them, so it is "dev" now.
 later(
     4,
-    "held-out",
+    "dev",
     # ---- configuration
     Scenario(
         "r4-pytest-ini-minversion",
