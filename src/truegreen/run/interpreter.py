@@ -6,7 +6,7 @@ repository root when present), else the interpreter running truegreen.
 
 from __future__ import annotations
 
-import json
+import ast
 import os
 import sys
 from dataclasses import dataclass
@@ -16,22 +16,57 @@ from truegreen.errors import ExecutionError, UsageError
 from truegreen.run.executor import Command, Executor, default_executor
 
 _PROBE_SCRIPT = r"""
-import json, os, sys, hashlib
+import os, sys, hashlib
 info = {"python": ".".join(map(str, sys.version_info[:3])), "executable": sys.executable,
         "prefix": sys.prefix, "base_prefix": getattr(sys, "base_prefix", sys.prefix)}
+# The installed distributions, found as importlib.metadata finds them (*.dist-info and
+# *.egg-info on sys.path) but without importing it: it imports the email package to read
+# each METADATA, which costs more than the rest of the probe. Name and Version are read
+# from the headers (the first lines; a blank line ends them).
+def headers(path):
+    got = {}
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            for line in f:
+                line = line.rstrip("\r\n")
+                if not line:
+                    break
+                key, sep, value = line.partition(":")
+                key = key.lower()
+                if sep and key in ("name", "version") and key not in got:
+                    got[key] = value.strip()
+                    if len(got) == 2:
+                        break
+    except OSError:
+        pass
+    return got
+pairs = []
+try:
+    for entry in sys.path:
+        try:
+            names = sorted(os.listdir(entry or "."))
+        except OSError:
+            continue
+        for name in names:
+            low = name.lower()
+            if not low.endswith((".dist-info", ".egg-info")):
+                continue
+            path = os.path.join(entry or ".", name)
+            if os.path.isdir(path):
+                path = os.path.join(path, "METADATA" if low.endswith(".dist-info") else "PKG-INFO")
+            meta = headers(path)
+            pairs.append(((meta.get("name") or "?").lower(), meta.get("version")))
+except Exception:
+    pairs = []
+dists = sorted({"%s==%s" % kv for kv in pairs})
 # pytest's version from its metadata when it has one: importing pytest costs more than
 # the rest of the probe together (the runs import it anyway, and say so if it is broken)
 info["pytest"] = None
-try:
-    from importlib import metadata
+versions = [v for name, v in pairs if name == "pytest" and v]
+if versions:
     from importlib.util import find_spec
-    pairs = [((d.metadata["Name"] or "?").lower(), d.version) for d in metadata.distributions()]
-    dists = sorted({"%s==%s" % kv for kv in pairs})
-    versions = [v for name, v in pairs if name == "pytest"]
-    if versions and find_spec("pytest") is not None:
+    if find_spec("pytest") is not None:
         info["pytest"] = versions[0]
-except Exception:
-    dists = []
 if info["pytest"] is None:
     try:
         import pytest
@@ -47,7 +82,8 @@ for name, mod in list(sys.modules.items()):
     if name.startswith("__editable__") and isinstance(getattr(mod, "MAPPING", None), dict):
         paths += [os.path.dirname(str(t)) for t in mod.MAPPING.values()]
 info["import_paths"] = paths
-print(json.dumps(info))
+# a Python literal, not JSON: importing json (and re) would be most of what is left
+print(repr(info))
 """
 
 
@@ -179,9 +215,9 @@ def resolve(
     info: dict[str, object] | None = None
     if done.returncode == 0:
         for line in reversed(done.stdout.strip().splitlines()):
-            try:
-                parsed = json.loads(line)
-            except ValueError:
+            try:  # a literal: never evaluated as code
+                parsed = ast.literal_eval(line)
+            except (ValueError, SyntaxError, MemoryError, RecursionError):
                 continue
             if isinstance(parsed, dict):
                 info = parsed
