@@ -402,3 +402,60 @@ def test_a_failed_assert_equal_of_a_unittest_case_is_read_the_same_way(make_proj
     # the wrapper that reads the operands is not in what pytest shows of the failure
     assert "truegreen_trace" not in doc["excerpt"]
     assert "AssertionError: 'glasse' != 'glass'" in doc["excerpt"]
+
+
+def test_a_plain_assert_in_a_helper_module_pytest_does_not_rewrite_is_read_too(make_project):
+    """pytest rewrites asserts only in test modules and conftest files: an ``assert`` in a
+    shared helper fails with a bare AssertionError. Its operands are read by name from the
+    frame that failed, so the rejected value still breaks the tie."""
+    files = dict(REJECTED_PROJECT)
+    files["tests/common.py"] = """
+        def assert_equal(expected, result):
+            print("got", result)
+            assert expected == result
+        """
+    files["tests/test_plural.py"] = """
+        from common import assert_equal
+        from words.plural import singular, shout
+
+        def test_shout():
+            assert_equal("A!", shout("a"))
+
+        def test_glasses():
+            assert_equal("glass", singular(" Glasses "))
+        """
+    files["tests/conftest.py"] = """
+        import os, sys
+        sys.path.insert(0, os.path.dirname(__file__))
+        """
+    doc = _localize_words(make_project, files, "tests/test_plural.py::test_glasses")
+    assert doc["values"]["rejected"] == [
+        {
+            "op": "==",
+            "produced_at": {"file": "words/plural.py", "line": doc["ranking"][0]["line"]},
+            "value": "glasse",
+        }
+    ]
+    # the helper's bare AssertionError is what pytest shows: nothing was rewritten
+    assert "AssertionError" in doc["excerpt"] and "glasse" not in doc["excerpt"].split("E ")[-1]
+
+
+def test_a_helper_method_s_parameters_are_read_at_its_call(make_project):
+    """``self.check(got, want="glass")``: the literal is what the caller passed for ``want``
+    (a keyword here, after ``self``), so only the produced operand is traced back."""
+    files = dict(REJECTED_PROJECT)
+    files["tests/test_plural.py"] = """
+        from words.plural import singular, shout
+
+        class TestWords:
+            def check(self, got, want):
+                assert got == want
+
+            def test_shout(self):
+                self.check(shout("a"), "A!")
+
+            def test_glasses(self):
+                self.check(singular(" Glasses "), want="glass")
+        """
+    doc = _localize_words(make_project, files, "tests/test_plural.py::TestWords::test_glasses")
+    assert [r["value"] for r in doc["values"]["rejected"]] == ["glasse"]

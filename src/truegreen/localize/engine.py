@@ -508,14 +508,16 @@ def _literal_operands(
     failure: Mapping[str, Any] | None, fvals: Mapping[str, Any], stmts: Statements
 ) -> list[bool]:
     """For the comparison a failed ``assert`` (or ``self.assertEqual``) rejected: which of
-    its two operands is a literal written in the assertion (the expected value), read from
-    the innermost frame that stopped on one."""
+    its two operands is a literal written by the test (the expected value), read from the
+    innermost frame that stopped on one. An operand that is a parameter of a helper
+    (``def assert_equal(expected, result)``) is what the caller passed for it."""
     compared = list(fvals.get("compared", ()))
     if not failure or not compared:
         return []
+    frames = list(failure.get("frames") or [])
     index = int(compared[0].get("index", 0))
-    for frame in reversed(failure.get("frames") or []):
-        file, line = str(frame.get("file")), int(frame.get("line", 0))
+    for at in range(len(frames) - 1, -1, -1):
+        file, line = str(frames[at].get("file")), int(frames[at].get("line", 0))
         tree = stmts.tree(file) if file.endswith(".py") else None
         if tree is None:
             continue
@@ -527,15 +529,80 @@ def _literal_operands(
         ]
         if not found:
             continue
-        node = min(found, key=lambda n: (n.end_lineno or n.lineno) - n.lineno)
+        node = min(found, key=_span)
         if isinstance(node, ast.Call):
-            return [_is_literal(n) for n in node.args[:2]]
-        test = node.test
-        if not isinstance(test, ast.Compare):
+            sides = list(node.args[:2])
+        elif isinstance(node.test, ast.Compare):
+            sides = [node.test.left, *node.test.comparators][index : index + 2]
+        else:
             return []
-        sides = [test.left, *test.comparators][index : index + 2]
-        return [_is_literal(n) for n in sides]
+        return [_written_literal(n, frames, at, stmts) for n in sides]
     return []
+
+
+def _span(node: ast.AST) -> int:
+    return (getattr(node, "end_lineno", None) or node.lineno) - node.lineno  # type: ignore[attr-defined, no-any-return]
+
+
+def _written_literal(
+    node: ast.expr, frames: Sequence[Mapping[str, Any]], at: int, stmts: Statements, depth: int = 0
+) -> bool:
+    """``node`` (in frame ``at``) is a literal, or a parameter its caller passed a literal
+    for (followed up to a few helper levels)."""
+    if _is_literal(node):
+        return True
+    if not isinstance(node, ast.Name) or at == 0 or depth > 4:
+        return False
+    file, line = str(frames[at].get("file")), int(frames[at].get("line", 0))
+    tree = stmts.tree(file)
+    if tree is None:
+        return False
+    funcs = [
+        f
+        for f in ast.walk(tree)
+        if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef)
+        and f.lineno <= line <= (f.end_lineno or f.lineno)
+    ]
+    if not funcs:
+        return False
+    func = min(funcs, key=_span)
+    positional = [a.arg for a in (*func.args.posonlyargs, *func.args.args)]
+    if node.id not in positional and node.id not in {a.arg for a in func.args.kwonlyargs}:
+        return False  # a local of the helper, not something its caller passed
+    caller = frames[at - 1]
+    ctree = stmts.tree(str(caller.get("file")))
+    cline = int(caller.get("line", 0))
+    if ctree is None:
+        return False
+    calls = [
+        c
+        for c in ast.walk(ctree)
+        if isinstance(c, ast.Call)
+        and c.lineno <= cline <= (c.end_lineno or c.lineno)
+        and _called_name(c) == func.name
+    ]
+    if not calls:
+        return False
+    call = min(calls, key=_span)
+    for kw in call.keywords:
+        if kw.arg == node.id:
+            return _written_literal(kw.value, frames, at - 1, stmts, depth + 1)
+    if node.id not in positional:
+        return False
+    pos = positional.index(node.id)
+    if isinstance(call.func, ast.Attribute) and positional[:1] in (["self"], ["cls"]):
+        pos -= 1  # a method called on its object: the object is the first parameter
+    if 0 <= pos < len(call.args) and not isinstance(call.args[pos], ast.Starred):
+        return _written_literal(call.args[pos], frames, at - 1, stmts, depth + 1)
+    return False
+
+
+def _called_name(call: ast.Call) -> str | None:
+    if isinstance(call.func, ast.Name):
+        return call.func.id
+    if isinstance(call.func, ast.Attribute):
+        return call.func.attr
+    return None
 
 
 _ASSERT_EQUAL = frozenset({"assertEqual", "assertEquals", "failUnlessEqual"})

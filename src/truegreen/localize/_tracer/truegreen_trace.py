@@ -1156,8 +1156,69 @@ def pytest_runtest_makereport(item, call):
             rec["crash_frame"] = crash_locals[0] - max(0, len(frames) - 60)
             rec["locals"] = _snapshot(crash_locals[1])
         _failures[item.nodeid] = rec
+        if isinstance(call.excinfo.value, AssertionError):
+            _record_plain_assert(item.nodeid, call.excinfo.tb)
     except Exception:
         pass
+
+
+_assert_trees: dict = {}
+_CMP_OPS = {
+    "Eq": "==", "NotEq": "!=", "Lt": "<", "LtE": "<=", "Gt": ">", "GtE": ">=",
+    "Is": "is", "IsNot": "is not", "In": "in", "NotIn": "not in",
+}  # fmt: skip
+
+
+def _record_plain_assert(nid, tb) -> None:
+    """A watched test that failed on a plain ``assert a == b`` pytest did not rewrite (in a
+    helper module such as ``tests/common.py``: pytest rewrites only test modules and
+    conftest files): keep the operands as the rewritten ones are kept, when they are local
+    or global names of the frame that failed. Names are read from the frame's dicts; no
+    expression is evaluated and no attribute of a user object is read."""
+    rec = _values.get(nid)
+    if rec is None or rec.get("compared"):
+        return  # not watched, or the rewritten assertion already said what it compared
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    frame, line = tb.tb_frame, tb.tb_lineno
+    filename = frame.f_code.co_filename
+    tree = _assert_trees.get(filename)
+    if tree is None:
+        try:
+            with open(filename, "rb") as fh:
+                tree = ast.parse(fh.read(), filename)
+        except (OSError, SyntaxError, ValueError):
+            tree = ast.Module(body=[], type_ignores=[])
+        _assert_trees[filename] = tree
+    found = [
+        n
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Assert) and n.lineno <= line <= (n.end_lineno or n.lineno)
+    ]
+    if not found:
+        return
+    test = min(found, key=lambda n: (n.end_lineno or n.lineno) - n.lineno).test
+    if not isinstance(test, ast.Compare) or len(test.comparators) != 1:
+        return
+    operands = []
+    for node in (test.left, test.comparators[0]):
+        if isinstance(node, ast.Name):
+            scope = frame.f_locals if node.id in frame.f_locals else frame.f_globals
+            if node.id not in scope:
+                return
+            operands.append(scope[node.id])
+        else:
+            try:
+                operands.append(ast.literal_eval(node))
+            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                return  # an expression: its value is not kept anywhere to read
+    rec["compared"] = [
+        {
+            "op": _CMP_OPS.get(type(test.ops[0]).__name__, "?"),
+            "index": 0,
+            "values": [_safe(operands[0]), _safe(operands[1])],
+        }
+    ]
 
 
 _early()
