@@ -410,7 +410,7 @@ RULES: tuple[Rule, ...] = (
     # finding's code or severity line stands for it; the class is the tool's
     _r(
         "json-finding",
-        ('"code": "', '"messageId": "', '"severity": "error"'),
+        ('": "', '"severity": "error"'),
         r'^\s*"(?:code|messageId)": "[A-Z]+\d+",?$|^\s*"severity": "error",?$',
         None,
         2.5,
@@ -830,14 +830,7 @@ RULES: tuple[Rule, ...] = (
     # saying it could not load its configuration
     _r(
         "ini-parse",
-        (
-            "section headers",
-            "parsing errors",
-            "While reading from",
-            "No section: ",
-            "No option '",
-            "failed loading",
-        ),
+        ("section", "parsing errors", "failed loading"),
         r"File contains no section headers|Source contains parsing errors|While reading from .*\[line +\d+\]: (?:section|option) |No section: '|No option '[^']+' in section: '|\bfailed loading \S+ due to ",
         "configuration",
         4,
@@ -845,8 +838,8 @@ RULES: tuple[Rule, ...] = (
     # git cannot commit or tag without an identity the job must configure
     _r(
         "git-identity",
-        ("identity unknown", "who you are", "auto-detect email", "empty ident name"),
-        r"Author identity unknown|Committer identity unknown|\*\*\* Please tell me who you are|unable to auto-detect email address|empty ident name",
+        ("ident", "unable to auto-detect"),
+        r"Author identity unknown|Committer identity unknown|unable to auto-detect email address|empty ident name",
         "configuration",
         4,
     ),
@@ -928,7 +921,7 @@ RULES: tuple[Rule, ...] = (
     # pkg-config does not know a system library: its development files are not installed
     _r(
         "pkg-config-missing",
-        ("pkg-config search path", "No package '", "required by '"),
+        ("pkg-config search path", "' found", "required by '"),
         r"was not found in the pkg-config search path|^No package '[^']+' found|^Package '[^']+', required by '[^']+', not found",
         "environment",
         4,
