@@ -76,6 +76,7 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -431,11 +432,34 @@ def _code(text: str) -> bool:
     return bool(t) and not t.startswith("#") and t not in ("else:", "try:", "finally:")
 
 
-def changed_lines(patch: str) -> dict[str, set[int]]:
+def docstring_lines(text: str) -> set[int]:
+    """The lines of the module's, classes' and functions' docstrings (text, not code: a
+    project that keeps its changelog in the module docstring edits it in every fix)."""
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return set()
+    out: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            first = node.body[0] if node.body else None
+            if (
+                isinstance(first, ast.Expr)
+                and isinstance(first.value, ast.Constant)
+                and isinstance(first.value.value, str)
+            ):
+                out.update(range(first.lineno, (first.end_lineno or first.lineno) + 1))
+    return out
+
+
+def changed_lines(
+    patch: str, inert: Callable[[str], set[int]] | None = None
+) -> dict[str, set[int]]:
     """Buggy-side lines the patch changes or deletes, per source file (test files are left
     out). A fix that deletes or changes no line (only adds code) is an omission: its faulty
     lines are the nearest code lines above and below each insertion (comment-only and
-    blank insertions do not count)."""
+    blank insertions do not count). ``inert(file)``: buggy-side lines whose change is not a
+    change of code (docstrings): a deletion there counts as neither."""
     out: dict[str, set[int]] = {}
     near_ins: dict[str, set[int]] = {}
     file: str | None = None
@@ -446,6 +470,9 @@ def changed_lines(patch: str) -> dict[str, set[int]]:
             return
         lines = out.setdefault(file, set())
         near_lines = near_ins.setdefault(file, set())
+        skip = inert(file) if inert is not None else set()
+        if skip:  # a changed docstring line: "d", neither a deletion nor a code neighbour
+            body[:] = [("d", ln, x) if t == "-" and ln in skip else (t, ln, x) for t, ln, x in body]
         for k, (tag, ln, _) in enumerate(body):
             if tag == "-":
                 lines.add(ln)
@@ -454,8 +481,8 @@ def changed_lines(patch: str) -> dict[str, set[int]]:
                 while j < len(body) and body[j][0] == "+":
                     j += 1
                 near = [body[k - 1][0] if k else " ", body[j][0] if j < len(body) else " "]
-                if "-" in near:
-                    continue  # a replacement: the deleted lines count
+                if "-" in near or "d" in near:
+                    continue  # a replacement: the deleted lines count (a docstring's: none)
                 if all(not t.strip() or t.strip().startswith("#") for _, _, t in body[k:j]):
                     continue
                 above = [b for b in body[:k] if b[0] == " " and _code(b[2])]
@@ -634,7 +661,11 @@ def prepare(b: Bug, proj: Project, py: Path) -> Path:
             with (d / ".git" / "info" / "exclude").open("a") as fh:
                 fh.write("pytest.ini\n")
         (d / ".git" / "bench-patch.txt").write_text(patch)
-    for rel, lines in changed_lines(patch).items():
+
+    def inert(rel: str) -> set[int]:
+        return docstring_lines((d / rel).read_text(encoding="utf-8", errors="replace"))
+
+    for rel, lines in changed_lines(patch, inert).items():
         text = (d / rel).read_text(encoding="utf-8", errors="replace")
         b.faulty[rel] = sorted(statement_lines(text, lines))
     return d
