@@ -32,6 +32,7 @@ from typing import Any
 
 from truegreen.errors import UsageError
 from truegreen.localize import context as ctx
+from truegreen.localize import raises
 from truegreen.localize import values as val
 from truegreen.localize.ranking import FORMULAS, Formula, Ranked, Score, rank
 from truegreen.localize.redact import Scrubber
@@ -54,6 +55,10 @@ from truegreen.sandbox.blocked import classify
 SCHEMA = "truegreen.localization/1"
 TRACER_DIR = Path(__file__).resolve().parent / "_tracer"
 TRACER_PLUGIN = "truegreen_trace"
+#: runs pytest after importing the tracer: pytest imports a project's package before any
+#: ``-p`` plugin when its configuration names one of its classes (``filterwarnings =
+#: ignore::pkg.SomeWarning``), and a module imported before the import hook is not measured
+TRACER_LAUNCHER = "truegreen_trace_launch"
 OUT_VAR = "TRUEGREEN_TRACE_OUT"
 ROOT_VAR = "TRUEGREEN_TRACE_ROOT"
 VALUES_VAR = "TRUEGREEN_TRACE_VALUES"
@@ -154,6 +159,7 @@ def _request(
         args=tuple(args),
         timeout=timeout or project.settings.suite_timeout,
         plugins=(TRACER_PLUGIN,) if plugin else (),
+        launcher=TRACER_LAUNCHER if tracer is not None else None,
         pythonpath=(TRACER_DIR,) if plugin else (),
         env=env,
         writable=writable,
@@ -244,6 +250,14 @@ def localize(
         warning = _sandbox_warning(by_id[failing[0]], project.sandbox)
         if warning:
             runs.notes.append(warning)
+        if runs.trace is not None and runs.trace.preloaded:
+            some = ", ".join(runs.trace.preloaded[:3])
+            more = len(runs.trace.preloaded) - 3
+            runs.notes.append(
+                f"{len(runs.trace.preloaded)} project module(s) were imported before the "
+                f"tracer could see them ({some}{f', and {more} more' if more > 0 else ''}): "
+                "the lines their import ran are not in the spectrum"
+            )
         if runs.trace is None:
             raise UsageError(
                 "the tracer wrote no data (the test process may have crashed)",
@@ -424,6 +438,12 @@ def _document(
         ),
         stmts,
     )
+    result = runs.measured.by_id()[primary]
+    expected = raises.expected_exceptions(result.excerpt)
+    for ln, name in raises.missed_raise_guards(expected, spec[primary], stmts).items():
+        level, notes = evidence.get(ln, (0, ()))
+        note = f"decides the {name} the test expected, which was not raised"
+        evidence[ln] = (max(level, val.ORIGIN), tuple(sorted({*notes, note})))
     executed: frozenset[Line] = frozenset().union(*fail_sets)
     first, second, near = _near_crash(failures, stmts, src, executed)
     defuse = stmts.defuse
@@ -446,7 +466,6 @@ def _document(
     focus += [(r.file, r.line) for r in ranking[: opts.value_lines]]
     focus = list(dict.fromkeys(focus))
     diffs = val.differences(fvals, pvals, focus) if fvals else []
-    result = runs.measured.by_id()[primary]
     order = _order_doc(primary, runs)
     measurement = _measurement_doc(runs, targets, opts.check_measurement)
     rerun = rerun_command(_request(project, list(targets), opts.timeout))
