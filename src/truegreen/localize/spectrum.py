@@ -50,6 +50,8 @@ class Trace:
     failures: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     secrets: Sequence[Mapping[str, Any]] = ()
     settings: Mapping[str, Any] = field(default_factory=dict)
+    #: project modules imported before the tracer's import hook (their bodies unmeasured)
+    preloaded: Sequence[str] = ()
 
     @classmethod
     def from_json(cls, doc: Mapping[str, Any]) -> Trace:
@@ -65,6 +67,7 @@ class Trace:
             failures=doc.get("failures") or {},
             secrets=doc.get("secrets") or (),
             settings=doc.get("settings") or {},
+            preloaded=doc.get("preloaded") or (),
         )
 
 

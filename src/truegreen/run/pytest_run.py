@@ -85,6 +85,9 @@ class PytestRequest:
     controlled: bool = True
     #: extra plugin modules (``-p NAME``), importable from ``pythonpath``
     plugins: Sequence[str] = ()
+    #: the module run with ``-m`` in place of ``pytest`` (a launcher on ``pythonpath`` that
+    #: must import something before pytest does, then runs pytest's own main)
+    launcher: str | None = None
     pythonpath: Sequence[Path] = ()
     env: Mapping[str, str] = field(default_factory=dict)
     #: extra writable / readable paths the sandbox must allow
@@ -128,7 +131,8 @@ def child_env(
 
 
 def build_argv(request: PytestRequest, argfile: Path | None, *, probe: bool = True) -> list[str]:
-    argv = [str(request.interpreter.path), "-m", "pytest"]
+    main = request.launcher if probe and request.launcher else "pytest"
+    argv = [str(request.interpreter.path), "-m", main]
     if probe:
         argv += ["-p", PROBE_PLUGIN]
         for plugin in request.plugins:

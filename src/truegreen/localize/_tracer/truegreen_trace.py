@@ -4,7 +4,9 @@ local values on them.
 
 Loaded into the target's interpreter with ``-p truegreen_trace`` (this directory on
 ``PYTHONPATH``); truegreen is not installed there, so this module imports nothing but the
-standard library and pytest, and works with pytest 7, 8 and 9.
+standard library and pytest, and works with pytest 7, 8 and 9. It is imported before pytest
+starts (``truegreen_trace_launch``), so pytest must not warn that it cannot rewrite its
+asserts (it has none): PYTEST_DONT_REWRITE.
 
 Environment:
 
@@ -994,6 +996,9 @@ def _wanted_engine() -> str:
 _probes_installed = False
 
 
+_preloaded: set = set()
+
+
 def _early() -> None:
     """At plugin import, before conftest files are imported: install the import hook, so
     that every project module imported from then on runs its body in an import context
@@ -1005,6 +1010,15 @@ def _early() -> None:
         probes = _wanted_engine() == "probe"
         _install_import_hook(probes)
         _probes_installed = probes
+        # project modules already imported ran their bodies unmeasured: say which
+        for mod in list(sys.modules.values()):
+            try:  # the module's dict: no module-level __getattr__ runs
+                f = vars(mod).get("__file__") if isinstance(mod, types.ModuleType) else None
+            except Exception:
+                continue
+            rel = _rel(f) if isinstance(f, str) else None
+            if rel is not None and not _is_test_rel(rel):
+                _preloaded.add(rel)
 
 
 def pytest_configure(config) -> None:
@@ -1273,6 +1287,7 @@ def _write() -> None:
         "failures": _failures,
         "secrets": [{"sha256": h, "len": n} for h, n in sorted(_secrets.items())],
         "settings": {"recursionlimit": sys.getrecursionlimit()},
+        "preloaded": sorted(_preloaded),
     }
     tmp = _out + ".tmp"
     # json.dumps, not json.dump: only dumps uses the C encoder (5-10x faster on the
