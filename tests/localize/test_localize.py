@@ -459,3 +459,57 @@ def test_a_helper_method_s_parameters_are_read_at_its_call(make_project):
         """
     doc = _localize_words(make_project, files, "tests/test_plural.py::TestWords::test_glasses")
     assert [r["value"] for r in doc["values"]["rejected"]] == ["glasse"]
+
+
+TABLE_PROJECT = {
+    "fmt/__init__.py": "",
+    "fmt/table.py": """
+        def cell(v, width):
+            s = str(v)
+            if isinstance(v, int):
+                return " " * (width - len(s) + 1) + s
+            return s + " " * (width - len(s))
+
+        def row(values, widths):
+            parts = [cell(v, w) for v, w in zip(values, widths)]
+            return "  ".join(parts)
+
+        def render(rows):
+            widths = [max(len(str(r[i])) for r in rows) for i in range(len(rows[0]))]
+            lines = [row(rows[0], widths), "  ".join("-" * w for w in widths)]
+            for r in rows[1:]:
+                lines.append(row(r, widths))
+            return "\\n".join(lines)
+        """,
+    "tests/test_table.py": """
+        from fmt.table import render
+
+        def test_words():
+            assert render([("a", "b"), ("cc", "dd")]) == "a   b \\n--  --\\ncc  dd"
+
+        def test_numbers():
+            assert render([("name", "qty"), ("pear", 10)]) == "name  qty\\n----  ---\\npear   10"
+        """,
+}
+
+
+def test_the_row_where_a_rendered_text_differs_is_traced_to_where_it_was_made(make_project):
+    root = make_project(TABLE_PROJECT, use_git=False)
+    doc = localize(
+        open_project(root, PY, "none"),
+        ["tests/test_table.py::test_numbers"],
+        LocalizeOptions(timeout=60),
+    )
+    source = (root / "fmt" / "table.py").read_text().splitlines()
+    joined = source.index('    return "  ".join(parts)') + 1  # the row's own return
+    parts = [r for r in doc["values"]["rejected"] if r.get("part")]
+    assert parts == [
+        {
+            "value": "pear    10",
+            "op": "==",
+            "part": "first differing line",
+            "produced_at": {"file": "fmt/table.py", "line": joined},
+        }
+    ]
+    by_line = {r["line"]: r for r in doc["ranking"]}
+    assert by_line[joined]["evidence"] == ["produced the first line where the rejected text differs"]

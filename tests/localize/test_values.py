@@ -53,3 +53,36 @@ def test_only_files_the_filter_accepts_count() -> None:
 
 def test_nothing_compared_nothing_found() -> None:
     assert rejected({"assigns": [_assign(1, "v", 1)], "returns": []}) == []
+
+
+def test_the_first_differing_line_of_a_text_is_traced_to_the_line_that_made_it() -> None:
+    """A rendered table is assembled last (its producer is the join), from rows made where
+    the fault is: the row where the texts first differ is traced too."""
+    table = {"type": "str", "len": 400, "head": "name  qty\n----  ---\n"}
+    run = _run(
+        _return(40, "name  qty", 1),
+        _return(51, "pear   10", 3),  # the wrong row, made by the row formatter
+        _return(51, "fig     2", 5),
+        _assign(70, table, 7),  # the join
+        compared=[
+            {
+                "op": "==",
+                "index": 0,
+                "values": [table, {"type": "str", "len": 401, "head": "name  qty\n"}],
+                "differs": {"line": 2, "values": ["pear   10", "pear  10"]},
+            }
+        ],
+    )
+    got = rejected(run, [False, True])
+    assert got == [
+        {"value": table, "op": "==", "produced_at": {"file": "pkg/m.py", "line": 70}},
+        {
+            "value": "pear   10",
+            "op": "==",
+            "part": "first differing line",
+            "produced_at": {"file": "pkg/m.py", "line": 51},
+        },
+    ]
+    # the expected side is a literal; a blank or missing line is not looked for
+    run["compared"][0]["differs"]["values"] = ["", "pear  10"]
+    assert [g.get("part") for g in rejected(run, [False, True])] == [None]

@@ -165,29 +165,54 @@ def rejected(
     operand that is not a literal written in the assertion (``literal[i]``: the expected
     value, most often), the first assignment or ``return`` in the failing run (in execution
     order, in files ``source(file)`` accepts) that produced an equal value: the line where
-    the wrong value came from, which a pass-through later (a ``return x``) only repeats."""
+    the wrong value came from, which a pass-through later (a ``return x``) only repeats.
+
+    When the operands are texts of several lines (a rendered table, a help page), also the
+    first producer of the first line where they differ (``"part": "first differing line"``):
+    the whole text is assembled last, from parts made where the fault is."""
     out: list[dict[str, Any]] = []
     events = sorted(
         [*failing.get("assigns", ()), *failing.get("returns", ())],
         key=lambda e: int(e.get("seq", 0)),
     )
-    for cmp in failing.get("compared", ())[:1]:
-        for i, v in enumerate(cmp.get("values") or ()):
-            if (i < len(literal) and literal[i]) or _trivial(v):
+
+    def first_producer(v: Any) -> Mapping[str, Any] | None:
+        want = _key(v)
+        for e in events:
+            if source is not None and not source(str(e.get("file"))):
                 continue
-            want = _key(v)
-            for e in events:
-                if source is not None and not source(str(e.get("file"))):
-                    continue
-                if _key(e.get("value")) == want:
-                    out.append(
-                        {
-                            "value": v,
-                            "op": cmp.get("op"),
-                            "produced_at": {"file": e["file"], "line": e["line"]},
-                        }
-                    )
-                    break
+            if _key(e.get("value")) == want:
+                return dict(e)
+        return None
+
+    for cmp in failing.get("compared", ())[:1]:
+        differs = cmp.get("differs") or {}
+        parts = list(differs.get("values") or ())
+        for i, v in enumerate(cmp.get("values") or ()):
+            if i < len(literal) and literal[i]:
+                continue
+            found = None if _trivial(v) else first_producer(v)
+            if found is not None:
+                out.append(
+                    {
+                        "value": v,
+                        "op": cmp.get("op"),
+                        "produced_at": {"file": found["file"], "line": found["line"]},
+                    }
+                )
+            part = parts[i] if i < len(parts) else None
+            if part is None or _trivial(part) or isinstance(part, dict):
+                continue  # no such line, a blank one, or one too long to be matched whole
+            made = first_producer(part)
+            if made is not None and (found is None or made["line"] != found["line"]):
+                out.append(
+                    {
+                        "value": part,
+                        "op": cmp.get("op"),
+                        "part": "first differing line",
+                        "produced_at": {"file": made["file"], "line": made["line"]},
+                    }
+                )
     return out
 
 
@@ -244,7 +269,12 @@ def evidence(
                 add((str(at["file"]), int(at["line"])), ORIGIN, note)
     for r in rejected_docs:
         at = r["produced_at"]
-        add((str(at["file"]), int(at["line"])), ORIGIN, "produced the value the assertion rejected")
+        note = (
+            "produced the first line where the rejected text differs"
+            if r.get("part")
+            else "produced the value the assertion rejected"
+        )
+        add((str(at["file"]), int(at["line"])), ORIGIN, note)
     for ln in kind_lines:
         add(ln, KIND_DIFF, "produced a value unlike the passing run's")
     return {ln: (lvl, tuple(sorted(notes))) for ln, (lvl, notes) in ev.items()}

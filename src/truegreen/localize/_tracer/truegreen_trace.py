@@ -265,15 +265,27 @@ def _record_compared(args) -> None:
         for i, ok in enumerate(results):
             if not ok:
                 _value_rec(_ctx[1]).setdefault("compared", []).append(
-                    {
-                        "op": str(ops[i]),
-                        "index": i,
-                        "values": [_safe(each_obj[i]), _safe(each_obj[i + 1])],
-                    }
+                    _compared(str(ops[i]), i, each_obj[i], each_obj[i + 1])
                 )
                 return
     except Exception:  # another pytest's signature, an operand that cannot be read
         return
+
+
+def _compared(op, index, left, right) -> dict:
+    """A failed comparison's record: its operands, serialized safely, and for two texts of
+    several lines the first line where they differ (a long text is kept only by its head,
+    and the line that differs is what a formatter made wrong)."""
+    rec = {"op": op, "index": index, "values": [_safe(left), _safe(right)]}
+    if type(left) is str and type(right) is str and ("\n" in left or "\n" in right):
+        a, b = left.splitlines(), right.splitlines()
+        for i in range(max(len(a), len(b))):
+            x = a[i] if i < len(a) else None
+            y = b[i] if i < len(b) else None
+            if x != y:
+                rec["differs"] = {"line": i, "values": [_safe(x), _safe(y)]}
+                break
+    return rec
 
 
 def _quiet(func, compares=False):
@@ -1227,11 +1239,7 @@ def _record_plain_assert(nid, tb) -> None:
             except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
                 return  # an expression: its value is not kept anywhere to read
     rec["compared"] = [
-        {
-            "op": _CMP_OPS.get(type(test.ops[0]).__name__, "?"),
-            "index": 0,
-            "values": [_safe(operands[0]), _safe(operands[1])],
-        }
+        _compared(_CMP_OPS.get(type(test.ops[0]).__name__, "?"), 0, operands[0], operands[1])
     ]
 
 
