@@ -437,6 +437,7 @@ def test_the_human_verdict_says_what_was_compared_and_who_decides(demo_repo, cap
     line = next(x for x in out.splitlines() if x.strip().startswith("regression:"))
     assert "tests ran on both sides: 0 new failures, 0 flaky" in line
     assert int(line.split("regression:")[1].split()[0]) > 0
+    assert "strength: not measured (--no-strength" in out  # said, not left out
     assert "escalated" not in out
     code, out = verify("special-case")
     assert code == 3
@@ -451,5 +452,7 @@ def test_an_incomplete_regression_layer_reads_as_incomplete_not_compared() -> No
     assert compared_tests({"complete": True, "compared": 0}).startswith("no test besides")
     done = {"complete": True, "compared": 12, "new_failures": ["t"], "failing_on_both": ["u"]}
     assert compared_tests(done) == (
-        "12 tests ran on both sides: 1 new failures, 0 flaky, 1 failing on both sides (not counted)"
+        "12 tests ran on both sides: 1 new failure, 0 flaky, 1 failing on both sides (not counted)"
     )
+    one = {"complete": True, "compared": 1, "new_failures": ["t", "v"]}
+    assert compared_tests(one) == "1 test ran on both sides: 2 new failures, 0 flaky"

@@ -45,6 +45,12 @@ def print_verification(doc: dict[str, Any]) -> None:
             f"  strength: {s['label']} ({s['killed']}/{s['mutants']} mutants of the changed lines killed)",
             markup=False,
         )
+    else:  # said, not left out: a missing line reads like nothing to worry about
+        out.print(
+            "  strength: not measured (--no-strength, no mutant of a changed line of non-test "
+            "code could be made, or the exam did not pass on the head)",
+            markup=False,
+        )
     for r in doc["reasons"]:
         where = (
             f" {r['file']}" + (f":{r['line']}" if r.get("line") else "") if r.get("file") else ""

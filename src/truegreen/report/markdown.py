@@ -101,10 +101,8 @@ def compared_tests(reg: dict[str, Any]) -> str:
         return "incomplete: a suite run did not finish, so nothing was compared (not a pass)"
     if not n:
         return "no test besides the exams ran on both sides: nothing was compared"
-    counts = [
-        f"{len(reg.get(key) or [])} {label}"
-        for key, label in (("new_failures", "new failures"), ("flaky", "flaky"))
-    ]
+    new, flaky = len(reg.get("new_failures") or []), len(reg.get("flaky") or [])
+    counts = [f"{new} new failure{'' if new == 1 else 's'}", f"{flaky} flaky"]
     if reg.get("failing_on_both"):
         counts.append(f"{len(reg['failing_on_both'])} failing on both sides (not counted)")
-    return f"{n} tests ran on both sides: " + ", ".join(counts)
+    return f"{n} test{' ran' if n == 1 else 's ran'} on both sides: " + ", ".join(counts)
