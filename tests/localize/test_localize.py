@@ -512,4 +512,6 @@ def test_the_row_where_a_rendered_text_differs_is_traced_to_where_it_was_made(ma
         }
     ]
     by_line = {r["line"]: r for r in doc["ranking"]}
-    assert by_line[joined]["evidence"] == ["produced the first line where the rejected text differs"]
+    assert by_line[joined]["evidence"] == [
+        "produced the first line where the rejected text differs"
+    ]
