@@ -247,8 +247,7 @@ class SubprocessExecutor:
             )
         except FileNotFoundError as exc:
             raise ExecutionError(
-                f"cannot run {argv[0]!r}: no such program",
-                hint="check the path (for --python: the interpreter of the project's environment)",
+                f"cannot run {argv[0]!r}: no such program", hint=_missing_hint(str(argv[0]))
             ) from exc
         except PermissionError as exc:
             raise ExecutionError(f"cannot run {argv[0]!r}: permission denied") from exc
@@ -317,3 +316,13 @@ _default: Executor = SubprocessExecutor()
 
 def default_executor() -> Executor:
     return _default
+
+
+def _missing_hint(program: str) -> str:
+    """What to do about a program that is not there: a bare name is looked up on PATH (git
+    is one truegreen needs itself); a path names an interpreter or a tool given to it."""
+    if os.sep not in program:
+        if program == "git":
+            return "truegreen needs git: install it (apt-get install git, dnf install git, or xcode-select --install); `truegreen doctor` checks it"
+        return f"install {program} or put it on PATH"
+    return "check the path (for --python: the interpreter of the project's environment)"
