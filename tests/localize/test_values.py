@@ -86,3 +86,23 @@ def test_the_first_differing_line_of_a_text_is_traced_to_the_line_that_made_it()
     # the expected side is a literal; a blank or missing line is not looked for
     run["compared"][0]["differs"]["values"] = ["", "pear  10"]
     assert [g.get("part") for g in rejected(run, [False, True])] == [None]
+
+
+def test_a_differing_line_made_at_the_same_line_number_of_another_file_is_kept() -> None:
+    """The whole text and its differing row are told apart by file and line, not line."""
+    run = _run(
+        _return(12, "pear   10", 1, file="pkg/rows.py"),
+        _return(12, "name\npear   10", 2),
+        compared=[
+            {
+                "op": "==",
+                "values": ["name\npear   10", "name\npear  10"],
+                "differs": {"line": 1, "values": ["pear   10", "pear  10"]},
+            }
+        ],
+    )
+    got = rejected(run, [False, True])
+    assert [g["produced_at"] for g in got] == [
+        {"file": "pkg/m.py", "line": 12},
+        {"file": "pkg/rows.py", "line": 12},
+    ]

@@ -429,21 +429,18 @@ def _document(
         if fvals
         else []
     )
+    result = runs.measured.by_id()[primary]
+    expected = raises.expected_exceptions(result.excerpt)
     evidence = _by_statement(
         val.evidence(
             failures,
             origin_docs,
             {ln for ln in kind_lines if is_source(ln[0])},
             rejected_docs,
+            raises.missed_raise_guards(expected, spec[primary], stmts),
         ),
         stmts,
     )
-    result = runs.measured.by_id()[primary]
-    expected = raises.expected_exceptions(result.excerpt)
-    for ln, name in raises.missed_raise_guards(expected, spec[primary], stmts).items():
-        level, notes = evidence.get(ln, (0, ()))
-        note = f"decides the {name} the test expected, which was not raised"
-        evidence[ln] = (max(level, val.ORIGIN), tuple(sorted({*notes, note})))
     executed: frozenset[Line] = frozenset().union(*fail_sets)
     first, second, near = _near_crash(failures, stmts, src, executed)
     defuse = stmts.defuse

@@ -171,21 +171,22 @@ def rejected(
     first producer of the first line where they differ (``"part": "first differing line"``):
     the whole text is assembled last, from parts made where the fault is."""
     out: list[dict[str, Any]] = []
-    events = sorted(
-        [*failing.get("assigns", ()), *failing.get("returns", ())],
-        key=lambda e: int(e.get("seq", 0)),
-    )
+    compared = list(failing.get("compared", ()))[:1]
+    # each value's first producer, in execution order: one pass, whatever is looked up
+    first: dict[str, Mapping[str, Any]] = {}
+    if compared:
+        events = sorted(
+            [*failing.get("assigns", ()), *failing.get("returns", ())],
+            key=lambda e: int(e.get("seq", 0)),
+        )
+        for e in events:
+            if source is None or source(str(e.get("file"))):
+                first.setdefault(_key(e.get("value")), e)
 
     def first_producer(v: Any) -> Mapping[str, Any] | None:
-        want = _key(v)
-        for e in events:
-            if source is not None and not source(str(e.get("file"))):
-                continue
-            if _key(e.get("value")) == want:
-                return dict(e)
-        return None
+        return first.get(_key(v))
 
-    for cmp in failing.get("compared", ())[:1]:
+    for cmp in compared:
         differs = cmp.get("differs") or {}
         parts = list(differs.get("values") or ())
         for i, v in enumerate(cmp.get("values") or ()):
@@ -204,13 +205,14 @@ def rejected(
             if part is None or _trivial(part) or isinstance(part, dict):
                 continue  # no such line, a blank one, or one too long to be matched whole
             made = first_producer(part)
-            if made is not None and (found is None or made["line"] != found["line"]):
+            where = (made["file"], made["line"]) if made is not None else None
+            if where is not None and (found is None or where != (found["file"], found["line"])):
                 out.append(
                     {
                         "value": part,
                         "op": cmp.get("op"),
                         "part": "first differing line",
-                        "produced_at": {"file": made["file"], "line": made["line"]},
+                        "produced_at": {"file": where[0], "line": where[1]},
                     }
                 )
     return out
@@ -242,6 +244,7 @@ def evidence(
     origin_docs: Sequence[Mapping[str, Any]],
     kind_lines: Iterable[Line],
     rejected_docs: Sequence[Mapping[str, Any]] = (),
+    raise_guards: Mapping[Line, str] | None = None,
 ) -> dict[Line, tuple[int, tuple[str, ...]]]:
     """Tie-breaking evidence per line: (level, notes); the strongest level wins."""
     ev: dict[Line, tuple[int, set[str]]] = {}
@@ -275,6 +278,8 @@ def evidence(
             else "produced the value the assertion rejected"
         )
         add((str(at["file"]), int(at["line"])), ORIGIN, note)
+    for ln, name in (raise_guards or {}).items():
+        add(ln, ORIGIN, f"decides the {name} the test expected, which was not raised")
     for ln in kind_lines:
         add(ln, KIND_DIFF, "produced a value unlike the passing run's")
     return {ln: (lvl, tuple(sorted(notes))) for ln, (lvl, notes) in ev.items()}

@@ -323,6 +323,9 @@ def _missing_hint(program: str) -> str:
     is one truegreen needs itself); a path names an interpreter or a tool given to it."""
     if os.sep not in program:
         if program == "git":
-            return "truegreen needs git: install it (apt-get install git, dnf install git, or xcode-select --install); `truegreen doctor` checks it"
+            return (
+                "truegreen needs git: install it (apt-get install git, dnf install git, or "
+                "xcode-select --install); `truegreen doctor` checks it"
+            )
         return f"install {program} or put it on PATH"
     return "check the path (for --python: the interpreter of the project's environment)"
