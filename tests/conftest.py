@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from truegreen.cli import main
+
 #: The interpreter the fixture projects run in: it has pytest (the dev extras).
 TARGET_PYTHON = Path(sys.executable)
 
@@ -93,3 +95,13 @@ def process_tag(monkeypatch: pytest.MonkeyPatch) -> str:
     monkeypatch.setenv("TG_TEST_TAG", value)
     monkeypatch.setenv("TRUEGREEN_PASS_ENV", "TG_TEST_TAG")
     return f"TG_TEST_TAG={value}"
+
+
+def cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    """``truegreen ARGS`` in-process: (exit status, stdout, stderr). ``main`` always ends in
+    ``SystemExit``, so a return without one fails the test."""
+    with pytest.raises(SystemExit) as exc:
+        main(list(args))
+    captured = capsys.readouterr()
+    code = exc.value.code if isinstance(exc.value.code, int) else 0
+    return code, captured.out, captured.err

@@ -8,18 +8,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
-from truegreen.cli import main
+from tests.conftest import cli
 from truegreen.doctor import MIN_GIT, git_check
 from truegreen.run.executor import Command, Completed, FakeExecutor
-
-
-def cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as exc:
-        main(list(args))
-    captured = capsys.readouterr()
-    return (exc.value.code if isinstance(exc.value.code, int) else 0), captured.out, captured.err
 
 
 def fake_git(bindir: Path, version_line: str) -> None:

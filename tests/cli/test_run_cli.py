@@ -7,17 +7,8 @@ import sys
 
 import pytest
 
-from tests.conftest import live_processes_with
-from truegreen.cli import main
+from tests.conftest import cli, live_processes_with
 from truegreen.model.documents import validate
-
-
-def cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as exc:
-        main(list(args))
-    captured = capsys.readouterr()
-    code = exc.value.code if isinstance(exc.value.code, int) else 0
-    return code, captured.out, captured.err
 
 
 def test_run_json_is_one_document_with_the_rerun_command(make_project, capsys):

@@ -8,18 +8,10 @@ import json
 
 import pytest
 
-from truegreen.cli import main
+from tests.conftest import cli
 from truegreen.diagnose import diagnose, reader, scanner
 from truegreen.diagnose.reader import LogInput, iter_chunks
 from truegreen.diagnose.scanner import Scanner
-
-
-def cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as exc:
-        main(list(args))
-    captured = capsys.readouterr()
-    code = exc.value.code if isinstance(exc.value.code, int) else 0
-    return code, captured.out, captured.err
 
 
 @pytest.mark.parametrize(

@@ -5,19 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-
-from truegreen.cli import main
+from tests.conftest import cli
 
 CORPUS = Path(__file__).parent / "corpus"
-
-
-def cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as exc:
-        main(list(args))
-    captured = capsys.readouterr()
-    code = exc.value.code if isinstance(exc.value.code, int) else 0
-    return code, captured.out, captured.err
 
 
 def test_json_is_exactly_one_deterministic_document(capsys):

@@ -8,19 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from truegreen.cli import main
+from tests.conftest import cli
 from truegreen.exam.store import Ledger
 from truegreen.repo.git import GitRepo
-
-
-def cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    try:
-        main(list(args))
-        code = 0
-    except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else 0
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 @pytest.fixture

@@ -6,21 +6,11 @@ import json
 
 import pytest
 
-from truegreen.cli import main
+from tests.conftest import cli
 from truegreen.exam.receipt import make_receipt, write_receipt
 from truegreen.exam.store import Ledger
 
 from .conftest import db_file, tamper_sqlite
-
-
-def cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    try:
-        main(list(args))
-        code = 0
-    except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else 0
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 @pytest.fixture

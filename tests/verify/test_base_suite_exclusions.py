@@ -8,9 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import git, write_files
+from tests.conftest import cli, git, write_files
 from tests.verify.conftest import PY
-from truegreen.cli import main
 from truegreen.model.documents import validate
 from truegreen.run.pytest_ini import kept_addopts, suite_exclusions
 
@@ -136,13 +135,6 @@ def project(tmp_path: Path) -> Path:
     git(root, "commit", "-q", "-am", "fix, and leave test_calc out")
     git(root, "checkout", "-q", "main")
     return root
-
-
-def cli(capsys, *args: str) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as exc:
-        main(list(args))
-    captured = capsys.readouterr()
-    return (exc.value.code if isinstance(exc.value.code, int) else 0), captured.out, captured.err
 
 
 def common(root: Path) -> list[str]:

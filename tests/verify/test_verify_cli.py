@@ -12,19 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import live_processes_with
+from tests.conftest import cli, live_processes_with
 from tests.verify.conftest import PY
-from truegreen.cli import main
 from truegreen.demo.scenario import EXAM_FILE, EXAM_TEST
 from truegreen.model.documents import validate
-
-
-def cli(capsys, *args: str) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as exc:
-        main(list(args))
-    captured = capsys.readouterr()
-    code = exc.value.code if isinstance(exc.value.code, int) else 0
-    return code, captured.out, captured.err
 
 
 def seal_cli(capsys, repo: Path, test_id: str, *extra: str) -> tuple[int, str, str]:
