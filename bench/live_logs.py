@@ -3268,7 +3268,7 @@ def script(path: str, body: str) -> dict[str, str]:
 
 later(
     5,
-    "held-out",
+    "dev",  # held-out until stop 12: measured at 65.7 % and 78.6 %, then tuned on
     # ---- configuration
     Scenario(
         "r5-json-settings-decode",

@@ -22,10 +22,10 @@ LABELS = json.loads((LIVE / "labels.json").read_text())
 #: held-out round, scenarios written after the changes before it and only measured
 #: (bench/live_logs.py, `half` and `round`). Class accuracy counts label_alt.
 FLOORS = {
-    "dev": (1.0, 0.99, 0.97),  # rounds 1-4 (round 4 held-out until round 5 was measured)
-    # measured once before the changes of its round (65.7 %, 94.3 %, 5/5) and once after
-    # them (78.6 %, 95.7 %, 5/5), its misses not read
-    "round 5": (0.771, 0.942, 1.0),
+    # rounds 1-5 (round 4 held-out until round 5 was measured; round 5 held-out until
+    # round 6 was written: measured once before the changes of its round, 65.7 %, 94.3 %,
+    # 5/5, and once after them, 78.6 %, 95.7 %, 5/5)
+    "dev": (0.948, 0.98, 0.97),
 }
 
 
