@@ -1,4 +1,4 @@
-"""`truegreen exams list --repo PATH`: only the exams of the repository (or monorepo
+"""`truegreen exams list|export --repo PATH`: only the exams of the repository (or monorepo
 package) at PATH; without a filter every exam, with a hint about the repository here."""
 
 from __future__ import annotations
@@ -78,6 +78,20 @@ def test_without_a_filter_inside_a_repository_it_says_how_to_list_only_its(
     assert err == ""
 
 
+def test_export_takes_the_same_filter(repos, capsys, tmp_path: Path):
+    a, _, mono, ids = repos
+    code, out, err = cli(capsys, "exams", "export", "--repo", str(a))
+    assert code == 0, err
+    assert sorted(e["id"] for e in json.loads(out)["exams"]) == sorted([ids["a1"], ids["a2"]])
+    dest = tmp_path / "calc.json"
+    code, out, err = cli(
+        capsys, "exams", "export", "--repo", str(mono / "libs" / "calc"), "-o", str(dest)
+    )
+    assert code == 0 and "exported 1 exam(s)" in err
+    assert [e["id"] for e in json.loads(dest.read_text())["exams"]] == [ids["calc"]]
+
+
+@pytest.mark.parametrize("command", ["list", "export"])
 @pytest.mark.parametrize(
     ("args", "message"),
     [
@@ -86,8 +100,8 @@ def test_without_a_filter_inside_a_repository_it_says_how_to_list_only_its(
         (["--repo", "{tmp}/plain", "--repo-id", "x"], "pass --repo or --repo-id, not both"),
     ],
 )
-def test_bad_repo(tmp_path: Path, capsys, args, message):
+def test_bad_repo(tmp_path: Path, capsys, command, args, message):
     (tmp_path / "plain").mkdir()
-    code, out, err = cli(capsys, "exams", "list", *(a.format(tmp=tmp_path) for a in args))
+    code, out, err = cli(capsys, "exams", command, *(a.format(tmp=tmp_path) for a in args))
     assert code == 2 and out == ""
     assert message in err and "Traceback" not in err

@@ -33,15 +33,29 @@ repo_id_option = click.option(
 )
 
 
-@exams_app.command("list")
-@repo_id_option
-@click.option(
+repo_path_option = click.option(
     "--repo",
     type=click.Path(path_type=Path),
     default=None,
     help="Only the exams of the repository (or monorepo package) at this path; "
     "`--repo .` for the one here.",
 )
+
+
+def _repo_filter(repo: Path | None, repo_id: str | None) -> str | None:
+    """The repository identity that --repo PATH or --repo-id names (None: every one)."""
+    from truegreen.repo.git import GitRepo
+
+    if repo is not None and repo_id is not None:
+        fail("pass --repo or --repo-id, not both", "--repo PATH names the repository by its path")
+    if repo is not None:
+        return GitRepo.discover(repo).identity()
+    return repo_id
+
+
+@exams_app.command("list")
+@repo_id_option
+@repo_path_option
 @db_option
 @json_option
 def exams_list(repo_id: str | None, repo: Path | None, db: str | None, json_out: bool) -> None:
@@ -50,10 +64,7 @@ def exams_list(repo_id: str | None, repo: Path | None, db: str | None, json_out:
     from truegreen.exam.store import Ledger
     from truegreen.repo.git import GitRepo
 
-    if repo is not None and repo_id is not None:
-        fail("pass --repo or --repo-id, not both", "--repo PATH names the repository by its path")
-    if repo is not None:
-        repo_id = GitRepo.discover(repo).identity()
+    repo_id = _repo_filter(repo, repo_id)
     with Ledger(db) as ledger:
         exams = ledger.list_exams(repo_id)
     if json_out:
@@ -136,16 +147,22 @@ def exams_show(exam_id: str, content: bool, db: str | None, json_out: bool) -> N
     help="Write the bundle here (default: stdout).",
 )
 @repo_id_option
+@repo_path_option
 @db_option
 def exams_export(
-    exam_ids: tuple[str, ...], output: Path | None, repo_id: str | None, db: str | None
+    exam_ids: tuple[str, ...],
+    output: Path | None,
+    repo_id: str | None,
+    repo: Path | None,
+    db: str | None,
 ) -> None:
     """A portable JSON bundle of exams (truegreen.exam-bundle/1), to import elsewhere.
 
-    ID... are the exams to export (default: all)."""
+    ID... are the exams to export (default: all, or all of --repo / --repo-id)."""
     from truegreen.exam.bundle import export_bundle
     from truegreen.exam.store import Ledger
 
+    repo_id = _repo_filter(repo, repo_id)
     with Ledger(db) as ledger:
         bundle = export_bundle(ledger, exam_ids or (), repo_id)
     text = canonical.pretty(bundle)
