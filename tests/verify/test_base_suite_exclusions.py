@@ -1,5 +1,6 @@
-"""The base's own ``--ignore`` / ``--ignore-glob`` / ``--deselect`` in addopts keep tests
-out of verify's suite runs on both sides (the head's never count: they are tamper)."""
+"""The base's own ``--ignore`` / ``--ignore-glob`` / ``--deselect`` / ``-m`` / ``-k`` in
+addopts keep tests out of verify's suite runs on both sides (the head's never count: they
+are tamper)."""
 
 from __future__ import annotations
 
@@ -26,7 +27,12 @@ from truegreen.run.pytest_ini import kept_addopts, suite_exclusions
                 "pyproject.toml": b"[tool.pytest.ini_options]\n"
                 b'addopts = ["--deselect", "tests/test_a.py::test_x[a=1]", "-k", "fast"]\n'
             },
-            ("--deselect=tests/test_a.py::test_x[a=1]",),
+            ("--deselect=tests/test_a.py::test_x[a=1]", "-k", "fast"),
+        ),
+        (
+            # a marker expression stays one argument; a glued short option stays as written
+            {"setup.cfg": b'[tool:pytest]\naddopts = -m "not network and not slow" -kquick\n'},
+            ("-m", "not network and not slow", "-kquick"),
         ),
         (
             # pytest reads the first file that has settings: pytest.ini wins over setup.cfg
@@ -66,7 +72,9 @@ BASE_FILES = {
     "pytest.ini": """
         [pytest]
         addopts = -ra --ignore=tests/integration
-            --deselect tests/test_calc.py::test_add_as_it_was
+            --deselect tests/test_calc.py::test_add_as_it_was -m "not slow"
+        markers =
+            slow: the project runs these apart, nightly
         """,
     "calc.py": """
         def add(a, b):
@@ -81,6 +89,8 @@ BASE_FILES = {
             return a * b
         """,
     "tests/test_calc.py": """
+        import pytest
+
         from calc import add, mul
 
 
@@ -95,6 +105,14 @@ BASE_FILES = {
         def test_add_as_it_was():
             # documents the old behaviour; the project deselects it
             assert add(2, 3) == -1
+
+
+        @pytest.mark.slow
+        def test_legacy_add_still_there():
+            # the nightly job's: the fix removes legacy_add, but the suite leaves it out
+            import calc
+
+            assert calc.legacy_add(1, 2) == -1
         """,
     # a directory the project never runs (it needs a server): its module imports a name
     # the fix removes, so on the head it errors at import
@@ -163,13 +181,13 @@ def test_the_bases_own_exclusions_hold_in_both_suite_runs(project, capsys, tmp_p
 
     code, doc, err = verify(capsys, project, "fix")
     assert (doc["verdict"], doc["decision"], code) == ("verified", "approve", 0), doc["reasons"]
-    # tests/integration (an import error on the head) and the deselected test were left
-    # out on both sides; test_mul and test_add_zero were compared
+    # tests/integration (an import error on the head), the deselected test and the slow
+    # one were left out on both sides; test_mul and test_add_zero were compared
     assert doc["regression"]["compared"] == 2
     assert doc["regression"]["collection_errors"] == []
     assert doc["regression"]["new_failures"] == []
     assert "leaving out, as the base's addopts do: --ignore=tests/integration" in err
-    assert "--deselect=tests/test_calc.py::test_add_as_it_was" in err
+    assert "--deselect=tests/test_calc.py::test_add_as_it_was -m 'not slow'" in err
 
     # a head that adds an --ignore of its own is still tampering, and its option is not
     # obeyed: the suite still runs test_calc.py on the head

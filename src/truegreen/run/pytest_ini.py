@@ -170,24 +170,29 @@ def kept_addopts(root: Path) -> tuple[str, ...]:
 
 #: ``addopts`` that leave tests out of the project's suite. A graded run drops them with
 #: the rest of ``addopts``; the suite runs of ``verify`` put the base's own back (a
-#: ``tests/integration`` the project never runs, because it needs the network), on both
-#: sides. Runs of named tests (the exam, a rerun) do not take them: ``--deselect``
-#: would leave out the very test asked for.
+#: ``tests/integration`` the project never runs, because it needs the network; a
+#: ``-m "not slow"``), on both sides. Runs of named tests (the exam, a rerun) do not take
+#: them: ``--deselect`` or ``-m`` would leave out the very test asked for.
 SUITE_EXCLUSION_ADDOPTS: Mapping[str, bool] = {
     "--ignore": True,
     "--ignore-glob": True,
     "--deselect": True,
+    "-m": True,
+    "-k": True,
 }
 
 
 def suite_exclusions(files: Mapping[str, bytes | None]) -> tuple[str, ...]:
-    """The ``--ignore``, ``--ignore-glob`` and ``--deselect`` options of the ``addopts``
-    pytest would read from ``files`` (path -> content, e.g. a revision's), each as one
-    ``--option=value`` argument."""
+    """The ``--ignore``, ``--ignore-glob``, ``--deselect``, ``-m`` and ``-k`` options of
+    the ``addopts`` pytest would read from ``files`` (path -> content, e.g. a revision's),
+    as arguments: a long option as one ``--option=value``, a short one as ``-m``, value."""
     _, settings = effective(files)
-    return tuple(
-        tok if value is None else f"{name}={value}"
-        for name, tok, value in _options(
-            words(settings.get("addopts", "")), SUITE_EXCLUSION_ADDOPTS
-        )
-    )
+    out: list[str] = []
+    for name, tok, value in _options(words(settings.get("addopts", "")), SUITE_EXCLUSION_ADDOPTS):
+        if value is None:
+            out.append(tok)
+        elif name.startswith("--"):
+            out.append(f"{name}={value}")
+        else:
+            out += [name, value]
+    return tuple(out)

@@ -16,6 +16,7 @@ The configuration graded is the base's.
 from __future__ import annotations
 
 import contextlib
+import shlex
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -267,7 +268,7 @@ def _summary(obs: Sequence[Observation]) -> dict[str, Any]:
 def regression_layer(
     runner: _Runner, base_tree: Path, head_tree: Path, exam_tests: set[str], notify: Notify
 ) -> tuple[RegressionEvidence, PytestRun, PytestRun]:
-    kept = f" (leaving out, as the base's addopts do: {' '.join(runner.exclusions)})"
+    kept = f" (leaving out, as the base's addopts do: {shlex.join(runner.exclusions)})"
     notify(
         "regression: running the suite on the base and the head"
         + (kept if runner.exclusions else "")
