@@ -11,7 +11,11 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from truegreen.diagnose import pytest_parse as pp
-from truegreen.diagnose.exceptions import exception_class, parse_exception_line
+from truegreen.diagnose.exceptions import (
+    exception_class,
+    parse_exception_line,
+    wrapped_exception,
+)
 from truegreen.diagnose.scanner import Candidate, ScanResult, Step
 from truegreen.run.signature import is_library_path, make_signature
 
@@ -50,7 +54,10 @@ _COMMAND_TOOLS: tuple[tuple[re.Pattern[str], str, str], ...] = tuple(
         (r"\bpoetry (?:install|lock|update|add)\b|\bpdm (?:install|sync|lock)\b|\bpipenv (?:install|sync)\b|\bhatch env create\b", "poetry", "dependency"),
         (r"\b(?:npm (?:ci|install|i)|yarn(?: install)?$|pnpm (?:install|i)|bundle install|composer (?:install|update)|conda (?:install|create|env)|mamba (?:install|create)|apt(?:-get)? install|brew install|go mod download|cargo fetch|dotnet restore|mvn dependency)\b", "installer", "dependency"),
         (r"\b(?:npm (?:run )?test|yarn test|pnpm test|jest|mocha|vitest|karma|rspec|rake(?: test| spec)?$|go test|cargo test|ctest|swift test|stack test|cabal test|busted|prove|R CMD check|lein test|make (?:test|check)|phpunit|dotnet test|gradlew? test|mvn (?:-\S+ )*test|mvn (?:-\S+ )*verify|sbt test|mix test|tox|nox|behave|bats)\b", "test-runner", "test"),
-        (r"\b(?:python -m build|setup\.py (?:build|bdist|sdist|install)|make(?: all| build)?$|cmake|ninja|gcc|clang|cargo build|go build|mvn (?:-\S+ )*(?:compile|package|install)|gradlew? (?:build|assemble)|dotnet build|msbuild|sphinx-build|mkdocs build|hugo|jekyll build|gatsby build|next build|docker build|webpack|vite build|npm run build|yarn build|hatch build|flit build|maturin)\b", "build-tool", "build"),
+        (r"\b(?:python -m build|setup\.py (?:build|bdist|sdist|install)|make(?: all| build)?$|cmake|ninja|gcc|clang|cargo build|go build|mvn (?:-\S+ )*(?:compile|package|install)|gradlew? (?:build|assemble)|dotnet build|msbuild|sphinx-build|mkdocs build|hugo|jekyll build|gatsby build|next build|docker build|webpack|vite build|npm run build|yarn build|hatch build|flit build|maturin|twine check)\b", "build-tool", "build"),
+        # git's commands on the checkout itself: what makes them fail is the job's set-up
+        # (a shallow clone without tags, no identity, a ref not fetched, ownership)
+        (r"\bgit (?:describe|rev-parse|rev-list|status|commit|tag|config|checkout|switch|merge|rebase|cherry-pick|log|show|am|apply|lfs|worktree|merge-base|stash)\b", "git", "configuration"),
     )
 )  # fmt: skip
 
@@ -83,6 +90,8 @@ def command_tool(command: str | None) -> tuple[str, str] | None:
     if not command:
         return None
     for line in command.splitlines()[::-1]:
+        if _PRINTS.match(line):
+            continue
         for pattern, tool, cls in _COMMAND_TOOLS:
             if pattern.search(line):
                 return tool, cls
@@ -99,12 +108,18 @@ _COMMAND_HINTS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
 )
 
 
+#: a script line that prints or comments (its words are a message, not a command)
+_PRINTS = re.compile(r"^\s*(?:echo|printf|#|:\s|::|Write-(?:Host|Output))")
+
+
 def command_hint(command: str | None) -> str | None:
     """The class a command's own words suggest (``./ci/check-links.sh``, ``make ct-fast``),
     when it names no known tool; a weak prior."""
     if not command:
         return None
     for line in command.splitlines()[::-1]:
+        if _PRINTS.match(line):
+            continue  # `echo "checking the API"`: words the script prints, not its command
         for pattern, cls in _COMMAND_HINTS:
             if pattern.search(line):
                 return cls
@@ -278,7 +293,13 @@ def decide(scan: ScanResult, hinted_step: str | None = None) -> Decision:
             confidence = min(confidence, 0.45)
     if primary is not None:
         reasons.insert(0, f"step '{_one_line(primary.name)}' exited with {primary.exit_code}")
-    evidence = _rank(cands, cls, region, primary, last, scan.details)
+    # when only their words said the class, the lines that said it are the evidence
+    topical = (
+        {n for n, k in _topic_lines(cands, primary, region).items() if k == cls}
+        if any(r.startswith("the lines before the failing exit speak of") for r in reasons)
+        else set()
+    )
+    evidence = _rank(cands, cls, region, primary, last, scan.details, topical)
     flaky = _flaky(scan, tests, test_classes, parsed)
     decision = Decision(
         cls=cls,
@@ -382,6 +403,9 @@ _CAUSES = (
         {"dependency", "build", "configuration", "environment"},
     ),
     ({"compiler-error", "jvm-compile", "linker", "build-tool"}, "build", {"test"}),
+    # a program the step needs is not installed: the hook, build or check that ran it failed
+    # because of that (pre-commit's `language: system` hook, a Makefile's tool)
+    ({"cmd-not-found"}, "environment", {"lint", "type", "build"}),
 )
 
 
@@ -408,7 +432,9 @@ def _precedence(
             # code that does not compile fails the tests that would have run on it: the
             # compiler's error must come first
             near = [c for c in near if c.line <= first_effect]
-        if not near and winner in _SWALLOWED_EFFECTS:
+        if not near and winner in _SWALLOWED_EFFECTS and cause != "environment":
+            # (a program missing in an earlier step that went on is no cause: the step that
+            # failed did not run it)
             # a step that did not fail can still have lost what a later one needs: a failed
             # clone or download right before "No such file" in the step that failed
             near = [
@@ -598,7 +624,13 @@ _TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             "configuration",
             r"\b(?:config(?:uration)?|settings?|options?|parameters?|[\w.-]+\.(?:ini|toml|cfg|ya?ml|conf))\b"
             r".*\b(?:invalid|unknown|unrecognized|not (?:found|set|defined|valid|allowed)|missing|does(?:n't| not) exist|malformed|(?:cannot|can't|could not|unable to|failed to) (?:parse|load|read|find|open))"
-            r"|\b(?:invalid|unknown|unrecognized|missing|malformed) (?:config(?:uration)?|settings?|option|key|value|parameter|section|field)s?\b",
+            r"|\b(?:invalid|unknown|unrecognized|missing|malformed) (?:config(?:uration)?|settings?|option|key|value|parameter|section|field)s?\b"
+            # a manifest or settings file a tool cannot parse (package.json, composer.json)
+            r"|\b(?:invalid|malformed|(?:cannot|can't|could not|unable to|failed to) parse) [\w.-]+\.(?:json|toml|ya?ml|ini|cfg)\b"
+            # a URL or path the job gave that cannot be used (an unset variable in it)
+            r"|\b(?:bad|illegal|malformed|invalid|missing) (?:URL|URI|endpoint|host ?name)\b|\bURL using bad\b|\binvalid path\b"
+            # a refusal that names the setting to change ("use allowlist_externals to allow it")
+            r"|\bnot (?:allowed|permitted)\b.*\b(?:use|set|add|enable)\s+[a-z]+_[a-z_]+\b",
         ),
         (
             "environment",
@@ -616,7 +648,13 @@ _TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"\b(?:lock ?file|requirements?|dependenc(?:y|ies)|packages?|versions?)\b.*"
             r"\b(?:no matching|(?:could not|cannot|can't|unable to) (?:find|resolve|satisfy)|conflicts?|incompatible|out of date|outdated|not (?:in sync|up to date))",
         ),
-        ("timeout", r"\btimed? ?out\b|\bdeadline exceeded\b|\btime ?limit\b"),
+        (
+            "timeout",
+            r"\btimed? ?out\b|\bdeadline exceeded\b|\btime ?limit\b"
+            # a wait that ran out: "did not become ready within 30 seconds", "gave up waiting"
+            r"|\b(?:not|never)\b.*\b(?:within|after|in) \d+(?:\.\d+)? ?(?:ms|s|secs?|seconds?|m|mins?|minutes?|h|hours?)\b"
+            r"|\b(?:gave|giving) up (?:waiting|after)\b|\bwaited too long\b",
+        ),
     )
 )
 #: the rules whose line is a tool's own error in words no rule knows (no class of its own)
@@ -628,6 +666,14 @@ def _topic_votes(
 ) -> dict[str, float]:
     """Weak votes from what the failing step's last lines talk about (_TOPICS)."""
     votes: dict[str, float] = {}
+    for cls in _topic_lines(cands, primary, region).values():
+        votes[cls] = min(2.4, votes.get(cls, 0.0) + 1.6)
+    return votes
+
+
+def _topic_lines(cands: list[Candidate], primary: Step | None, region: set[int]) -> dict[int, str]:
+    """The failing step's last lines that speak of a class in their words: line -> class."""
+    out: dict[int, str] = {}
     for c in cands:
         if c.cls is not None or c.rule not in _WORDS_RULES or c.step not in region:
             continue
@@ -639,11 +685,13 @@ def _topic_votes(
         )
         if not near:
             continue
+        wrapped = wrapped_exception(c.text)
+        text = wrapped[1] if wrapped else c.text  # what the exception says, not the wrapper
         for cls, pattern in _TOPICS:
-            if pattern.search(c.text):
-                votes[cls] = min(2.4, votes.get(cls, 0.0) + 1.6)
+            if pattern.search(text):
+                out[c.line] = cls
                 break
-    return votes
+    return out
 
 
 #: lines between a traceback's innermost frame and its exception line (the source line,
@@ -664,12 +712,22 @@ def _program_exceptions(
         if c.cls is not None or c.kind == "exit" or c.line in seen or _inside(c.line, spans):
             continue
         exc = parse_exception_line(c.text)
+        raised_in = source = None
         if exc is None:
-            continue
+            # a tool's own error naming the exception it stopped on (pip's "... due to an
+            # OSError: [Errno 13] ..."): that exception, with no traceback of its own
+            exc = wrapped_exception(c.text)
+            if exc is None:
+                continue
+        else:
+            k = bisect.bisect_left(keys, c.line) - 1
+            if k >= 0 and c.line - keys[k] <= _FRAME_REACH:
+                raised_in = scan.py_frames[k][1]
+                source = scan.frame_source.get(keys[k])
         seen.add(c.line)
-        k = bisect.bisect_left(keys, c.line) - 1
-        raised_in = scan.py_frames[k][1] if k >= 0 and c.line - keys[k] <= _FRAME_REACH else None
-        cls = exception_class(exc[0], exc[1], project, in_test=False, raised_in=raised_in)
+        cls = exception_class(
+            exc[0], exc[1], project, in_test=False, raised_in=raised_in, source=source
+        )
         if cls:
             out.append(
                 Candidate(
@@ -694,6 +752,7 @@ def _rank(
     primary: Step | None,
     last: int,
     details: dict[int, int] | None = None,
+    topical: set[int] | None = None,
 ) -> list[Candidate]:
     seen_rule: Counter[str] = Counter()
     scored: list[tuple[float, int, Candidate]] = []
@@ -710,7 +769,7 @@ def _rank(
         k = 0 if c.rule == "before-exit" and c.weight > 0.5 else seen_rule[c.rule]
         seen_rule[c.rule] += 1
         s = c.weight * _proximity(c, primary, last) / (1 + 0.25 * k)
-        if c.cls == cls and cls != "unknown":
+        if (c.cls == cls and cls != "unknown") or (topical and c.line in topical):
             s *= 1.6
         elif c.cls and cls != "unknown":
             s *= 0.8

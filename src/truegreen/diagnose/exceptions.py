@@ -77,6 +77,27 @@ _ERRNO_INFRA = {
 _ERRNO_ENV = {1, 13, 24, 30}  # EPERM, EACCES, EMFILE, EROFS
 
 
+#: a source line that reads a setting: the environment, a settings or config object
+_READS_SETTING = re.compile(
+    r"\bos\.environ\b|\bgetenv\(|\benviron(?:\.get)?\s*[\[(]|\b(?:settings|config|conf|cfg)\s*(?:\[|\.get\w*\()"
+)
+#: the exceptions a setting of the wrong shape raises where it is read and converted
+_CONVERSION = {"ValueError", "TypeError", "KeyError", "IndexError"}
+#: a tool's error that names the exception it stopped on: "Could not install packages due
+#: to an OSError: [Errno 13] Permission denied: ...", "caused by: ConnectionError: ..."
+_WRAPPED = re.compile(
+    r"\b(?:due to an?|[Cc]aused by:?|[Rr]eason:) (?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Timeout)): (?P<msg>\S.*)$"
+)
+
+
+def wrapped_exception(text: str) -> tuple[str, str] | None:
+    """(type, message) of the exception a tool's error line says it stopped on, or None."""
+    if "ause" not in text and "due to" not in text and "eason:" not in text:
+        return None
+    m = _WRAPPED.search(text)
+    return (m["type"], m["msg"].strip()) if m else None
+
+
 def parse_exception_line(text: str) -> tuple[str, str] | None:
     """(type, message) when ``text`` is an exception line as a traceback ends with."""
     if not text or len(text) > 2000:
@@ -102,18 +123,20 @@ def exception_class(
     *,
     in_test: bool = True,
     raised_in: str | None = None,
+    source: str | None = None,
 ) -> str | None:
     """The class an exception points to, or None when its type says nothing in particular
     (then a test's failure is the test's: the caller decides).
 
     ``in_test``: raised by a failing test (not by a program a step ran). ``raised_in``: the
-    file of the innermost traceback frame, when the log shows it."""
+    file of the innermost traceback frame, when the log shows it; ``source``: the source
+    line Python printed under that frame."""
     project = project or set()
     t = exc_type.rsplit(".", 1)[-1]
     msg = message or ""
     low = msg.lower()
     if re.search(
-        r"cannot open shared object file|DLL load failed|GLIBC_[\d.]+' not found|undefined symbol",
+        r"cannot open shared object file|DLL load failed|(?:GLIBC|GLIBCXX|CXXABI)_[\d.]+' not found|undefined symbol",
         msg,
     ):
         return "environment"
@@ -189,6 +212,10 @@ def exception_class(
         if in_test and re.search(r"No such file or directory: '[\w.-]+'$", msg):
             return "environment"
     if not in_test:
+        if t in _CONVERSION and source and _READS_SETTING.search(source):
+            # `int(os.environ["WORKERS"])`, `settings["port"]`: the line that failed reads a
+            # setting, and the value it found (or did not find) is the wrong one
+            return "configuration"
         # a program that stops at start-up on a file it parses: its configuration
         if (
             t in _CONFIG_DECODE

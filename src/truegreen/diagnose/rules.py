@@ -140,6 +140,15 @@ RULES: tuple[Rule, ...] = (
         "infrastructure",
         1.5,
     ),
+    # 142: ended by SIGALRM (128 + 14), the alarm a script or a test harness sets as its own
+    # time limit (`signal.alarm`, `alarm(3)`); bash reports the job as "Alarm clock"
+    _r(
+        "exit-142",
+        ("exited with 142", "exit code 142", "Error 142", "Alarm clock"),
+        r"exited with 142\b|exit code 142\b|Error 142\b|: line \d+: +\d+ Alarm clock\b|^Alarm clock$",
+        "timeout",
+        3,
+    ),
     _r(
         "exit-127",
         ("exited with 127", "exit code 127", "Error 127"),
@@ -203,8 +212,13 @@ RULES: tuple[Rule, ...] = (
     # --- timeout --------------------------------------------------------------------------
     _r(
         "gha-timeout",
-        "maximum execution time",
-        r"has exceeded the maximum execution time",
+        (
+            "maximum execution time",
+            "took longer than",
+            "maximum time of",
+            "Too long with no output",
+        ),
+        r"has exceeded the maximum execution time|execution took longer than \S+ seconds|ran longer than the maximum time of \d+ minutes|Too long with no output \(exceeded",
         "timeout",
         5,
     ),
@@ -406,6 +420,26 @@ RULES: tuple[Rule, ...] = (
         None,
         2.5,
     ),
+    # the codes whose meaning is documented: a package.json npm cannot parse, a name or tag
+    # it rejects (configuration); a Node.js, OS or CPU the package does not support, a file
+    # it may not write (environment). Not EUSAGE: npm also says it for `npm ci` without a
+    # lockfile.
+    _r(
+        "npm-code-config",
+        ("npm ERR! code E", "npm error code E"),
+        r"^npm (?:ERR!|error) code (?:EJSONPARSE|EINVALIDTAGNAME|EINVALIDPACKAGENAME|ENOWORKSPACES)$",
+        "configuration",
+        4,
+        tool="npm",
+    ),
+    _r(
+        "npm-code-env",
+        ("npm ERR! code E", "npm error code E"),
+        r"^npm (?:ERR!|error) code (?:EBADENGINE|ENOTSUP|EBADPLATFORM|EACCES|EPERM)$",
+        "environment",
+        4,
+        tool="npm",
+    ),
     # a checker's report as JSON (ruff, pylint, pyright, mypy, eslint `--format json`): each
     # finding's code or severity line stands for it; the class is the tool's
     _r(
@@ -449,6 +483,15 @@ RULES: tuple[Rule, ...] = (
             "unresolved dependency",
         ),
         r"PackagesNotFoundError|UnsatisfiableError|ResolvePackageNotFound|Could not find gem|Bundler could not find compatible versions|could not be resolved to an installable set|Could not resolve (?:all )?(?:dependencies|files|artifacts?)|Could not resolve:|Could not find artifact|missing go\.sum entry|unknown revision|cannot find module providing package|failed to select a version|no matching package named|error NU1\d{3}|Unable to locate package|Gem::MissingSpec|An error occurred while installing|error occured while installing|unresolved dependency: |Could not find .* in any of the sources",
+        "dependency",
+        4,
+    ),
+    # the loaders of other runtimes not finding a package (not a relative file): Node's ESM
+    # loader, Ruby's require, Go's module resolution
+    _r(
+        "runtime-missing-package",
+        ("Cannot find package", "cannot load such file", "no required module provides"),
+        r"Cannot find package '[^./'][^']*' imported from|cannot load such file -- [^./\s]\S* \(LoadError\)|no required module provides package",
         "dependency",
         4,
     ),
@@ -862,6 +905,32 @@ RULES: tuple[Rule, ...] = (
         "configuration",
         4,
     ),
+    # a task runner without the file that defines its tasks (nox's noxfile, make's Makefile,
+    # just's justfile, ...): the job runs it where that file is not
+    _r(
+        "task-file-missing",
+        ("oxfile", "akefile", "ustfile", "askfile", "ulpfile", "runtfile", "ockerfile"),
+        r"\b(?:[Ff]ailed to (?:load|find|read|open)|[Cc]ould not (?:find|load|open|read|locate)|[Cc]annot (?:find|load|open|read|locate)|[Nn]o) (?:[\w./-]+/)?(?:[Nn]oxfile|[Mm]akefile|[Rr]akefile|[Jj]ustfile|[Tt]askfile|[Gg]ulpfile|[Gg]runtfile|[Dd]ockerfile|[Cc]ontainerfile|[Jj]akefile)\b",
+        "configuration",
+        4,
+    ),
+    # a command-line parser refusing the arguments it was given (click, argparse): the
+    # workflow calls the program with an option it does not have or a value it rejects
+    _r(
+        "cli-refused",
+        (
+            "No such option",
+            "Missing option",
+            "Missing argument",
+            "Invalid value for",
+            "unexpected extra argument",
+            "arguments are required",
+            "error: argument ",
+        ),
+        r"^Error: (?:No such option|Missing option|Missing argument|Invalid value for|Got unexpected extra arguments?)\b|^[\w.-]+: error: (?:argument [-\w/]+: |the following arguments are required)",
+        "configuration",
+        4,
+    ),
     _r(
         # bash's ${VAR:?message} and `set -u`: a variable the script needs is not set
         "shell-unset",
@@ -888,8 +957,16 @@ RULES: tuple[Rule, ...] = (
     # --- environment ----------------------------------------------------------------------
     _r(
         "cmd-not-found",
-        ("not found", "not recognized", "No such file or directory", "not installed"),
-        r"command not found|The program '[\w.+-]+' is currently not installed|: (?:\d+: )?[\w.-]+: not found$|is not recognized as an internal or external command|^(?:/usr)?/bin/\w*sh: .*No such file or directory|exec: \"?[\w.-]+\"?: executable file not found",
+        (
+            "not found",
+            "not recognized",
+            "No such file or directory",
+            "not installed",
+            " command.",
+            "Exec format error",
+            "bad interpreter",
+        ),
+        r"command not found|The program '[\w.+-]+' is currently not installed|: (?:\d+: )?[\w.-]+: not found$|is not recognized as an internal or external command|^(?:/usr)?/bin/\w*sh: .*No such file or directory|exec: \"?[\w.-]+\"?: executable file not found|^Executable `[^`]+` not found|^\S+: '[\w.-]+' is not a [\w.-]+ command\b|: cannot execute binary file: Exec format error|^\S+: bad interpreter: ",
         "environment",
         4,
     ),
@@ -928,8 +1005,8 @@ RULES: tuple[Rule, ...] = (
     ),
     _r(
         "shared-lib",
-        ("shared librar", "shared object", "GLIBC", "dlopen", "DLL load failed"),
-        r"error while loading shared libraries|cannot open shared object file|GLIBC_[\d.]+' not found|dlopen\(|DLL load failed",
+        ("shared librar", "shared object", "GLIBC", "CXXABI", "dlopen", "DLL load failed"),
+        r"error while loading shared libraries|cannot open shared object file|(?:GLIBC|GLIBCXX|CXXABI)_[\d.]+' not found|dlopen\(|DLL load failed",
         "environment",
         4,
     ),
@@ -948,8 +1025,12 @@ RULES: tuple[Rule, ...] = (
             "incompatible",
             "UnicodeEncodeError",
             "read-only file system",
+            "Read-only file system",
+            "dubious ownership",
+            "Unsupported engine",
+            "your version of",
         ),
-        r"locale\.Error|unsupported locale setting|Permission denied|PermissionError: \[Errno 13\]|Cannot connect to the Docker daemon|cannot open display|\$DISPLAY|Unsupported class file major version|JAVA_HOME is not set|The engine \"\w+\" is incompatible|UnicodeEncodeError: 'ascii'|[Rr]ead-only file system",
+        r"detected dubious ownership in repository|Unsupported engine|[Nn]ot compatible with your version of (?:node|npm|python|ruby|php|java)|locale\.Error|unsupported locale setting|Permission denied|PermissionError: \[Errno 13\]|Cannot connect to the Docker daemon|cannot open display|\$DISPLAY|Unsupported class file major version|JAVA_HOME is not set|The engine \"\w+\" is incompatible|UnicodeEncodeError: 'ascii'|[Rr]ead-only file system",
         "environment",
         3,
     ),
@@ -1063,7 +1144,7 @@ RULES: tuple[Rule, ...] = (
     _r(
         "test-misc",
         ("FAIL", "[-]", "Expected", "Actual", "failed."),
-        r"\s(?:FAIL|FAILED)$|^\s*\[-\] |^\s*(?:Expected|Actual)\s*: |Running the tests in .* failed\.",
+        r"^(?!\s*Checking )\S.*\s(?:FAIL|FAILED)$|^\s+(?!Checking )\S.*\s(?:FAIL|FAILED)$|^\s*\[-\] |^\s*(?:Expected|Actual)\s*: |Running the tests in .* failed\.",
         "test",
         2,
     ),

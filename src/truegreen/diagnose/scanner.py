@@ -113,6 +113,8 @@ class ScanResult:
     unfinished: set[str] = field(default_factory=set)
     #: the frames of Python tracebacks, (line, file), in log order (the last MAX_FRAMES)
     py_frames: list[tuple[int, str]] = field(default_factory=list)
+    #: a frame's line -> the source line Python printed under it (the last MAX_FRAMES)
+    frame_source: dict[int, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -169,6 +171,8 @@ class Scanner:
         self.session_end = 0  # the last pytest counts line ("1 failed, 7 passed in 0.1s")
         self.unfinished: set[str] = set()
         self.py_frames: deque[tuple[int, str]] = deque(maxlen=MAX_FRAMES)
+        self.frame_source: dict[int, str] = {}
+        self.frame_at = -1
         #: ``gh run view --log``: the ``JOB<TAB>STEP<TAB>`` prefix of the current step
         self.gh_prefix: bytes | None = None
         self.gh_other: re.Pattern[bytes] | None = None
@@ -352,6 +356,7 @@ class Scanner:
             analysed_lines=self.analysed_count,
             unfinished=self.unfinished,
             py_frames=sorted(self.py_frames),
+            frame_source=self.frame_source,
         )
 
     def _unfinished(self) -> None:
@@ -467,12 +472,20 @@ class Scanner:
             self.root = text[9:].split(",", 1)[0].strip() or None
             self.formats["pytest"] = None
             step.tools["pytest"] = step.tools.get("pytest", 0) + 3
+        if (
+            self.frame_at == n - 1
+            and text.startswith("    ")
+            and len(self.frame_source) < MAX_FRAMES
+        ):
+            # the source line Python prints under a frame (what the failing line does)
+            self.frame_source[n - 1] = stripped[:300]
         if text.startswith("Traceback (most recent"):
             self.full_until = max(self.full_until, n + TRACEBACK_SPAN)
         elif 'File "' in text:
             frame = pp.NATIVE_FRAME.match(text)
             if frame:
                 self.py_frames.append((n, frame["path"]))
+                self.frame_at = n
         # The rules read the text a tool wrote, not test ids: a parametrized id such as
         # test_x[got: command not found] says nothing about this failure.
         rule_text = text
@@ -565,7 +578,7 @@ class Scanner:
                 any(r.cls == "test" and r.kind == "error" for r, _ in hits)
                 and _SAYS_NOTHING.search(stripped)
             )
-            or any(r.name == "npm-code" for r, _ in hits)
+            or any(r.name.startswith("npm-code") for r, _ in hits)
         ):
             # a header that names no cause: a failing test's ("name: FAIL"), npm's error
             # code ("npm error code EUSAGE"); the line after it says why
