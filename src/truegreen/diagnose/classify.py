@@ -144,8 +144,14 @@ def decide(scan: ScanResult, hinted_step: str | None = None) -> Decision:
 
     extra = _block_candidates(scan, parsed, test_classes)
     spans = sorted((b.first_line, b.lines[-1][0] if b.lines else b.first_line) for b, _ in parsed)
-    extra += _program_exceptions(scan, project, spans)
-    cands = [*scan.candidates, *extra]
+    programs, superseded = _program_exceptions(scan, project, spans)
+    extra += programs
+    # a rule's reading of an exception line that the exception table reads better (a
+    # standard module missing is the interpreter's, not a package to install) gives way
+    cands = [
+        *(c for c in scan.candidates if not (c.line in superseded and c.rule in _REFINED)),
+        *extra,
+    ]
     last = scan.lines or 1
 
     # the lines of pytest's failure blocks that end in an exception: what a test printed is
@@ -396,7 +402,11 @@ _CAUSES = (
         "infrastructure",
         {"build", "dependency", "test", "lint", "type", "unknown", "environment", "network"},
     ),
-    ({"gha-timeout", "travis-timeout", "pytest-timeout"}, "timeout", {"infrastructure", "test"}),
+    (
+        {"gha-timeout", "travis-timeout", "pytest-timeout", "go-test-timeout"},
+        "timeout",
+        {"infrastructure", "test"},
+    ),
     (
         {"dns", "conn", "py-net-exc", "npm-net", "pip-retry", "ssl", "http-5xx"},
         "network",
@@ -623,7 +633,11 @@ _TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         (
             "configuration",
             r"\b(?:config(?:uration)?|settings?|options?|parameters?|[\w.-]+\.(?:ini|toml|cfg|ya?ml|conf))\b"
-            r".*\b(?:invalid|unknown|unrecognized|not (?:found|set|defined|valid|allowed)|missing|does(?:n't| not) exist|malformed|(?:cannot|can't|could not|unable to|failed to) (?:parse|load|read|find|open))"
+            r".*\b(?:invalid|unknown|unrecognized|not (?:found|set|defined|valid|allowed)|missing|does(?:n't| not) exist|malformed|(?:cannot|can't|could not|couldn't|unable to|failed to) (?:parse|load|read|find|open))"
+            r"|\b(?:cannot|can't|could not|couldn't|unable to|failed to) (?:parse|load|read|find|open) (?:the )?(?:config(?:uration)?|settings?|options?) file"
+            # a schema's verdict on a setting (jsonschema, compose, ansible, pydantic)
+            r"|\bmust be an? (?:string|array|list|integer|number|boolean|mapping|object|dict)\b|\bis not of type\b"
+            r"|\b[Aa]dditional properties are not allowed\b|\bis a required property\b|\bis required but (?:was )?not (?:set|given|provided)\b"
             r"|\b(?:invalid|unknown|unrecognized|missing|malformed) (?:config(?:uration)?|settings?|option|key|value|parameter|section|field)s?\b"
             # a manifest or settings file a tool cannot parse (package.json, composer.json)
             r"|\b(?:invalid|malformed|(?:cannot|can't|could not|unable to|failed to) parse) [\w.-]+\.(?:json|toml|ya?ml|ini|cfg)\b"
@@ -652,7 +666,7 @@ _TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             "timeout",
             r"\btimed? ?out\b|\bdeadline exceeded\b|\btime ?limit\b"
             # a wait that ran out: "did not become ready within 30 seconds", "gave up waiting"
-            r"|\b(?:not|never)\b.*\b(?:within|after|in) \d+(?:\.\d+)? ?(?:ms|s|secs?|seconds?|m|mins?|minutes?|h|hours?)\b"
+            r"|\b(?:not|never|still)\b.*\b(?:within|after|in) \d+(?:\.\d+)? ?(?:ms|s|secs?|seconds?|m|mins?|minutes?|h|hours?)\b"
             r"|\b(?:gave|giving) up (?:waiting|after)\b|\bwaited too long\b",
         ),
     )
@@ -699,17 +713,27 @@ def _topic_lines(cands: list[Candidate], primary: Step | None, region: set[int])
 _FRAME_REACH = 12
 
 
+#: rules whose class the exception table may correct on the same line
+_REFINED = {"py-missing-module"}
+
+
 def _program_exceptions(
     scan: ScanResult, project: set[str], spans: list[tuple[int, int]]
-) -> list[Candidate]:
+) -> tuple[list[Candidate], set[int]]:
     """The uncaught exceptions of programs a step ran (a script, a tool, a build backend)
     outside pytest's failure blocks, classed by their type, message and the file that
     raised them (exceptions.py); an exception whose type says nothing gets no class."""
     out: list[Candidate] = []
+    superseded: set[int] = set()
     keys = [n for n, _ in scan.py_frames]
     seen: set[int] = set()
     for c in scan.candidates:
-        if c.cls is not None or c.kind == "exit" or c.line in seen or _inside(c.line, spans):
+        if (
+            (c.cls is not None and c.rule not in _REFINED)
+            or c.kind == "exit"
+            or c.line in seen
+            or _inside(c.line, spans)
+        ):
             continue
         exc = parse_exception_line(c.text)
         raised_in = source = None
@@ -728,13 +752,18 @@ def _program_exceptions(
         cls = exception_class(
             exc[0], exc[1], project, in_test=False, raised_in=raised_in, source=source
         )
+        if c.cls is not None:
+            if cls and cls != c.cls:
+                superseded.add(c.line)
+            else:
+                continue
         if cls:
             out.append(
                 Candidate(
                     c.line, c.text, "py-exception", cls, 4.0, "error", c.step, c.exit_distance
                 )
             )
-    return out
+    return out, superseded
 
 
 def _step_of(scan: ScanResult, line: int) -> int:
