@@ -81,6 +81,10 @@ _ERRNO_ENV = {1, 13, 24, 30}  # EPERM, EACCES, EMFILE, EROFS
 _READS_SETTING = re.compile(
     r"\bos\.environ\b|\bgetenv\(|\benviron(?:\.get)?\s*[\[(]|\b(?:settings|config|conf|cfg)\s*(?:\[|\.get\w*\()"
 )
+#: "No such file or directory" for a settings file (`.env`, `settings.yaml`, `app.ini`)
+_CONFIG_PATH = re.compile(
+    r"No such file or directory: '(?:[^']*/)?(?:\.env(?:\.\w+)?|[^'/]*\.(?:ya?ml|toml|ini|cfg|conf|env))'$"
+)
 #: the exceptions a setting of the wrong shape raises where it is read and converted
 _CONVERSION = {"ValueError", "TypeError", "KeyError", "IndexError"}
 #: a tool's error that names the exception it stopped on: "Could not install packages due
@@ -212,6 +216,8 @@ def exception_class(
         if in_test and re.search(r"No such file or directory: '[\w.-]+'$", msg):
             return "environment"
     if not in_test:
+        if t in ("FileNotFoundError", "OSError", "IOError") and _CONFIG_PATH.search(msg):
+            return "configuration"  # the program's own settings file is not where it looks
         if t in _CONVERSION and source and _READS_SETTING.search(source):
             # `int(os.environ["WORKERS"])`, `settings["port"]`: the line that failed reads a
             # setting, and the value it found (or did not find) is the wrong one
