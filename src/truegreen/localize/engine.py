@@ -31,8 +31,8 @@ from pathlib import Path
 from typing import Any
 
 from truegreen.errors import UsageError
+from truegreen.localize import boundary, raises
 from truegreen.localize import context as ctx
-from truegreen.localize import raises
 from truegreen.localize import values as val
 from truegreen.localize.ranking import FORMULAS, Formula, Ranked, Score, rank
 from truegreen.localize.redact import Scrubber
@@ -438,6 +438,7 @@ def _document(
             {ln for ln in kind_lines if is_source(ln[0])},
             rejected_docs,
             raises.missed_raise_guards(expected, spec[primary], stmts),
+            boundary.boundary_lines(fvals, pvals, stmts, is_source) if fvals else None,
         ),
         stmts,
     )

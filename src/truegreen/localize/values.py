@@ -12,7 +12,8 @@ and what each function returned (``returns``). From those:
 * evidence for breaking ranking ties: the crash frame, the origin lines, and lines that
   produced a value of a different *kind* (None, sign, emptiness, type) than the passing
   run did on the same line. Kinds, not raw values: two tests with different inputs
-  differ in raw values everywhere.
+  differ in raw values everywhere; and ordering comparisons the failing run alone
+  evaluated with equal operands (see localize.boundary).
 """
 
 from __future__ import annotations
@@ -245,6 +246,7 @@ def evidence(
     kind_lines: Iterable[Line],
     rejected_docs: Sequence[Mapping[str, Any]] = (),
     raise_guards: Mapping[Line, str] | None = None,
+    boundaries: Mapping[Line, str] | None = None,
 ) -> dict[Line, tuple[int, tuple[str, ...]]]:
     """Tie-breaking evidence per line: (level, notes); the strongest level wins."""
     ev: dict[Line, tuple[int, set[str]]] = {}
@@ -282,4 +284,8 @@ def evidence(
         add(ln, ORIGIN, f"decides the {name} the test expected, which was not raised")
     for ln in kind_lines:
         add(ln, KIND_DIFF, "produced a value unlike the passing run's")
+    for ln, compared in (boundaries or {}).items():
+        add(
+            ln, KIND_DIFF, f"compared {compared} with equal operands, which the passing run did not"
+        )
     return {ln: (lvl, tuple(sorted(notes))) for ln, (lvl, notes) in ev.items()}
