@@ -355,3 +355,106 @@ def test_a_checkers_verdict_on_a_file_is_not_a_test_failure():
 def test_a_verbose_test_line_that_ends_in_failed_is_still_a_test_failure():
     body = "running 3 tests\n  parses the header ... ok\n  rounds totals FAILED\n"
     assert _doc("./run-tests", body)["class"] == "test"
+
+
+# --- who the job is: its token, its permissions -------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("cmd", "body", "code"),
+    [
+        (
+            "git push origin HEAD:main",
+            "remote: Permission to acme/app.git denied to github-actions[bot].\nfatal: unable to access 'https://github.com/acme/app/': The requested URL returned error: 403\n",
+            128,
+        ),
+        (
+            "gh release create v1.0.0",
+            "HTTP 403: Resource not accessible by integration (https://api.github.com/repos/acme/app/releases)\n",
+            1,
+        ),
+        (
+            "python -m twine upload dist/*",
+            "Uploading distributions to https://upload.pypi.org/legacy/\nERROR    HTTPError: 403 Forbidden from https://upload.pypi.org/legacy/\n         Invalid or non-existent authentication information.\n",
+            1,
+        ),
+        (
+            "docker login ghcr.io -u bot --password-stdin",
+            "Error: Cannot perform an interactive login from a non TTY device\n",
+            1,
+        ),
+    ],
+)
+def test_a_server_refusing_the_jobs_credentials_is_configuration_not_the_network(cmd, body, code):
+    assert _doc(cmd, body, code)["class"] == "configuration"
+
+
+def test_a_server_that_cannot_be_reached_is_still_the_network():
+    body = "fatal: unable to access 'https://github.com/acme/app/': Failed to connect to github.com port 443: Connection timed out\n"
+    assert _doc("git push origin HEAD:main", body, 128)["class"] == "network"
+
+
+def test_a_test_that_asserts_on_a_403_response_is_a_test_failure():
+    body = (
+        "FAILED tests/test_api.py::test_admin_only - AssertionError: assert 403 == 200\n"
+        "FAILED tests/test_api.py::test_token - AssertionError: got status 403\n"
+        "2 failed, 10 passed in 0.31s\n"
+    )
+    assert _doc("python -m pytest -q", body)["class"] == "test"
+
+
+def test_a_build_that_needs_the_tags_a_shallow_checkout_lacks_is_configuration():
+    body = (
+        "* Building sdist...\nTraceback (most recent call last):\n"
+        '  File "/tmp/env/lib/python3.12/site-packages/setuptools_scm/_get_version_impl.py", line 163, in _version_missing\n'
+        "    raise LookupError(error_msg)\n"
+        "LookupError: setuptools-scm was unable to detect version for /home/runner/work/app/app.\n\n"
+        "ERROR Backend subprocess exited when trying to invoke build_sdist\n"
+    )
+    doc = _doc("python -m build", body)
+    assert doc["class"] == "configuration"
+    assert "unable to detect version" in _first(doc)
+
+
+def test_a_build_that_fails_on_its_own_code_is_still_a_build_failure():
+    body = (
+        "  Building wheel for fastsum (pyproject.toml): finished with status 'error'\n"
+        "  error: subprocess-exited-with-error\n"
+        "      src/fastsum.c:4:5: error: unknown type name 'sizet'\n"
+        "      error: command '/usr/bin/gcc' failed with exit code 1\n"
+    )
+    assert _doc("python -m pip install .", body)["class"] == "build"
+
+
+@pytest.mark.parametrize(
+    ("cmd", "body", "cls"),
+    [
+        (
+            "alembic upgrade head",
+            "FAILED: No config file 'alembic.ini' found, or file has no '[alembic]' section\n",
+            "configuration",
+        ),
+        (
+            "terraform plan",
+            '│ Error: No value for required variable\n│ \n│ The root module input variable "region" is not set, and has no default value.\n',
+            "configuration",
+        ),
+        (
+            "python -m pytest -q",
+            "FAILED tests/test_tz.py::test_local - zoneinfo._common.ZoneInfoNotFoundError: 'No time zone found with key Europe/Paris'\n1 failed in 0.1s\n",
+            "environment",
+        ),
+        (
+            "java -jar tool.jar",
+            "Error: LinkageError occurred while loading main class Tool\n\tjava.lang.UnsupportedClassVersionError: Tool has been compiled by a more recent version of the Java Runtime (class file version 65.0)\n",
+            "environment",
+        ),
+        (
+            "./gradlew build",
+            "ERROR: JAVA_HOME is set to an invalid directory: /usr/lib/jvm/java-21\n",
+            "environment",
+        ),
+    ],
+)
+def test_more_settings_and_runtimes(cmd, body, cls):
+    assert _doc(cmd, body)["class"] == cls

@@ -416,6 +416,9 @@ _CAUSES = (
     # a program the step needs is not installed: the hook, build or check that ran it failed
     # because of that (pre-commit's `language: system` hook, a Makefile's tool)
     ({"cmd-not-found"}, "environment", {"lint", "type", "build"}),
+    # a build that stops on its configuration (a version from tags it has not got, a
+    # configuration its tool refuses) fails because of it
+    ({"vcs-version", "ini-parse", "config-cause"}, "configuration", {"build"}),
 )
 
 
@@ -635,6 +638,7 @@ _TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"\b(?:config(?:uration)?|settings?|options?|parameters?|[\w.-]+\.(?:ini|toml|cfg|ya?ml|conf))\b"
             r".*\b(?:invalid|unknown|unrecognized|not (?:found|set|defined|valid|allowed)|missing|does(?:n't| not) exist|malformed|(?:cannot|can't|could not|couldn't|unable to|failed to) (?:parse|load|read|find|open))"
             r"|\b(?:cannot|can't|could not|couldn't|unable to|failed to) (?:parse|load|read|find|open) (?:the )?(?:config(?:uration)?|settings?|options?) file"
+            r"|\b[Nn]o (?:config(?:uration)?|settings) file\b|\b[Nn]o value for required (?:variable|input|argument|parameter)\b"
             # a schema's verdict on a setting (jsonschema, compose, ansible, pydantic)
             r"|\bmust be an? (?:string|array|list|integer|number|boolean|mapping|object|dict)\b|\bis not of type\b"
             r"|\b[Aa]dditional properties are not allowed\b|\bis a required property\b|\bis required but (?:was )?not (?:set|given|provided)\b"

@@ -204,6 +204,8 @@ def exception_class(
         return "infrastructure"
     if t == "PermissionError" or code in _ERRNO_ENV:
         return "environment"
+    if t == "ZoneInfoNotFoundError":
+        return "environment"  # the runner has no time zone database (tzdata)
     if t == "Error" and exc_type.startswith("locale."):
         return "environment"  # locale.Error: the runner lacks the locale
     if t in ("UnicodeEncodeError", "UnicodeDecodeError") and re.search(

@@ -244,7 +244,7 @@ RULES: tuple[Rule, ...] = (
     _r(
         "timed-out",
         ("timed out", "Timed out", "TIMED OUT", "Timeout", "timeout", "timetrap"),
-        r"timetrap_timeout|\b(?:[Tt]est|[Jj]ob|[Ss]tep|[Cc]ommand|[Bb]uild|[Ss]ession|[Pp]rocess)s? (?:has )?timed out|\bTimed out after\b|\btimed out after \d|Timeout of \d+ ?ms exceeded|Exceeded timeout of \d+ ?ms for a (?:test|hook)|\bTIMED OUT\b|Timeout \(\d+(?:\.\d+)?s?\) exceeded|timeout: the monitored command|Killed by timeout|deadline exceeded|\bsession-timeout: [\d.]+ sec exceeded",
+        r"timetrap_timeout|\b(?:[Tt]est|[Jj]ob|[Ss]tep|[Cc]ommand|[Bb]uild|[Ss]ession|[Pp]rocess)s? (?:has )?timed out|\bTimed out after\b|\btimed out after \d|Timeout of \d+ ?ms exceeded|Exceeded timeout of \d+ ?ms for a (?:test|hook)|Test timeout of \d+ ?ms exceeded|\bTIMED OUT\b|Timeout \(\d+(?:\.\d+)?s?\) exceeded|timeout: the monitored command|Killed by timeout|deadline exceeded|\bsession-timeout: [\d.]+ sec exceeded",
         "timeout",
         3,
     ),
@@ -279,7 +279,7 @@ RULES: tuple[Rule, ...] = (
             "connect to",
             "Empty reply",
         ),
-        r"Connection (?:reset by peer|refused|timed out|aborted)|ECONNRESET|ECONNREFUSED|ETIMEDOUT|Network is unreachable|remote end hung up|RemoteDisconnected|TLS handshake timeout|Failed to establish a new connection|[Cc]ould not connect to|[Cc]ould not create connection|Failed to connect to|unable to access '\w+://|Empty reply from server|connection (?:was )?closed (?:unexpectedly|by)",
+        r"Connection (?:reset by peer|refused|timed out|aborted)|ECONNRESET|ECONNREFUSED|ETIMEDOUT|Network is unreachable|remote end hung up|RemoteDisconnected|TLS handshake timeout|Failed to establish a new connection|[Cc]ould not connect to|[Cc]ould not create connection|Failed to connect to|unable to access '\w+://[^']*': (?!The requested URL returned error: 4\d\d)|Empty reply from server|connection (?:was )?closed (?:unexpectedly|by)",
         "network",
         4,
     ),
@@ -854,6 +854,34 @@ RULES: tuple[Rule, ...] = (
         "configuration",
         4,
     ),
+    # the server refuses who the job is (its token, its permissions): the job's secrets or
+    # the workflow's `permissions:`, not the network
+    _r(
+        "http-auth",
+        (
+            "403",
+            "401",
+            "Resource not accessible",
+            "Permission to ",
+            "access to the resource is denied",
+            "authentication information",
+            "non TTY device",
+            "Username and password required",
+            "permission_denied",
+        ),
+        r"\b(?:HTTP(?: Error)?|HTTPError:?|status(?: code)?:?|returned error:|error:?)\s*40[13]\b|\b40[13] (?:Forbidden|Unauthorized)\b|Resource not accessible by (?:integration|personal access token)|Permission to \S+ denied to|requested access to the resource is denied|[Ii]nvalid or non-existent authentication information|Cannot perform an interactive login from a non TTY device|Username and password required|denied: permission_denied",
+        "configuration",
+        4,
+    ),
+    # a version taken from the repository's tags, in a checkout that has none (a shallow
+    # clone): setuptools-scm, `git describe`
+    _r(
+        "vcs-version",
+        ("unable to detect version", "No names found"),
+        r"setuptools-scm was unable to detect version|unable to detect version for|^fatal: No names found, cannot describe anything",
+        "configuration",
+        4,
+    ),
     _r(
         "config-file",
         (
@@ -1023,6 +1051,8 @@ RULES: tuple[Rule, ...] = (
             "DISPLAY",
             "Unsupported class file",
             "JAVA_HOME",
+            "UnsupportedClassVersionError",
+            "more recent version of the Java",
             "engine",
             "incompatible",
             "UnicodeEncodeError",
@@ -1037,7 +1067,7 @@ RULES: tuple[Rule, ...] = (
             "ERR_OSSL_EVP_UNSUPPORTED",
             "file watchers",
         ),
-        r"error: externally-managed-environment|This environment is externally managed|digital envelope routines::unsupported|ERR_OSSL_EVP_UNSUPPORTED|System limit for number of file watchers reached|detected dubious ownership in repository|Unsupported engine|[Nn]ot compatible with your version of (?:node|npm|python|ruby|php|java)|locale\.Error|unsupported locale setting|Permission denied|PermissionError: \[Errno 13\]|Cannot connect to the Docker daemon|cannot open display|\$DISPLAY|Unsupported class file major version|JAVA_HOME is not set|The engine \"\w+\" is incompatible|UnicodeEncodeError: 'ascii'|[Rr]ead-only file system",
+        r"error: externally-managed-environment|This environment is externally managed|digital envelope routines::unsupported|ERR_OSSL_EVP_UNSUPPORTED|System limit for number of file watchers reached|detected dubious ownership in repository|Unsupported engine|[Nn]ot compatible with your version of (?:node|npm|python|ruby|php|java)|locale\.Error|unsupported locale setting|Permission denied|PermissionError: \[Errno 13\]|Cannot connect to the Docker daemon|cannot open display|\$DISPLAY|Unsupported class file major version|JAVA_HOME is (?:not set|set to an invalid directory|not defined correctly)|UnsupportedClassVersionError|compiled by a more recent version of the Java Runtime|The engine \"\w+\" is incompatible|UnicodeEncodeError: 'ascii'|[Rr]ead-only file system",
         "environment",
         3,
     ),
