@@ -458,3 +458,21 @@ def test_a_build_that_fails_on_its_own_code_is_still_a_build_failure():
 )
 def test_more_settings_and_runtimes(cmd, body, cls):
     assert _doc(cmd, body)["class"] == cls
+
+
+def test_a_step_time_limit_and_an_action_that_cannot_be_resolved():
+    timed = "tests/test_a.py::test_x PASSED\n##[error]The action has timed out.\n"
+    assert _doc("python -m pytest -v", timed, None)["class"] == "timeout"
+    log = "##[error]Unable to resolve action `acme/setup-tool@v9`, unable to find version `v9`\n"
+    assert diagnose_text(log).document()["class"] == "configuration"
+
+
+@pytest.mark.parametrize(
+    ("msg", "cls"),
+    [
+        ("[Errno 110] Connection timed out", "network"),  # a connect that was never answered
+        ("", "timeout"),  # asyncio.wait_for, a time limit of the program's own
+    ],
+)
+def test_a_timeout_error_is_a_time_limit_unless_it_is_a_connection_left_unanswered(msg, cls):
+    assert exception_class("TimeoutError", msg, in_test=False) == cls

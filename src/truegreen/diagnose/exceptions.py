@@ -170,6 +170,8 @@ def exception_class(
         "Connection" in t or "refused" in low
     ):
         return "environment"  # a service the job should have started is not listening
+    if t == "TimeoutError" and re.search(r"\[Errno 110\]|Connection timed out|handshake", msg):
+        return "network"  # a connection that was never answered (ETIMEDOUT), not a time limit
     if t in ("TimeoutExpired",) or (
         t == "TimeoutError" and not exc_type.startswith(_NETWORK_MODULES)
     ):
