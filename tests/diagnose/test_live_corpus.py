@@ -24,8 +24,9 @@ LABELS = json.loads((LIVE / "labels.json").read_text())
 FLOORS = {
     # rounds 1-5 (round 4 held-out until round 5 was measured; round 5 held-out until
     # round 6 was written: measured once before the changes of its round, 65.7 %, 94.3 %,
-    # 5/5, and once after them, 78.6 %, 95.7 %, 5/5)
-    "dev": (0.948, 0.98, 0.97),
+    # 5/5, and once after them, 78.6 %, 95.7 %, 5/5); after the weak-class mechanisms
+    # (configuration, environment, timeout): 294/294, 290/294, 130/133, floors a log below
+    "dev": (0.996, 0.983, 0.97),
 }
 
 
