@@ -34,8 +34,9 @@ def test_class_accuracy_and_top3_evidence_meet_the_goals(results):
         bool(set(x["error_lines"]) & {e["line"] for e in results[x["file"]]["evidence"][:3]})
         for x in LABELS
     )
-    assert right / len(LABELS) >= 0.95
-    assert top3 / len(LABELS) >= 0.95
+    # the goal is 95 %; the floor is what the corpus gives (167/167 both), a log below
+    assert right / len(LABELS) >= 0.99
+    assert top3 / len(LABELS) >= 0.99
 
 
 def test_failing_tests_are_the_labelled_node_ids(results):
