@@ -476,3 +476,15 @@ def test_a_step_time_limit_and_an_action_that_cannot_be_resolved():
 )
 def test_a_timeout_error_is_a_time_limit_unless_it_is_a_connection_left_unanswered(msg, cls):
     assert exception_class("TimeoutError", msg, in_test=False) == cls
+
+
+def test_a_step_without_the_checkout_it_needs_is_configuration():
+    body = "fatal: not a git repository (or any of the parent directories): .git\n"
+    assert _doc("git rev-parse HEAD", body, 128)["class"] == "configuration"
+
+
+def test_a_check_that_generated_files_are_committed_is_not_configuration_nor_a_test_run():
+    # `test -z` is the shell's builtin, and `git status` here is a check, not the checkout
+    cmd = 'make generate\ntest -z "$(git status --porcelain)" || { git status --short; exit 1; }'
+    doc = _doc(cmd, " M src/app/_generated.py\n")
+    assert doc["class"] not in ("configuration", "test")

@@ -56,8 +56,9 @@ _COMMAND_TOOLS: tuple[tuple[re.Pattern[str], str, str], ...] = tuple(
         (r"\b(?:npm (?:run )?test|yarn test|pnpm test|jest|mocha|vitest|karma|rspec|rake(?: test| spec)?$|go test|cargo test|ctest|swift test|stack test|cabal test|busted|prove|R CMD check|lein test|make (?:test|check)|phpunit|dotnet test|gradlew? test|mvn (?:-\S+ )*test|mvn (?:-\S+ )*verify|sbt test|mix test|tox|nox|behave|bats)\b", "test-runner", "test"),
         (r"\b(?:python -m build|setup\.py (?:build|bdist|sdist|install)|make(?: all| build)?$|cmake|ninja|gcc|clang|cargo build|go build|mvn (?:-\S+ )*(?:compile|package|install)|gradlew? (?:build|assemble)|dotnet build|msbuild|sphinx-build|mkdocs build|hugo|jekyll build|gatsby build|next build|docker build|webpack|vite build|npm run build|yarn build|hatch build|flit build|maturin|twine check)\b", "build-tool", "build"),
         # git's commands on the checkout itself: what makes them fail is the job's set-up
-        # (a shallow clone without tags, no identity, a ref not fetched, ownership)
-        (r"\bgit (?:describe|rev-parse|rev-list|status|commit|tag|config|checkout|switch|merge|rebase|cherry-pick|log|show|am|apply|lfs|worktree|merge-base|stash)\b", "git", "configuration"),
+        # (a shallow clone without tags, no identity, a ref not fetched); not `git status`
+        # or `git diff`, which CI scripts run as a check that generated files are committed
+        (r"\bgit (?:describe|rev-parse|rev-list|commit|tag|config|checkout|switch|lfs|worktree|merge-base|submodule)\b", "git", "configuration"),
     )
 )  # fmt: skip
 
@@ -108,6 +109,8 @@ _COMMAND_HINTS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
 )
 
 
+#: the shell's own `test` builtin (`test -z "$x"`, `test -f file`)
+_SHELL_TEST = re.compile(r"(?:^|[;&|(!{]\s*|\bif\s+)test -[a-zA-Z]\b")
 #: a script line that prints or comments (its words are a message, not a command)
 _PRINTS = re.compile(r"^\s*(?:echo|printf|#|:\s|::|Write-(?:Host|Output))")
 
@@ -120,6 +123,7 @@ def command_hint(command: str | None) -> str | None:
     for line in command.splitlines()[::-1]:
         if _PRINTS.match(line):
             continue  # `echo "checking the API"`: words the script prints, not its command
+        line = _SHELL_TEST.sub(" ", line)  # the shell's `test -z`, no test runner
         for pattern, cls in _COMMAND_HINTS:
             if pattern.search(line):
                 return cls
@@ -418,7 +422,7 @@ _CAUSES = (
     ({"cmd-not-found"}, "environment", {"lint", "type", "build"}),
     # a build that stops on its configuration (a version from tags it has not got, a
     # configuration its tool refuses) fails because of it
-    ({"vcs-version", "ini-parse", "config-cause"}, "configuration", {"build"}),
+    ({"checkout-state", "ini-parse", "config-cause"}, "configuration", {"build"}),
 )
 
 

@@ -873,12 +873,13 @@ RULES: tuple[Rule, ...] = (
         "configuration",
         4,
     ),
-    # a version taken from the repository's tags, in a checkout that has none (a shallow
-    # clone): setuptools-scm, `git describe`
+    # the checkout the job made is not what the step needs: a version taken from the
+    # repository's tags in a shallow clone without them (setuptools-scm, `git describe`),
+    # no repository at all (no checkout step, or the wrong directory)
     _r(
-        "vcs-version",
-        ("unable to detect version", "No names found"),
-        r"setuptools-scm was unable to detect version|unable to detect version for|^fatal: No names found, cannot describe anything",
+        "checkout-state",
+        ("unable to detect version", "No names found", "not a git repository"),
+        r"setuptools-scm was unable to detect version|unable to detect version for|^fatal: No names found, cannot describe anything|^fatal: not a git repository\b",
         "configuration",
         4,
     ),
