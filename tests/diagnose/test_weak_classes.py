@@ -488,3 +488,25 @@ def test_a_check_that_generated_files_are_committed_is_not_configuration_nor_a_t
     cmd = 'make generate\ntest -z "$(git status --porcelain)" || { git status --short; exit 1; }'
     doc = _doc(cmd, " M src/app/_generated.py\n")
     assert doc["class"] not in ("configuration", "test")
+
+
+@pytest.mark.parametrize(
+    ("exc", "msg", "cls"),
+    [
+        (
+            "requests.exceptions.HTTPError",
+            "403 Client Error: Forbidden for url: https://api.x/y",
+            "configuration",
+        ),
+        ("urllib.error.HTTPError", "HTTP Error 401: Unauthorized", "configuration"),
+        (
+            "requests.exceptions.HTTPError",
+            "503 Server Error: Service Unavailable for url: x",
+            "network",
+        ),
+    ],
+)
+def test_an_http_error_refusing_credentials_is_configuration_a_server_error_is_the_network(
+    exc, msg, cls
+):
+    assert exception_class(exc, msg) == cls

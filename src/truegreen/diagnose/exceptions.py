@@ -166,6 +166,10 @@ def exception_class(
         return "dependency"  # importlib.metadata / pkg_resources: a distribution is missing
     if t in _BAD_URL:
         return "configuration"
+    if t in ("HTTPError", "HTTPStatusError", "ClientResponseError") and re.search(
+        r"^(?:HTTP Error )?40[13]\b|\b40[13] (?:Client Error|Unauthorized|Forbidden)\b", msg
+    ):
+        return "configuration"  # the server refuses the job's credentials: its secrets
     if re.search(r"localhost|127\.0\.0\.1|\[::1\]|::1\b", msg) and (
         "Connection" in t or "refused" in low
     ):
