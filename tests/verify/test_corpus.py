@@ -6,6 +6,10 @@ import pytest
 
 from tests.verify.corpus import CASES, run_corpus
 
+#: the module fixture verifies every case for real (a few minutes on an idle machine): the
+#: first test that uses it carries that time, and a busy machine doubles it
+pytestmark = pytest.mark.timeout(1200)
+
 
 @pytest.fixture(scope="module")
 def outcomes(tmp_path_factory: pytest.TempPathFactory):

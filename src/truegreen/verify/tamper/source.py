@@ -281,32 +281,124 @@ def _matches(value: object, lits: list[object]) -> bool:
         )
         if same_kind and value == lit:
             return True
-        if isinstance(value, str) and isinstance(lit, str) and len(value) >= 4 and value in lit:
+        if isinstance(value, str) and isinstance(lit, str):
+            if len(value) >= 4 and value in lit:
+                return True
+            if len(value) >= 3 and value.casefold() == lit.casefold():
+                return True  # "Cow" for the exam's "cow": the test capitalizes its input
+    return False
+
+
+def _constants(node: ast.AST) -> list[object]:
+    """The literal values written in ``node`` (not None, booleans, ``...``, docstrings)."""
+    out: list[object] = []
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Constant) and not isinstance(sub, ast.JoinedStr):
+            if sub.value is None or isinstance(sub.value, bool) or sub.value is Ellipsis:
+                continue
+            if (
+                isinstance(sub.value, str)
+                and sub.value.startswith(("\n", " "))
+                and len(sub.value) > 60
+            ):
+                continue  # a docstring-like text
+            out.append(sub.value)
+        elif isinstance(sub, ast.UnaryOp) and isinstance(sub.op, ast.USub):
+            out += _literals(sub)
+    return out
+
+
+def _is_fixture(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    for dec in fn.decorator_list:
+        target = dec.func if isinstance(dec, ast.Call) else dec
+        name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
+        if name in ("fixture", "yield_fixture"):
             return True
     return False
 
 
+def _definitions(body: list[ast.stmt]) -> dict[str, list[ast.AST]]:
+    """Name -> what defines it at this level: an assignment's value, a fixture."""
+    out: dict[str, list[ast.AST]] = {}
+    for stmt in body:
+        if isinstance(stmt, ast.Assign | ast.AnnAssign) and stmt.value is not None:
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            for t in targets:
+                for n in ast.walk(t):
+                    if isinstance(n, ast.Name):
+                        out.setdefault(n.id, []).append(stmt.value)
+        elif isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef) and _is_fixture(stmt):
+            out.setdefault(stmt.name, []).append(stmt)
+    return out
+
+
+def _read_names(node: ast.AST) -> set[str]:
+    """Names ``node`` reads, attributes of ``self``/``cls`` included, and the parameters
+    of a function (pytest passes fixtures by parameter name)."""
+    names: set[str] = set()
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Name):
+            names.add(sub.id)
+        elif isinstance(sub, ast.Attribute) and isinstance(sub.value, ast.Name):
+            if sub.value.id in ("self", "cls"):
+                names.add(sub.attr)
+        elif isinstance(sub, ast.arg):
+            names.add(sub.arg)
+    return names
+
+
+#: at most this many definitions are followed from one exam (a table of cases, a fixture)
+_MAX_FOLLOWED = 50
+
+
+def _id_parts(test: str) -> list[object]:
+    """The words of a parametrized node id's parameters (``test_x[cow-kine]``: "cow",
+    "kine"): the instance's own inputs, where its cases are imported from elsewhere.
+    Numbers and short words are left out: they are everywhere in code."""
+    if not test.endswith("]") or "[" not in test:
+        return []
+    inner = test[test.index("[") + 1 : -1]
+    return [p for p in inner.split("-") if len(p) >= 3 and not _numeric(p)]
+
+
+def _numeric(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
 def exam_literals(exams: Iterable[ExamRef]) -> list[object]:
-    """Literals of the exams' own code (the test functions and their decorators)."""
+    """Literals of the exams' own code: the test functions and their decorators, what they
+    read from their file (a module-level table of cases that ``parametrize`` names, a
+    constant, a class attribute, a fixture of the same file, followed through the names
+    those read), and the words of a parametrized instance's id."""
     out: list[object] = []
     for exam in exams:
+        out += _id_parts(exam.test)
         tree = parse(exam.content)
         if tree is None:
             continue
         fn = test_functions(tree).get(exam.qualname)
-        for node in ast.walk(fn.node if fn else tree):
-            if isinstance(node, ast.Constant) and not isinstance(node, ast.JoinedStr):
-                if node.value is None or isinstance(node.value, bool) or node.value is Ellipsis:
-                    continue
-                if (
-                    isinstance(node.value, str)
-                    and node.value.startswith(("\n", " "))
-                    and len(node.value) > 60
-                ):
-                    continue  # a docstring-like text
-                out.append(node.value)
-            elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-                out += _literals(node)
+        if fn is None:
+            out += _constants(tree)
+            continue
+        out += _constants(fn.node)
+        defs = _definitions(tree.body)
+        if fn.cls is not None:
+            for name, values in _definitions(fn.cls.body).items():
+                defs.setdefault(name, []).extend(values)
+        todo = sorted(_read_names(fn.node) - {fn.node.name})
+        seen: set[str] = set()
+        while todo and len(seen) < _MAX_FOLLOWED:
+            name = todo.pop()
+            if name in seen or name not in defs:
+                continue
+            seen.add(name)
+            for value in defs[name]:
+                out += _constants(value)
+                todo += sorted(_read_names(value) - seen)
     return out
 
 
