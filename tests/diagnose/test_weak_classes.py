@@ -510,3 +510,63 @@ def test_an_http_error_refusing_credentials_is_configuration_a_server_error_is_t
     exc, msg, cls
 ):
     assert exception_class(exc, msg) == cls
+
+
+@pytest.mark.parametrize(
+    ("cmd", "body", "code", "cls"),
+    [
+        (
+            "pre-commit run blackk --all-files",
+            "No hook with id `blackk` in stage `pre-commit`\n",
+            1,
+            "configuration",
+        ),
+        (
+            "uv run pytest",
+            "error: Failed to parse: `pyproject.toml`\n  Caused by: TOML parse error at line 5, column 1\n",
+            2,
+            "configuration",
+        ),
+        (
+            "sphinx-build -W docs build",
+            "Running Sphinx v8.1.3\n\nConfiguration error:\nThere is a programmable error in your configuration file:\n",
+            2,
+            "configuration",
+        ),
+        (
+            "docker compose up -d",
+            "env file /w/.env not found: stat /w/.env: no such file or directory\n",
+            1,
+            "configuration",
+        ),
+        (
+            "pnpm install",
+            "Error: Unable to locate executable file: pnpm. Please verify either the file path exists.\n",
+            1,
+            "environment",
+        ),
+        (
+            "sudo apt-get install -y libpq-dev",
+            "sudo: a terminal is required to read the password\nsudo: a password is required\n",
+            1,
+            "environment",
+        ),
+        (
+            "pip install numba==0.58",
+            "  error: subprocess-exited-with-error\n  ╰─> [8 lines of output]\n      RuntimeError: Cannot install on Python version 3.13.0; only versions >=3.8,<3.12 are supported.\n      [end of output]\nerror: metadata-generation-failed\n",
+            1,
+            "environment",
+        ),
+        # pip skipping versions for the job's Python, then not finding the pinned one: the pin
+        (
+            "pip install attrs==99.0",
+            "ERROR: Ignored the following versions that require a different python version: 26.1 Requires-Python >=3.14\n"
+            "ERROR: Could not find a version that satisfies the requirement attrs==99.0 (from versions: 25.3.0, 25.4.0)\n"
+            "ERROR: No matching distribution found for attrs==99.0\n",
+            1,
+            "dependency",
+        ),
+    ],
+)
+def test_tools_refusing_what_the_job_gives_them(cmd, body, code, cls):
+    assert _doc(cmd, body, code)["class"] == cls

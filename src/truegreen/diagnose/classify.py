@@ -423,6 +423,10 @@ _CAUSES = (
     # a build that stops on its configuration (a version from tags it has not got, a
     # configuration its tool refuses) fails because of it
     ({"checkout-state", "ini-parse", "config-cause"}, "configuration", {"build"}),
+    # an interpreter a package's build refuses, or one the job cannot find: the install or
+    # the build that then fails follows from it (not pip's "require a different python" for
+    # versions it skipped: the version it could not find is the failure)
+    ({"py-refused", "interpreter-missing"}, "environment", {"dependency", "build"}),
 )
 
 
@@ -639,7 +643,7 @@ _TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     for c, p in (
         (
             "configuration",
-            r"\b(?:config(?:uration)?|settings?|options?|parameters?|[\w.-]+\.(?:ini|toml|cfg|ya?ml|conf))\b"
+            r"(?:\b(?:config(?:uration)?|settings?|options?|parameters?|env file|[\w.-]+\.(?:ini|toml|cfg|ya?ml|conf))|(?<![\w.])\.env)\b"
             r".*\b(?:invalid|unknown|unrecognized|not (?:found|set|defined|valid|allowed)|missing|does(?:n't| not) exist|malformed|(?:cannot|can't|could not|couldn't|unable to|failed to) (?:parse|load|read|find|open))"
             r"|\b(?:cannot|can't|could not|couldn't|unable to|failed to) (?:parse|load|read|find|open) (?:the )?(?:config(?:uration)?|settings?|options?) file"
             r"|\b[Nn]o (?:config(?:uration)?|settings) file\b|\b[Nn]o value for required (?:variable|input|argument|parameter)\b"
@@ -648,7 +652,7 @@ _TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"|\b[Aa]dditional properties are not allowed\b|\bis a required property\b|\bis required but (?:was )?not (?:set|given|provided)\b"
             r"|\b(?:invalid|unknown|unrecognized|missing|malformed) (?:config(?:uration)?|settings?|option|key|value|parameter|section|field)s?\b"
             # a manifest or settings file a tool cannot parse (package.json, composer.json)
-            r"|\b(?:invalid|malformed|(?:cannot|can't|could not|unable to|failed to) parse) [\w.-]+\.(?:json|toml|ya?ml|ini|cfg)\b"
+            r"|\b(?:invalid|malformed|(?:cannot|can't|could not|unable to|failed to) parse):? [`'\"]?[\w./-]*\.(?:json|toml|ya?ml|ini|cfg)\b"
             # a URL or path the job gave that cannot be used (an unset variable in it)
             r"|\b(?:bad|illegal|malformed|invalid|missing) (?:URL|URI|endpoint|host ?name)\b|\bURL using bad\b|\binvalid path\b"
             # a refusal that names the setting to change ("use allowlist_externals to allow it")
