@@ -274,7 +274,7 @@ def big(mb: int) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--big-mb", type=int, default=300)
+    ap.add_argument("--big-mb", type=int, default=None, help="size of the large log (300)")
     ap.add_argument("--no-big", action="store_true")
     ap.add_argument(
         "--show-misses",
@@ -334,8 +334,9 @@ def main() -> None:
             )
         else:
             print(f"\n(real corpus not found at {REAL})")
-    if not args.no_big and not args.only:
-        big(args.big_mb)
+    # the large log runs with the whole benchmark, or with one corpus when its size is given
+    if not args.no_big and (not args.only or args.big_mb is not None):
+        big(args.big_mb or 300)
 
 
 if __name__ == "__main__":
