@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from truegreen.errors import UsageError
-from truegreen.localize import boundary, raises
+from truegreen.localize import boundary, mocks, raises
 from truegreen.localize import context as ctx
 from truegreen.localize import values as val
 from truegreen.localize.ranking import FORMULAS, Formula, Ranked, Score, rank
@@ -439,6 +439,9 @@ def _document(
             rejected_docs,
             raises.missed_raise_guards(expected, spec[primary], stmts),
             boundary.boundary_lines(fvals, pvals, stmts, is_source) if fvals else None,
+            mocks.mock_call_lines(fvals, stmts, is_source)
+            if fvals and mocks.mock_failure(result.excerpt)
+            else (),
         ),
         stmts,
     )

@@ -247,6 +247,7 @@ def evidence(
     rejected_docs: Sequence[Mapping[str, Any]] = (),
     raise_guards: Mapping[Line, str] | None = None,
     boundaries: Mapping[Line, str] | None = None,
+    mock_calls: Iterable[Line] = (),
 ) -> dict[Line, tuple[int, tuple[str, ...]]]:
     """Tie-breaking evidence per line: (level, notes); the strongest level wins."""
     ev: dict[Line, tuple[int, set[str]]] = {}
@@ -280,6 +281,8 @@ def evidence(
             else "produced the value the assertion rejected"
         )
         add((str(at["file"]), int(at["line"])), ORIGIN, note)
+    for ln in mock_calls:
+        add(ln, ORIGIN, "called the mock whose calls the test checks")
     for ln, name in (raise_guards or {}).items():
         add(ln, ORIGIN, f"decides the {name} the test expected, which was not raised")
     for ln in kind_lines:

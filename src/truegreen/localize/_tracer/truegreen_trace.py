@@ -51,7 +51,8 @@ Output (one JSON document):
      "import_runs": {"<module file>": {"<file>": [lines]}},
      "phase_imports": {"<nodeid>": {"<phase>": [module files]}},
      "imports": {"<file>": [files its globals reference or its body imported]},
-     "values": {"<nodeid>": {"states": [...], "assigns": [...], "returns": [...]}},
+     "values": {"<nodeid>": {"states": [...], "assigns": [...], "returns": [...],
+                             "compared": [...], "mock_calls": [{"file", "line"}]}},
      "secrets": [{"len": 12, "sha256": "..."}], "settings": {...}}
 """
 
@@ -352,6 +353,8 @@ def _global(frame, event, arg):
     if kind is None:
         kind = _classify(code)
     if kind == _SKIP:
+        if _watching:
+            _mock_called(frame, code)
         return None
     seen = _cur.get(code)
     if seen is None:
@@ -846,7 +849,43 @@ def _value_global(frame, event, arg):
     kind = _kind.get(code)
     if kind is None:
         kind = _classify(code)
+    if kind == _SKIP:
+        _mock_called(frame, code)
+        return None
     return _value_call(frame, code, None) if kind == _FUNC else None
+
+
+_MOCK_FILES = ("/unittest/mock.py", "/mock/mock.py")
+_mock_entry: dict = {}  # code -> whether it is a mock object's __call__
+_MAX_MOCK_CALLS = 200
+
+
+def _mock_called(frame, code) -> None:
+    """While a watched test runs: a call of a ``unittest.mock`` object is recorded with the
+    project line it came from (the nearest project frame up the stack: the project may
+    call a library that calls the mock). What a failed ``assert_called_with`` checks was
+    made there."""
+    is_mock = _mock_entry.get(code)
+    if is_mock is None:
+        name = code.co_filename.replace("\\", "/")
+        is_mock = _mock_entry[code] = code.co_name == "__call__" and name.endswith(_MOCK_FILES)
+    if not is_mock or _ctx is None or _ctx[0] != "T":
+        return
+    caller = frame.f_back
+    depth = 0
+    while caller is not None and depth < 30:
+        ccode = caller.f_code
+        kind = _kind.get(ccode)
+        if kind is None:
+            kind = _classify(ccode)
+        if kind != _SKIP:
+            calls = _value_rec(_ctx[1]).setdefault("mock_calls", [])
+            entry = {"file": _file_of[ccode], "line": caller.f_lineno}
+            if len(calls) < _MAX_MOCK_CALLS and entry not in calls:
+                calls.append(entry)
+            return
+        caller = caller.f_back
+        depth += 1
 
 
 def _value_call(frame, code, add_line):
