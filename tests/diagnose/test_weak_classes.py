@@ -570,3 +570,10 @@ def test_an_http_error_refusing_credentials_is_configuration_a_server_error_is_t
 )
 def test_tools_refusing_what_the_job_gives_them(cmd, body, code, cls):
     assert _doc(cmd, body, code)["class"] == cls
+
+
+def test_a_service_whose_health_check_never_passed_is_a_wait_that_ran_out():
+    body = "dependency failed to start: container app-db-1 is unhealthy\n"
+    doc = _doc("docker compose up --wait", body)
+    assert doc["class"] == "timeout"
+    assert doc["confidence"] <= 0.45

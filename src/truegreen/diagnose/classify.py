@@ -679,7 +679,9 @@ _TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"\btimed? ?out\b|\bdeadline exceeded\b|\btime ?limit\b"
             # a wait that ran out: "did not become ready within 30 seconds", "gave up waiting"
             r"|\b(?:not|never|still)\b.*\b(?:within|after|in) \d+(?:\.\d+)? ?(?:ms|s|secs?|seconds?|m|mins?|minutes?|h|hours?)\b"
-            r"|\b(?:gave|giving) up (?:waiting|after)\b|\bwaited too long\b",
+            r"|\b(?:gave|giving) up (?:waiting|after)\b|\bwaited too long\b"
+            # a health check that kept failing until its retries ran out (compose --wait)
+            r"|\bcontainer \S+ is unhealthy\b|\bnever became (?:healthy|ready)\b",
         ),
     )
 )
