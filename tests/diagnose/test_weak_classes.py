@@ -577,3 +577,38 @@ def test_a_service_whose_health_check_never_passed_is_a_wait_that_ran_out():
     doc = _doc("docker compose up --wait", body)
     assert doc["class"] == "timeout"
     assert doc["confidence"] <= 0.45
+
+
+@pytest.mark.parametrize(
+    ("cmd", "body", "cls"),
+    [
+        # a unittest assertion on a 403 status is the test's
+        (
+            "python -m unittest discover -v",
+            "FAIL: test_upload (tests.test_api.ApiTest.test_upload)\n"
+            "----------------------------------------------------------------------\n"
+            "Traceback (most recent call last):\n"
+            '  File "/w/tests/test_api.py", line 12, in test_upload\n'
+            "    self.assertEqual(resp.status, 201)\n"
+            "AssertionError: 403 != 201\n\nRan 3 tests in 0.01s\n\nFAILED (failures=1)\n",
+            "test",
+        ),
+        # a hook that reported findings is lint, whatever its wrapper says
+        (
+            "pre-commit run --all-files",
+            "ruff.....................................................................Failed\n"
+            "- hook id: ruff\n- exit code: 1\n\n"
+            "src/app/cli.py:3:1: F401 [*] `subprocess` imported but unused\nFound 1 error.\n",
+            "lint",
+        ),
+        # a test of a CLI's usage message is the test's, not the CLI refusing the job
+        (
+            "python -m pytest -q",
+            "FAILED tests/test_cli.py::test_usage - AssertionError: assert 'Error: No such option: --x' in ''\n"
+            "1 failed, 5 passed in 0.20s\n",
+            "test",
+        ),
+    ],
+)
+def test_tests_and_findings_that_mention_the_weak_classes_words(cmd, body, cls):
+    assert _doc(cmd, body)["class"] == cls
