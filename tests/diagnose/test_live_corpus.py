@@ -27,6 +27,10 @@ FLOORS = {
     # 5/5, and once after them, 78.6 %, 95.7 %, 5/5); after the weak-class mechanisms
     # (configuration, environment, timeout): 294/294, 290/294, 130/133, floors a log below
     "dev": (0.996, 0.983, 0.97),
+    # written blind by someone who did not change the rules (95 logs, a CI-like mix: 31
+    # test, 10 lint, 7 type, 47 of the other classes), measured once after the round-5
+    # changes: 92/95, 93/95, 34/36
+    "round 6": (0.968, 0.978, 0.944),
 }
 
 
