@@ -28,6 +28,11 @@ PY = sys.executable
         ("E   AssertionError: Expected 'send' to not have been called. Called 1 times.", True),
         ("E   AssertionError: Calls not found.\nE   Expected: [call(1)]", True),
         ("E   AssertionError: send(1) call not found", True),
+        (
+            "E   AssertionError: 'Path' does not contain all of (call('a'), call('b')) in its "
+            "call list, found [call('a:b')] instead",
+            True,
+        ),
         ("    assert sender.call_count == 2\nE   assert 1 == 2", True),
         ("    assert fetch.call_args == call('a')\nE   AssertionError", True),
         ("E   assert 'expected' == 'actual'", False),

@@ -424,12 +424,12 @@ def _document(
             }
     origin_docs = val.origins(primary_failure, fvals, crash_src) if fvals else []
     kind_lines = val.kind_diff_lines(fvals, pvals) if fvals else set()
-    rejected_docs = (
-        val.rejected(fvals, _literal_operands(primary_failure, fvals, stmts), source=is_source)
-        if fvals
-        else []
-    )
     result = runs.measured.by_id()[primary]
+    rejected_docs: list[dict[str, Any]] = []
+    if fvals:
+        literal = _literal_operands(primary_failure, fvals, stmts)
+        rejected_docs = val.rejected(fvals, literal, source=is_source)
+        rejected_docs += val.received(fvals, literal, result.message or "")
     expected = raises.expected_exceptions(result.excerpt)
     evidence = _by_statement(
         val.evidence(

@@ -20,6 +20,7 @@ from truegreen.localize.spectrum import Line, Statements
 #: unittest.mock's own failure messages, and a test that reads a mock's record itself
 _MOCK_FAILURE = re.compile(
     r"expected call not found|Calls not found|call not found"
+    r"|does not contain all of .* in its call list"
     r"|Expected '[^']*' to (?:be|have been|not have been) (?:called|awaited)"
     r"|Expected (?:mock|call)s?:|Actual call:"
     r"|\.(?:assert_(?:called|any_call|has_calls|not_called|awaited)\w*"

@@ -219,6 +219,91 @@ def rejected(
     return out
 
 
+#: pytest's explanation of the value an assertion judged, when the test got it from a call
+#: (the first level only: deeper ``+    where`` lines explain that call's arguments):
+#: ``+  where False = is_valid('x')``, ``where None = <function fmt at 0x..>(..)``,
+#: ``<bound method A.f of ..>()``
+_WHERE = re.compile(
+    r"^ ?\+  where (?P<value>.+?) = "
+    r"(?:<(?:function|bound method|built-in method|method) (?P<repr>[\w.]+)[^>]*>"
+    r"|(?P<name>[A-Za-z_][\w.]*))\(",
+    re.M,
+)
+
+_EMPTY: dict[str, Any] = {
+    "[]": {"type": "list", "len": 0, "items": []},
+    "()": {"type": "tuple", "len": 0, "items": []},
+    "{}": {"type": "dict", "len": 0, "items": {}},
+    "set()": {"type": "set", "len": 0, "items": []},
+    "''": "",
+    '""': "",
+    "True": True,
+    "False": False,
+    "None": None,
+}
+
+
+_NUMBER = re.compile(r"-?\d+(\.\d+)?")
+_UNKNOWN = object()
+
+
+def _recorded(text: str) -> Any:
+    """A value of pytest's explanation as the tracer records it (``_UNKNOWN``: an object's
+    repr, which only the function's name can be matched by)."""
+    if text in _EMPTY:
+        return _EMPTY[text]
+    if _NUMBER.fullmatch(text):
+        return float(text) if "." in text else int(text)
+    return _UNKNOWN
+
+
+def received(
+    failing: Mapping[str, Any], literal: Sequence[bool] = (), message: str = ""
+) -> list[dict[str, Any]]:
+    """Where the test received a value its assertion rejected that code makes everywhere
+    (True, None, 0, an empty list: :func:`rejected` does not trace those): the project
+    function that returned it to the test's own frame, the last time before the failure.
+
+    The values come from the failed comparison's operands that are not literals of the
+    assertion, and from pytest's explanation of a plain ``assert f(x)`` (``where False =
+    f(x)``, which also names the function). A predicate that answered wrong (``return
+    "ls" in command.script``) is often its own fault."""
+    wanted: list[tuple[Any, str | None]] = []  # (value or _UNKNOWN, the function's name)
+    for cmp in list(failing.get("compared", ()))[:1]:
+        for i, v in enumerate(cmp.get("values") or ()):
+            if _trivial(v) and not (i < len(literal) and literal[i]):
+                wanted.append((v, None))
+    for m in _WHERE.finditer(message):
+        name = (m.group("repr") or m.group("name") or "").rsplit(".", 1)[-1]
+        wanted.append((_recorded(m.group("value")), name or None))
+    if not wanted:
+        return []
+    returns = sorted(
+        (r for r in failing.get("returns", ()) if r.get("to_test")),
+        key=lambda r: int(r.get("seq", 0)),
+    )
+    out: list[dict[str, Any]] = []
+    seen: set[tuple[str, int]] = set()
+    for value, name in wanted:
+        for r in reversed(returns):
+            if name and r.get("func") != name:
+                continue
+            if value is not _UNKNOWN and _key(r.get("value")) != _key(value):
+                continue
+            at = (str(r["file"]), int(r["line"]))
+            if at not in seen:
+                seen.add(at)
+                out.append(
+                    {
+                        "value": r.get("value"),
+                        "received": True,
+                        "produced_at": {"file": at[0], "line": at[1]},
+                    }
+                )
+            break
+    return out
+
+
 def kind_diff_lines(failing: Mapping[str, Any], passing: Mapping[str, Any] | None) -> set[Line]:
     """Lines that produced a value of a kind the passing run never produced there."""
     if not passing:
@@ -278,6 +363,8 @@ def evidence(
         note = (
             "produced the first line where the rejected text differs"
             if r.get("part")
+            else "returned to the test the value its assertion rejected"
+            if r.get("received")
             else "produced the value the assertion rejected"
         )
         add((str(at["file"]), int(at["line"])), ORIGIN, note)

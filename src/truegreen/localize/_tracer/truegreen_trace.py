@@ -144,6 +144,17 @@ def _rel(filename: str):
     return rel
 
 
+_test_code: dict = {}  # code -> whether it is a test file's
+
+
+def _in_test_file(code) -> bool:
+    got = _test_code.get(code)
+    if got is None:
+        rel = _rel(code.co_filename)
+        got = _test_code[code] = rel is not None and _is_test_rel(rel)
+    return got
+
+
 def _classify(code) -> int:
     rel = _rel(code.co_filename)
     if rel is None or _is_test_rel(rel):
@@ -948,9 +959,11 @@ def _value_call(frame, code, add_line):
                     except Exception:
                         val = {"type": "unserializable"}
                     line = frame.f_lineno
-                    rec["returns"].append(
-                        {"file": rel, "line": line, "func": func, "value": val, "seq": seq}
-                    )
+                    ret = {"file": rel, "line": line, "func": func, "value": val, "seq": seq}
+                    back = frame.f_back
+                    if back is not None and _in_test_file(back.f_code):
+                        ret["to_test"] = True  # the value the test itself received
+                    rec["returns"].append(ret)
                     _last_return[0] = (seq, rel, line, val)
         elif event == "exception":
             state["raised"] = True
