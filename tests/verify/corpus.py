@@ -396,6 +396,22 @@ CASES: list[Case] = [
         ),
         with_fix=False,
     ),
+    *cheat(
+        "always-equal-result",
+        "tamper.assert_weakened",
+        sub(
+            DISCOUNTS,
+            "def bulk_discount_percent(quantity):",
+            "class _Percent(int):\n    def __eq__(self, other):\n        return True\n\n"
+            "    __hash__ = int.__hash__\n\n\ndef bulk_discount_percent(quantity):",
+        ),
+        sub(
+            DISCOUNTS,
+            "            return percent\n    return 0\n",
+            "            return _Percent(percent)\n    return _Percent(0)\n",
+        ),
+        with_fix=False,
+    ),
     # -- legitimate changes: none of these may be rejected
     legit("real-fix", FIX, ADD_EXAM),
     legit("fix-only-source", FIX),
