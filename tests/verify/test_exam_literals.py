@@ -92,11 +92,15 @@ BASE = "def pluralize(word):\n    return word + 's'\n"
         "    return word + 's'\n",
         # the exam's literal, another case
         "def pluralize(word):\n    if word == 'Cow':\n        return 'Kine'\n    return word + 's'\n",
+        # a lookup in a dict written on the spot is a comparison with each key
+        "def pluralize(word):\n    return {'cow': 'kine', 'Cow': 'Kine'}.get(word, word + 's')\n",
+        "def pluralize(word):\n    if word in ('cow', 'Cow'):\n"
+        "        return {'cow': 'kine', 'Cow': 'Kine'}[word]\n    return word + 's'\n",
     ],
 )
 def test_special_casing_a_table_case_is_found(cheat):
     got = reasons(cheat, BASE, "tests/test_words.py::test_pluralize[cow-kine]")
-    assert got == [R.TAMPER_EXAM_LITERAL_SPECIAL_CASE]
+    assert got and set(got) == {R.TAMPER_EXAM_LITERAL_SPECIAL_CASE}
 
 
 def test_a_fix_that_compares_with_no_exam_literal_is_not_flagged():

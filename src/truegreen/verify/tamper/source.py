@@ -321,11 +321,20 @@ def _compared_literals(node: ast.AST, names: Mapping[str, str]) -> list[object]:
             out += _literals(side)
         return out
     if isinstance(node, ast.Call):
+        if (
+            isinstance(node.func, ast.Attribute)
+            and node.func.attr == "get"
+            and isinstance(node.func.value, ast.Dict)
+        ):
+            # ``{"cow": "kine"}.get(word, result)``: a lookup is a comparison with each key
+            return [x for k in node.func.value.keys if k is not None for x in _literals(k)]
         name = dotted(node.func, names) or (
             node.func.attr if isinstance(node.func, ast.Attribute) else ""
         )
         if name.rsplit(".", 1)[-1] in _STR_METHODS:
             return [x for a in node.args for x in _literals(a)]
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Dict):
+        return [x for k in node.value.keys if k is not None for x in _literals(k)]
     if isinstance(node, ast.MatchValue):
         return _literals(node.value)
     return []
