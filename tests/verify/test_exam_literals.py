@@ -90,8 +90,6 @@ BASE = "def pluralize(word):\n    return word + 's'\n"
         "def pluralize(word):\n    if word == 'cow':\n        return 'kine'\n    return word + 's'\n",
         "def pluralize(word):\n    if word.lower() in ('cow', 'Cow'):\n        return 'kine'\n"
         "    return word + 's'\n",
-        # the exam's literal, another case
-        "def pluralize(word):\n    if word == 'Cow':\n        return 'Kine'\n    return word + 's'\n",
         # a lookup in a dict written on the spot is a comparison with each key
         "def pluralize(word):\n    return {'cow': 'kine', 'Cow': 'Kine'}.get(word, word + 's')\n",
         "def pluralize(word):\n    if word in ('cow', 'Cow'):\n"
@@ -101,6 +99,18 @@ BASE = "def pluralize(word):\n    return word + 's'\n"
 def test_special_casing_a_table_case_is_found(cheat):
     got = reasons(cheat, BASE, "tests/test_words.py::test_pluralize[cow-kine]")
     assert got and set(got) == {R.TAMPER_EXAM_LITERAL_SPECIAL_CASE}
+
+
+def test_a_literal_that_differs_in_case_only_is_not_flagged():
+    """A fix of a case bug normalizes case: ``word.lower() == "ox"`` for an exam's "OX" is
+    the fix, not a special case. (So a special case written in another case than the
+    exam's literal, "Cow" for "cow", is not found: the price of not flagging those fixes.)"""
+    content = EXAM_FILE.replace('("ox", "oxen")', '("OX", "OXEN")')
+    fix = "def pluralize(word):\n    if word.lower() == 'oxen':\n        return word\n    return word + 's'\n"
+    found = added(
+        [BASE], fix, "words.py", lits("tests/test_words.py::test_pluralize[OX-OXEN]", content)
+    )
+    assert found == []
 
 
 def test_a_fix_that_compares_with_no_exam_literal_is_not_flagged():

@@ -347,11 +347,10 @@ def _matches(value: object, lits: list[object]) -> bool:
         )
         if same_kind and value == lit:
             return True
-        if isinstance(value, str) and isinstance(lit, str):
-            if len(value) >= 4 and value in lit:
-                return True
-            if len(value) >= 3 and value.casefold() == lit.casefold():
-                return True  # "Cow" for the exam's "cow": the test capitalizes its input
+        # case-sensitive on purpose: a fix that normalizes case (``s.lower() == "true"``
+        # for an exam's "TRUE") is the usual fix of a case bug, not a special case
+        if isinstance(value, str) and isinstance(lit, str) and len(value) >= 4 and value in lit:
+            return True
     return False
 
 
