@@ -272,9 +272,14 @@ class GitRepo:
                     shutil.copy2(source, target)
             yield Worktree(self, project, sha, path)
         finally:
+            # twice --force: a worktree whose `git worktree add` was cut short (a Ctrl-C
+            # while it checked out) is still locked "initializing", and one --force leaves
+            # it; unlock it too, since prune keeps the record of a locked one
             with contextlib.suppress(Exception):
-                self.git("worktree", "remove", "--force", str(path), check=False)
+                self.git("worktree", "remove", "--force", "--force", str(path), check=False)
             shutil.rmtree(parent, ignore_errors=True)
+            with contextlib.suppress(Exception):
+                self.git("worktree", "unlock", str(path), check=False)
             with contextlib.suppress(Exception):
                 self.git("worktree", "prune", check=False)
 
