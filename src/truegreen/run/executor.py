@@ -255,6 +255,18 @@ class SubprocessExecutor:
             raise ExecutionError(f"cannot run {argv[0]!r}: {exc.strerror or exc}") from exc
         with _active_lock:
             _active[proc.pid] = marker
+        if _cancelled.is_set():
+            # cancelled while it was starting: cancelling() may have looked at the running
+            # set before it was in it, and nobody else would stop it
+            kill_tree(proc.pid, marker)
+            proc.wait()
+            with _active_lock:
+                _active.pop(proc.pid, None)
+            for stream in (proc.stdin, proc.stdout, proc.stderr):
+                if stream is not None:
+                    with contextlib.suppress(OSError):
+                        stream.close()
+            raise ExecutionCancelled("cancelled")
         if self._on_start is not None:
             self._on_start(proc.pid)
         out = _BoundedReader(proc.stdout, command.capture_limit)
