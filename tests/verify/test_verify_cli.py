@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -265,7 +266,7 @@ def test_ctrl_c_in_the_middle_leaves_nothing_behind(demo_repo, capsys, tmp_path,
         },
     )
     subprocess.run(["git", "checkout", "-q", "main"], cwd=demo_repo, check=True)
-    env = {**os.environ, "TRUEGREEN_HOME": str(tmp_path / "home")}
+    env = {**os.environ, "TRUEGREEN_HOME": str(tmp_path / "home"), "PYTHONFAULTHANDLER": "1"}
     proc = subprocess.Popen(
         [
             sys.executable,
@@ -290,11 +291,32 @@ def test_ctrl_c_in_the_middle_leaves_nothing_behind(demo_repo, capsys, tmp_path,
         stderr=subprocess.PIPE,
         text=True,
     )
-    time.sleep(4)
+    # interrupt once the exam runs (what this test is about), not at a fixed time: a fresh
+    # install without byte-code starts slowly, and 4 s could land anywhere before that
+    assert proc.stderr is not None
+    seen: list[str] = []
+    reader = threading.Thread(target=lambda: seen.extend(proc.stderr), daemon=True)
+    reader.start()
+    deadline = time.monotonic() + 120
+    while not any(line.startswith("exam: running") for line in seen):
+        assert proc.poll() is None and time.monotonic() < deadline, "".join(seen)
+        time.sleep(0.1)
+    time.sleep(1)
     proc.send_signal(signal.SIGINT)
-    # cleaning up (killing the runs' process groups, removing two worktrees) takes seconds;
-    # on a machine running other suites at once it took over 60 s
-    out, err = proc.communicate(timeout=180)
+    try:
+        proc.wait(timeout=120)
+    except subprocess.TimeoutExpired:
+        proc.send_signal(signal.SIGABRT)  # PYTHONFAULTHANDLER: every thread's stack
+        proc.wait(timeout=30)
+        reader.join(timeout=5)
+        if proc.stdout is not None:
+            proc.stdout.close()
+        raise AssertionError("verify did not stop after Ctrl-C:\n" + "".join(seen)) from None
+    reader.join(timeout=10)
+    for stream in (proc.stdout, proc.stderr):
+        if stream is not None:
+            stream.close()
+    err = "".join(seen)
     assert proc.returncode == 130, err
     assert "interrupted" in err
     assert worktrees(demo_repo) == [f"worktree {demo_repo.resolve()}"]
