@@ -290,6 +290,9 @@ def test_ctrl_c_in_the_middle_leaves_nothing_behind(demo_repo, capsys, tmp_path,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        # a suite started in the background by a non-interactive shell inherits SIGINT
+        # ignored, and Python then never raises KeyboardInterrupt: give the child Ctrl-C
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     # interrupt once the exam runs (what this test is about), not at a fixed time: a fresh
     # install without byte-code starts slowly, and 4 s could land anywhere before that
@@ -309,8 +312,9 @@ def test_ctrl_c_in_the_middle_leaves_nothing_behind(demo_repo, capsys, tmp_path,
         proc.send_signal(signal.SIGABRT)  # PYTHONFAULTHANDLER: every thread's stack
         proc.wait(timeout=30)
         reader.join(timeout=5)
-        if proc.stdout is not None:
-            proc.stdout.close()
+        for stream in (proc.stdout, proc.stderr):
+            if stream is not None:
+                stream.close()
         raise AssertionError("verify did not stop after Ctrl-C:\n" + "".join(seen)) from None
     reader.join(timeout=10)
     for stream in (proc.stdout, proc.stderr):
