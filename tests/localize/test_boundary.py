@@ -4,17 +4,13 @@ where an off-by-one ``<=`` for ``<`` shows) are evidence among tied lines."""
 from __future__ import annotations
 
 import ast
-import sys
 from pathlib import Path
 
 import pytest
 
-from truegreen.localize import LocalizeOptions, localize
+from tests.localize.helpers import localized, ranked_in
 from truegreen.localize.boundary import boundary_lines, operand, ordering_pairs
 from truegreen.localize.spectrum import Statements
-from truegreen.project import open_project
-
-PY = sys.executable
 
 SNAP = {
     "n": 3,
@@ -133,18 +129,11 @@ def test_the_off_by_one_comparison_leads_its_tie(make_project):
     body of ``human``. The return line made the rejected "1024B" and leads; next is the
     comparison the failing test alone evaluated at 1024 <= 1024, ahead of the other lines
     it ties with (the fault: it should be ``<``)."""
-    root = make_project(SIZES, use_git=False)
-    doc = localize(
-        open_project(root, PY, "none"),
-        ["tests/test_sizes.py::test_exact_power"],
-        LocalizeOptions(timeout=60),
-    )
-    ranking = [
-        (r["line"], r["rank"], r["ties"]) for r in doc["ranking"] if r["file"] == "sizes/core.py"
+    doc = localized(make_project, SIZES, "tests/test_sizes.py::test_exact_power")
+    core = ranked_in(doc, "sizes/core.py")
+    assert (core[8]["rank"], core[8]["ties"]) == (2, 1), doc["ranking"]  # if size <= 1024
+    assert core[8]["evidence"] == [
+        "compared size <= 1024 with equal operands, which the passing run did not"
     ]
-    by_line = {line: (rank, ties) for line, rank, ties in ranking}
-    assert by_line[8] == (2, 1), ranking  # if size <= 1024
-    notes = next(r["evidence"] for r in doc["ranking"] if r["line"] == 8)
-    assert notes == ["compared size <= 1024 with equal operands, which the passing run did not"]
     # the lines it tied with stay tied, behind it
-    assert by_line[5][0] > 2 and by_line[5][1] > 1  # unit = 0
+    assert core[5]["rank"] > 2 and core[5]["ties"] > 1  # unit = 0

@@ -8,8 +8,8 @@ import sys
 
 import pytest
 
+from tests.localize.helpers import localized, ranked_in
 from tests.localize.test_engines import _modern_python
-from truegreen.localize import LocalizeOptions, localize
 from truegreen.localize import engine as eng
 from truegreen.localize.mocks import mock_failure
 from truegreen.localize.spectrum import Trace
@@ -85,13 +85,8 @@ def test_the_line_that_called_the_checked_mock_leads_its_tie(make_project):
     """Both tests run every line of ``alert``: the spectrum ties them. The failing test
     checks the mock's call (``retries=2`` is missing, the fault); the line that made that
     call leads the tie, the others stay tied behind it."""
-    root = make_project(NOTIFY, use_git=False)
-    doc = localize(
-        open_project(root, PY, "none"),
-        ["tests/test_notify.py::test_alert_retries_twice"],
-        LocalizeOptions(timeout=60),
-    )
-    core = {r["line"]: r for r in doc["ranking"] if r["file"] == "notify/core.py"}
+    doc = localized(make_project, NOTIFY, "tests/test_notify.py::test_alert_retries_twice")
+    core = ranked_in(doc, "notify/core.py")
     assert core[8]["rank"] == 1 and core[8]["ties"] == 1, doc["ranking"]
     assert core[8]["evidence"] == ["called the mock whose calls the test checks"]
     assert core[5]["rank"] > 1 and core[5]["ties"] > 1  # subject = ...

@@ -3,15 +3,10 @@ raises it expected are evidence among tied lines."""
 
 from __future__ import annotations
 
-import sys
-
 import pytest
 
-from truegreen.localize import LocalizeOptions, localize
+from tests.localize.helpers import localized
 from truegreen.localize.raises import expected_exceptions
-from truegreen.project import open_project
-
-PY = sys.executable
 
 
 @pytest.mark.parametrize(
@@ -66,8 +61,7 @@ BITS = {
 
 
 def _top(make_project, files, test_id):
-    root = make_project(files, use_git=False)
-    doc = localize(open_project(root, PY, "none"), [test_id], LocalizeOptions(timeout=60))
+    doc = localized(make_project, files, test_id)
     top = [r for r in doc["ranking"] if r["rank"] == doc["ranking"][0]["rank"]]
     return doc, top
 

@@ -3,13 +3,8 @@ list): the project function that returned it to the test is evidence among tied 
 
 from __future__ import annotations
 
-import sys
-
-from truegreen.localize import LocalizeOptions, localize
+from tests.localize.helpers import localized, ranked_in
 from truegreen.localize.values import received
-from truegreen.project import open_project
-
-PY = sys.executable
 
 
 def _ret(seq: int, line: int, value, func: str = "f", to_test: bool = True) -> dict:
@@ -98,13 +93,8 @@ def test_the_predicate_that_answered_wrong_leads_its_tie(make_project):
     """test_not_a_tag runs every line test_plain_tag runs: the spectrum ties them. pytest
     says ``where False = is_version_tag('v1.2')``: the return that gave the test its False
     leads (the fault: ``"-" in digits`` should be ``not in``)."""
-    root = make_project(TAGS, use_git=False)
-    doc = localize(
-        open_project(root, PY, "none"),
-        ["tests/test_tags.py::test_plain_tag"],
-        LocalizeOptions(timeout=60),
-    )
-    core = {r["line"]: r for r in doc["ranking"] if r["file"] == "tags/core.py"}
+    doc = localized(make_project, TAGS, "tests/test_tags.py::test_plain_tag")
+    core = ranked_in(doc, "tags/core.py")
     assert (core[6]["rank"], core[6]["ties"]) == (1, 1), doc["ranking"]
     assert core[6]["evidence"] == ["returned to the test the value its assertion rejected"]
     assert core[2]["rank"] > 1 and core[2]["ties"] > 1  # prefix = "v"

@@ -1,0 +1,27 @@
+"""Shared by the localize tests that rank a small fixture project."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from truegreen.localize import LocalizeOptions, localize
+from truegreen.project import open_project
+
+
+def localized(
+    make_project: Callable[..., Path], files: Mapping[str, str], test_id: str
+) -> dict[str, Any]:
+    """The localization document of ``test_id`` in a project made of ``files`` (no git, no
+    sandbox, this interpreter)."""
+    root = make_project(files, use_git=False)
+    return localize(
+        open_project(root, sys.executable, "none"), [test_id], LocalizeOptions(timeout=60)
+    )
+
+
+def ranked_in(doc: Mapping[str, Any], file: str) -> dict[int, dict[str, Any]]:
+    """The ranking entries of ``file``, by line."""
+    return {r["line"]: r for r in doc["ranking"] if r["file"] == file}
