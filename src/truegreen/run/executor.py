@@ -218,6 +218,13 @@ def reset_cancel() -> None:
     _cancelled.clear()
 
 
+def _close_pipes(proc: subprocess.Popen[bytes]) -> None:
+    for stream in (proc.stdin, proc.stdout, proc.stderr):
+        if stream is not None:
+            with contextlib.suppress(OSError):
+                stream.close()
+
+
 class SubprocessExecutor:
     """The real executor. See the module docstring for what it guarantees."""
 
@@ -262,10 +269,7 @@ class SubprocessExecutor:
             proc.wait()
             with _active_lock:
                 _active.pop(proc.pid, None)
-            for stream in (proc.stdin, proc.stdout, proc.stderr):
-                if stream is not None:
-                    with contextlib.suppress(OSError):
-                        stream.close()
+            _close_pipes(proc)
             raise ExecutionCancelled("cancelled")
         if self._on_start is not None:
             self._on_start(proc.pid)
@@ -295,10 +299,7 @@ class SubprocessExecutor:
         proc.wait()
         out.join(timeout=5)
         err.join(timeout=5)
-        for stream in (proc.stdout, proc.stderr):
-            if stream is not None:
-                with contextlib.suppress(OSError):
-                    stream.close()
+        _close_pipes(proc)
         return Completed(
             argv=argv,
             returncode=proc.returncode,
