@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from truegreen.localize.spectrum import Line, Statements
+from truegreen.localize.values import by_line
 
 _ORDERING: dict[type[ast.cmpop], str] = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">="}
 _ARITH: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
@@ -118,10 +119,10 @@ def _hits(pairs: Sequence[Pair], snaps: Iterable[Mapping[str, Any]]) -> list[str
 
 
 def _states(values: Mapping[str, Any] | None, stmts: Statements) -> dict[Line, list[Any]]:
+    """The recorded locals by statement (the engines report different lines of one)."""
     out: dict[Line, list[Any]] = {}
-    for s in (values or {}).get("states", ()):
-        f = str(s.get("file"))
-        out.setdefault((f, stmts.line(f, int(s.get("line", 0)))), []).append(s.get("locals") or {})
+    for (f, line), snaps in by_line((values or {}).get("states", ())).items():
+        out.setdefault((f, stmts.line(f, line)), []).extend(snaps)
     return out
 
 

@@ -54,7 +54,8 @@ def _key(value: Any) -> str:
     return json.dumps(value, sort_keys=True, default=str)
 
 
-def _by_line(states: Iterable[Mapping[str, Any]]) -> dict[Line, list[Mapping[str, Any]]]:
+def by_line(states: Iterable[Mapping[str, Any]]) -> dict[Line, list[Mapping[str, Any]]]:
+    """Recorded locals (``states``) grouped by (file, line), in the order they ran."""
     out: dict[Line, list[Mapping[str, Any]]] = {}
     for s in states:
         out.setdefault((str(s.get("file")), int(s.get("line", 0))), []).append(
@@ -74,8 +75,8 @@ def differences(
     failing: Mapping[str, Any], passing: Mapping[str, Any] | None, lines: Sequence[Line]
 ) -> list[dict[str, Any]]:
     """Variables on ``lines`` whose values differ between the two runs (bounded)."""
-    f_states = _by_line(failing.get("states", ()))
-    p_states = _by_line(passing.get("states", ())) if passing else {}
+    f_states = by_line(failing.get("states", ()))
+    p_states = by_line(passing.get("states", ())) if passing else {}
     out: list[dict[str, Any]] = []
     for ln in lines:
         fl = f_states.get(ln)
