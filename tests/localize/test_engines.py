@@ -401,3 +401,45 @@ def test_what_pytest_runs_to_explain_a_failed_assert_is_not_measured(
     failing = spec["tests/test_amount.py::test_large"]
     assert ("money/amount.py", shown) not in failing
     assert ("money/amount.py", eq) in failing  # the comparison itself is the test's
+
+
+UNITTEST_EXPLAIN = {
+    **EXPLAIN_PROJECT,
+    "tests/test_amount.py": """
+        import unittest
+        from money.amount import Amount, add
+
+        class TestAdd(unittest.TestCase):
+            def test_small(self):
+                self.assertEqual(add(Amount(1), Amount(2)), Amount(3))
+
+            def test_large(self):
+                self.assertEqual(add(Amount(150), Amount(2)), Amount(152))
+
+            def test_large_none(self):
+                self.assertIsNone(add(Amount(150), Amount(2)))
+
+            def test_large_in_list(self):
+                self.assertListEqual([add(Amount(150), Amount(2))], [Amount(152)])
+        """,
+}
+
+
+@pytest.mark.parametrize("engine", ["probe", "settrace", "monitoring"])
+def test_what_unittest_runs_to_explain_a_failed_assert_is_not_measured(
+    make_project, engine, tmp_path
+):
+    """unittest's assert methods explain a failure with ``safe_repr`` and
+    ``pprint.pformat``: a project ``__repr__`` they call is not the failing test's code."""
+    root, _project, trace = _traced_file(
+        make_project(UNITTEST_EXPLAIN, use_git=False), "tests/test_amount.py", engine, tmp_path
+    )
+    lines = (root / "money/amount.py").read_text().splitlines()
+    shown = lines.index("        shown = self.cents / 100") + 1
+    eq = lines.index("        return self.cents == other.cents") + 1
+    for name in ("test_large", "test_large_none", "test_large_in_list"):
+        node = f"tests/test_amount.py::TestAdd::{name}"
+        failing = spectra(trace, [node], Statements(root))[node]
+        assert ("money/amount.py", shown) not in failing, name
+        if name != "test_large_none":
+            assert ("money/amount.py", eq) in failing, name  # the comparison is the test's

@@ -355,6 +355,30 @@ def _quiet_explanations() -> None:
             setattr(rewrite, name, _quiet(func, compares=name == "_call_reprcompare"))
 
 
+def _quiet_unittest_explanations() -> None:
+    """The same for unittest's assertion methods, which explain a failure with ``repr``
+    (``safe_repr``, ``_common_shorten_repr``) and ``pprint.pformat``: a project class's
+    ``__repr__`` would look like code only the failing tests run."""
+    try:
+        from unittest import case, util
+    except Exception:
+        return
+    for mod in (case, util):
+        for name in ("safe_repr", "_common_shorten_repr"):
+            func = getattr(mod, name, None)
+            if callable(func) and not getattr(func, "_truegreen", False):
+                quiet = _quiet(func)
+                quiet._truegreen = True
+                setattr(mod, name, quiet)
+    printer = getattr(case, "pprint", None)
+    if isinstance(printer, types.ModuleType):
+        # unittest.case's own name for the module: the module itself stays as it is
+        proxy = types.ModuleType(printer.__name__)
+        proxy.__dict__.update(printer.__dict__)
+        proxy.pformat = _quiet(printer.pformat)
+        case.pprint = proxy
+
+
 # ---------------------------------------------------------------- settrace engine
 
 
@@ -1038,6 +1062,7 @@ def _start() -> None:
             _values_cfg = {}
         _watch = frozenset(_values_cfg.get("tests", []))
     _quiet_explanations()
+    _quiet_unittest_explanations()
     if _watch:
         _watch_unittest_equal()
     if _probes_installed:
