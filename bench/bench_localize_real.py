@@ -54,6 +54,9 @@ after round 4 and measured once (``--out bench/results/localize_real_heldout2.js
 ``--bugs schema,python-dotenv,packaging`` runs held-out set 3 (``HELD_OUT_3_BUGS``), added
 after round 5, chosen blind and measured once on the final code
 (``--out bench/results/localize_real_heldout3.json``).
+``--bugs sqlparse,cachetools,python-semver,furl`` runs held-out set 4 (``HELD_OUT_4_BUGS``),
+added after round 6, chosen blind and measured once on the final code
+(``--out bench/results/localize_real_heldout4.json``).
 
 (``project:lo-hi+n`` selects BugsInPy ids; a mined project alone takes all its commits,
 ``project:sha+sha`` some of them.) Two projects need help to be measured at all, each
@@ -431,6 +434,111 @@ PROJECTS |= {
     ),
 }
 HELD_OUT_3_BUGS = "schema,python-dotenv,packaging"
+#: Held-out set 4, added after round 6 and chosen blind (no localize run on any of its bugs
+#: before the final measurement, once, on the final code). Rules fixed before any
+#: repository was fetched: candidates in this order, the first three that work taken
+#: (a fourth, the next, only if the three give fewer than 30 verified bugs): python-slugify,
+#: sqlparse, cachetools, webcolors, python-semver, furl, pathspec, isodate, textdistance,
+#: inflect, mistune, bleach. A project works if its suite runs here (Python 3.11, deps from
+#: the package index) in under about 60 s and the rules below give it a commit. Commits as
+#: set 3's: the default branch's `git log -i --grep fix --no-merges --since 2019-01-01`, the
+#: diff to the parent changes exactly one non-test .py file, of the package, and adds or
+#: changes a test .py file (``is_test_path``); left out by their message: "fix" only inside
+#: another word, lint, typing, wording and docs, deprecations, features, refactors,
+#: performance, version bumps, reverts and review follow-ups (each named below); the first
+#: 12 in log order per project. Then excluded only by what the verification finds (noted
+#: at the commit), and replaced by the next one in log order. Left out whole, as the rules
+#: give them no commit: python-slugify (its seven `fix` commits change two or more source
+#: files or no test; its tests are one top-level test.py, not a test path here) and
+#: webcolors (its one candidate, 60199b664f "Add testing for the gray/grey fix", changes
+#: only a comment of the source). sqlparse, cachetools and python-semver gave 27 verified
+#: bugs (fewer than 30), so furl was added as the fourth. Their whole suites at the newest
+#: commit take 3 s, 1 s, 2 s and 7 s.
+PROJECTS |= {
+    "sqlparse": Project(
+        "andialbrecht+sqlparse",
+        "sqlparse",
+        ("pytest",),
+        (
+            "a194d3187b",  # Keep keyword before leading-dot float literal (issue601)
+            "f66d12c245",  # Fix get_real_name for names with more than two dotted parts
+            "111b35cffc",  # Fix function grouping skipped for lowercase 'as' in CREATE ...
+            "da67ac16b8",  # Enhance DoS protection by raising SQLParseError for exceeded ...
+            "5ca50a2ee9",  # Fix splitting of BEGIN TRANSACTION statements (fixes #826).
+            "1a3bfbd50b",  # Fix handling of semicolons inside BEGIN...END blocks (fixes #809)
+            "e92a032c81",  # Fix handling of IF EXISTS statements in BEGIN...END blocks
+            "73c8ba3ae8",  # bugfix ISSUE_801; Remove all comments when only comments
+            # not 8eb778ca73 ([fix] issue262 adding comment and tests): it only deletes
+            # tests; no test fails on its buggy tree
+            "af6df6c662",  # [fix] fixing SQL-Hint deleting when clearing script from comments
+            "b126ba5b20",  # Fix tokenization of order keywords (fixes #532).
+            "0c4902f3f7",  # Descend into subgroups when removing whitespace (fixes #782).
+            "791e25de46",  # Fix error when splitting statements that contain multiple CASE ...
+            # left out by message: 31903e09db (Add pre-commit hook support: a feature)
+        ),
+    ),
+    "cachetools": Project(
+        "tkem+cachetools",
+        "src/cachetools",  # cachetools/ until 2021
+        ("pytest",),
+        (
+            "18e5930ced",  # Fix #218: Fix and properly document @cachedmethod.cache_key ...
+            "57d2e4813d",  # Fix #387: Handle obj=None case for inspection in _DescriptorBase.
+            "91aa4c63f5",  # Fix #221: Change exact time of expiration in TTLCache.
+            "462e867950",  # Fix #130: Fix pickling/unpickling of cache keys.
+            # left out by message: 86352aed2b (Convert @cachedmethod decorators to
+            # descriptors: a refactor), 4d74eb46f5 (Improve RRCache performance),
+            # 2aeffb0448 (a new LFUCache implementation: performance), bb4b37cfc7 (expire()
+            # returns the expired pairs), 4eb0ad9e92 (decorator parameters as attributes),
+            # 9dda91f99b (pass self to the key function), ec64a4375a (TLRU cache),
+            # 6a70f80e8b and 9a6cb65aae (cachetools.func support for cache_parameters() and
+            # user_function): features; 43596b2337 and d3598664ca (deprecations)
+            # (no further commit from 2019 on meets the rules)
+        ),
+        editable=True,
+    ),
+    "python-semver": Project(
+        "python-semver+python-semver",
+        "src/semver",  # semver.py until 2020
+        ("pytest", "pytest-cov"),  # its pytest addopts have --cov
+        (
+            "d8813b67a2",  # Fix #460 Improve bump_prerelease to alway get a newer version
+            "bc41390f38",  # Fix comparison with subclasses
+            "4b03f867a3",  # Fix #426: call subclass when deriving from Version
+            # f8a182f5ec: its checkout does not install (setup.cfg's python_requires
+            # ">=3.7.*" is invalid for today's setuptools); its pytest configuration's
+            # pythonpath = src imports the checkout all the same
+            "f8a182f5ec",  # Fix #344 Allow empty string for bump methods
+            "0309c63ce8",  # Fix #291: Disallow negative numbers in VersionInfo (#292)
+            # not 20e5c4fd74 (Fix #274: String Types Py2 vs. Py3 compatibility): its new
+            # test file fails to collect on the buggy tree (it calls semver.u, which the fix
+            # adds), so no test fails there and passes on the fixed one
+            "f332326e54",  # Fix #260 __getitem__ returning `None` on falsy parts
+            "f55559acfe",  # Fix #251: Correct return type for next_version() (#254)
+            "61f4521fbd",  # Fix empty call with "pysemver" and "pysemver bump" (#193)
+            "8ee92b498d",  # Fix #135, convert prerelease and build to string (#140)
+            "21f87f6403",  # Fix comparison (#132)
+            "373af82ceb",  # Fixes #109 and add iterator to VersionInfo (#124)
+            # left out by message: 201d783474 (Make some functions private: a refactor),
+            # 772a7a61a6, 14cd842c9f and 5b8bb16cbd (deprecations), 7057dc5fde (allow list
+            # and str for comparison), f2c23f6382 (isvalid()), 2d0f805527 (replace()),
+            # a598059a3e (bump inside VersionInfo): features; d8da482185 (Improve doctests)
+            # and d2671fd542 (Improve test_immutable): tests and docs only
+            # (no further commit from 2019 on meets the rules: 20e5c4fd74 is not replaced)
+        ),
+        editable=True,
+    ),
+    "furl": Project(
+        "gruns+furl",
+        "furl",
+        ("pytest", "six", "orderedmultidict"),  # its install_requires
+        (
+            "c2a8f2004b",  # Fix original Path instance modification from __truediv__
+            # (no other commit from 2019 on meets the rules: the rest fix docs and typos)
+        ),
+    ),
+}
+HELD_OUT_4_BUGS = "sqlparse,cachetools,python-semver,furl"
 DEFAULT_BUGS = (
     "thefuck:1-32,PySnooper:1-3,tqdm:1-9,cookiecutter:1-4,more-itertools,boltons,toolz,click"
 )
