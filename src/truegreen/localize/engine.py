@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from truegreen.errors import UsageError
-from truegreen.localize import boundary, mocks, raises
+from truegreen.localize import boundary, keys, mocks, raises
 from truegreen.localize import context as ctx
 from truegreen.localize import values as val
 from truegreen.localize.ranking import FORMULAS, Formula, Ranked, Score, rank
@@ -426,10 +426,14 @@ def _document(
     kind_lines = val.kind_diff_lines(fvals, pvals) if fvals else set()
     result = runs.measured.by_id()[primary]
     rejected_docs: list[dict[str, Any]] = []
+    key_writers: dict[Line, str] = {}
     if fvals:
         literal = _literal_operands(primary_failure, fvals, stmts)
         rejected_docs = val.rejected(fvals, literal, source=is_source)
         rejected_docs += val.received(fvals, literal, result.message or "")
+        key_writers = keys.writer_lines(
+            keys.differing_keys(fvals, literal), spec[primary], stmts, is_source
+        )
     expected = raises.expected_exceptions(result.excerpt)
     evidence = _by_statement(
         val.evidence(
@@ -442,6 +446,7 @@ def _document(
             mocks.mock_call_lines(fvals, stmts, is_source)
             if fvals and mocks.mock_failure(result.excerpt)
             else (),
+            key_writers,
         ),
         stmts,
     )

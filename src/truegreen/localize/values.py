@@ -334,6 +334,7 @@ def evidence(
     raise_guards: Mapping[Line, str] | None = None,
     boundaries: Mapping[Line, str] | None = None,
     mock_calls: Iterable[Line] = (),
+    key_writers: Mapping[Line, str] | None = None,
 ) -> dict[Line, tuple[int, tuple[str, ...]]]:
     """Tie-breaking evidence per line: (level, notes); the strongest level wins."""
     ev: dict[Line, tuple[int, set[str]]] = {}
@@ -371,6 +372,8 @@ def evidence(
         add((str(at["file"]), int(at["line"])), ORIGIN, note)
     for ln in mock_calls:
         add(ln, ORIGIN, "called the mock whose calls the test checks")
+    for ln, key in (key_writers or {}).items():
+        add(ln, ORIGIN, f"wrote the entry {key!r}, which the assertion found different")
     for ln, name in (raise_guards or {}).items():
         add(ln, ORIGIN, f"decides the {name} the test expected, which was not raised")
     for ln in kind_lines:

@@ -289,6 +289,11 @@ def _compared(op, index, left, right) -> dict:
     several lines the first line where they differ (a long text is kept only by its head,
     and the line that differs is what a formatter made wrong)."""
     rec = {"op": op, "index": index, "values": [_safe(left), _safe(right)]}
+    if op == "==":
+        keys: list = []
+        _differing_keys(left, right, keys, 0)
+        if keys:
+            rec["keys"] = keys
     if type(left) is str and type(right) is str and ("\n" in left or "\n" in right):
         a, b = left.splitlines(), right.splitlines()
         for i in range(max(len(a), len(b))):
@@ -298,6 +303,91 @@ def _compared(op, index, left, right) -> dict:
                 rec["differs"] = {"line": i, "values": [_safe(x), _safe(y)]}
                 break
     return rec
+
+
+_SCALARS = (str, int, float, bool, type(None), bytes)
+_MAX_KEYS = 8
+
+
+def _fields(value):
+    """A container's entries as a plain dict, read without running user code (types are
+    read with ``type()``, never ``isinstance``, which a ``__class__`` property answers): a
+    dict's items (string keys only), a named tuple's fields, an object's ``__dict__``;
+    else None."""
+    t = type(value)
+    if issubclass(t, dict):
+        try:
+            items = list(dict.items(value))
+        except Exception:
+            return None
+        return {k: v for k, v in items if type(k) is str}
+    if issubclass(t, tuple) and t is not tuple:
+        names = getattr(t, "_fields", None)
+        if type(names) is tuple and len(names) == tuple.__len__(value):
+            return {str(n): tuple.__getitem__(value, i) for i, n in enumerate(names)}
+        return None
+    if t in _SCALARS or issubclass(t, (list, tuple, set, frozenset, type)):
+        return None
+    try:
+        d = object.__getattribute__(value, "__dict__")
+    except Exception:
+        return None
+    return {k: v for k, v in d.items() if type(k) is str} if type(d) is dict else None
+
+
+def _same(a, b, depth=0) -> bool:
+    """Whether two values are equal, judged without user code: scalars by ``==``, lists,
+    tuples and entries recursively, anything else only by identity."""
+    if a is b:
+        return True
+    ta, tb = type(a), type(b)
+    if ta in _SCALARS and tb in _SCALARS:
+        return ta is tb and a == b
+    if depth > 6:
+        return False
+    if ta in (list, tuple) and tb is ta:
+        return len(a) == len(b) and all(_same(a[i], b[i], depth + 1) for i in range(len(a)))
+    fa, fb = _fields(a), _fields(b)
+    if (
+        fa is None
+        or fb is None
+        or (ta is not tb and not (issubclass(ta, dict) and issubclass(tb, dict)))
+    ):
+        return False
+    return fa.keys() == fb.keys() and all(_same(fa[k], fb[k], depth + 1) for k in fa)
+
+
+def _differing_keys(left, right, out, depth) -> None:
+    """The named entries where the two sides of a failed ``==`` differ, innermost first
+    along each path: ``["changed", key]`` (both have it), ``["extra", key]`` (only the
+    left, the value the code made, most often), ``["missing", key]``. Dict keys that are
+    strings and objects' attribute names; lists and tuples of one length are followed
+    item by item. Read without running user code (no ``__eq__``, no ``__repr__``)."""
+    if depth > 6 or len(out) >= _MAX_KEYS:
+        return
+    ta, tb = type(left), type(right)
+    if ta in (list, tuple) and tb is ta:
+        if len(left) == len(right):
+            for i in range(len(left)):  # (no zip(strict=): the target may be older)
+                if not _same(left[i], right[i]):
+                    _differing_keys(left[i], right[i], out, depth + 1)
+        return
+    fa, fb = _fields(left), _fields(right)
+    if fa is None or fb is None:
+        return
+    for k in fa:
+        if len(out) >= _MAX_KEYS:
+            return
+        if k not in fb:
+            out.append(["extra", k])
+        elif not _same(fa[k], fb[k]):
+            before = len(out)
+            _differing_keys(fa[k], fb[k], out, depth + 1)
+            if len(out) == before and len(out) < _MAX_KEYS:
+                out.append(["changed", k])
+    for k in fb:
+        if k not in fa and len(out) < _MAX_KEYS:
+            out.append(["missing", k])
 
 
 def _quiet(func, compares=False):
