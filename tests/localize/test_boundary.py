@@ -9,7 +9,13 @@ from pathlib import Path
 import pytest
 
 from tests.localize.helpers import localized, ranked_in
-from truegreen.localize.boundary import boundary_lines, operand, ordering_pairs
+from truegreen.localize.boundary import (
+    boundary_lines,
+    operand,
+    ordering_pairs,
+    truth_lines,
+    truth_operands,
+)
 from truegreen.localize.spectrum import Statements
 
 SNAP = {
@@ -137,3 +143,100 @@ def test_the_off_by_one_comparison_leads_its_tie(make_project):
     ]
     # the lines it tied with stay tied, behind it
     assert core[5]["rank"] > 2 and core[5]["ties"] > 1  # unit = 0
+
+
+# ---------------------------------------------------------------- truth tests
+
+
+def test_truth_operands_are_names_and_fields_under_not_and_or():
+    tree = ast.parse(
+        "if ndigits:\n    pass\n"
+        "while not (q and self.more):\n    pass\n"
+        "x = a if opts else b\n"
+        "if f(x) or y > 2:\n    pass\n"
+    )
+    found = truth_operands(tree, lambda line: line)
+    assert {line: [ast.unparse(n) for n in ns] for line, ns in found.items()} == {
+        1: ["ndigits"],
+        3: ["q", "self.more"],
+        5: ["opts"],
+    }
+
+
+@pytest.fixture
+def truth_stmts(tmp_path: Path) -> Statements:
+    (tmp_path / "t.py").write_text(
+        "def f(value, ndigits=None):\n"  # 1
+        "    if ndigits:\n"  # 2
+        "        value = round(value, ndigits)\n"  # 3
+        "    return value\n"  # 4
+    )
+    return Statements(tmp_path)
+
+
+def _at(line: int, *snaps: dict) -> dict:
+    return {"states": [{"file": "t.py", "line": line, "locals": s} for s in snaps]}
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [
+        (0, "0"),
+        (0.0, "0.0"),
+        ("", "''"),
+        ({"type": "list", "len": 0, "items": []}, "an empty list"),
+    ],
+)
+def test_a_false_value_that_is_not_none_is_the_boundary_of_a_truth_test(truth_stmts, value, shown):
+    failing = _at(2, {"ndigits": value})
+    got = truth_lines(failing, _at(2, {"ndigits": None}), truth_stmts)
+    assert got == {("t.py", 2): f"ndigits = {shown}"}
+    assert truth_lines(failing, None, truth_stmts) == got
+
+
+def test_no_truth_evidence_for_none_false_true_values_or_a_passing_run_that_met_it(truth_stmts):
+    for value in (None, False, True, 2, "x", {"type": "list", "len": 3}):
+        assert truth_lines(_at(2, {"ndigits": value}), None, truth_stmts) == {}, value
+    failing = _at(2, {"ndigits": 0})
+    assert truth_lines(failing, _at(2, {"ndigits": 0}), truth_stmts) == {}
+    # not a truth test, or a file that is not accepted
+    assert truth_lines(_at(4, {"value": 0}), None, truth_stmts) == {}
+    assert truth_lines(failing, None, truth_stmts, accept=lambda f: False) == {}
+
+
+ROUNDING = {
+    "fmt/__init__.py": "",
+    "fmt/num.py": """
+        def with_commas(value, ndigits=None):
+            if ndigits:
+                value = round(value, ndigits)
+            text = str(value)
+            head, _, tail = text.partition(".")
+            out = f"{int(head):,}"
+            return out + ("." + tail if tail else "")
+        """,
+    "tests/test_num.py": """
+        from fmt.num import with_commas
+
+        def test_plain():
+            assert with_commas(1234) == "1,234"
+
+        def test_none_digits():
+            assert with_commas(1234.5, None) == "1,234.5"
+
+        def test_zero_digits():
+            assert with_commas(1234.5, 0) == "1,234"
+        """,
+}
+
+
+def test_the_truth_test_of_a_zero_leads_its_tie(make_project):
+    """``if ndigits:`` skips the rounding for ndigits=0 (the fault: ``is not None``); the
+    failing test runs the same lines as test_none_digits, so the spectrum ties them."""
+    doc = localized(make_project, ROUNDING, "tests/test_num.py::test_zero_digits")
+    num = ranked_in(doc, "fmt/num.py")
+    assert num[2]["evidence"] == [
+        "tested the truth of ndigits = 0, which the passing run did not"
+    ], doc["ranking"]
+    tied = [r for r in num.values() if r["counts"] == num[2]["counts"] and not r["evidence"]]
+    assert tied and all(num[2]["rank"] < r["rank"] for r in tied)

@@ -106,3 +106,39 @@ def test_a_differing_line_made_at_the_same_line_number_of_another_file_is_kept()
         {"file": "pkg/m.py", "line": 12},
         {"file": "pkg/rows.py", "line": 12},
     ]
+
+
+def test_the_part_of_a_one_line_text_where_it_differs_is_traced_to_its_maker() -> None:
+    """``f"{value_}{space}{unit}"`` made "1000 μV" where "1.00 mV" was expected: the whole
+    text's producer is the f-string's return; the part where the texts first differ,
+    "1000", was made by the line that formatted the number."""
+    run = _run(
+        _assign(10, "μ", 1),  # one character: made everywhere, not looked for
+        _assign(12, "1000", 2),  # value_ = format(value, ...)
+        _assign(13, "00", 3),  # shorter, covering the same place: the longer one wins
+        _assign(14, " μV", 4),  # after the place where the texts differ
+        _return(15, "1000 μV", 5),
+        compared=[{"op": "==", "values": ["1000 μV", "1.00 mV"]}],
+    )
+    got = rejected(run, [False, True])
+    assert got == [
+        {"value": "1000 μV", "op": "==", "produced_at": {"file": "pkg/m.py", "line": 15}},
+        {
+            "value": "1000",
+            "op": "==",
+            "part": "where the text first differs",
+            "produced_at": {"file": "pkg/m.py", "line": 12},
+        },
+    ]
+
+
+def test_no_part_when_the_rejected_text_only_lacks_an_ending_or_no_part_covers_it() -> None:
+    # "teststr" rejected for "teststr!": nothing was made wrong, something was left out
+    run = _run(_assign(3, "test", 1), compared=[{"op": "==", "values": ["teststr", "teststr!"]}])
+    assert rejected(run, [False, True]) == []
+    # the parts made lie before the place where the texts differ
+    run = _run(_assign(3, "abc", 1), compared=[{"op": "==", "values": ["abc-x", "abc+x"]}])
+    assert rejected(run, [False, True]) == []
+    # a literal operand is not traced, nor are texts of several lines this way
+    run = _run(_assign(3, "10", 1), compared=[{"op": "==", "values": ["10 B", "1 KB"]}])
+    assert rejected(run, [True, False]) == []

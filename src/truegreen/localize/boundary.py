@@ -7,6 +7,11 @@ there cannot tell the right comparison from the wrong one. When the failing test
 passing test never did (or never reached the line), that is evidence among tied lines:
 the line where the two runs differ in the one case that matters for the comparison.
 
+The same holds for a truth test (``if ndigits:``, ``while queue``, ``x if opts else y``,
+under ``not``/``and``/``or``): a zero or an empty value is the one case where ``if x:``
+and ``if x is not None:`` part ways, so a failing run that tested the truth of such a value
+where the passing run never did meets the test at its boundary (:func:`truth_lines`).
+
 The operands are read from the locals the tracer recorded before the line ran, never by
 running project code: names, ``obj.attr`` of a recorded object, numbers, ``len()`` of a
 recorded container or string, and ``+``/``-`` of those. Anything else (a call, an index)
@@ -18,7 +23,7 @@ from __future__ import annotations
 import ast
 import operator
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from truegreen.localize.spectrum import Line, Statements
 from truegreen.localize.values import by_line
@@ -31,6 +36,7 @@ _ARITH: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
 
 #: an operand pair of an ordering comparison, with its operator's text
 Pair = tuple[ast.expr, str, ast.expr]
+_T = TypeVar("_T")
 
 
 def _number(value: Any) -> int | float | None:
@@ -118,6 +124,80 @@ def _hits(pairs: Sequence[Pair], snaps: Iterable[Mapping[str, Any]]) -> list[str
     return found
 
 
+def truth_operands(tree: ast.Module, key: Callable[[int], int]) -> dict[int, list[ast.expr]]:
+    """Statement line -> the names and ``name.attr`` fields whose truth it tests: an
+    ``if``/``elif``/``while`` condition or a conditional expression's test that is such an
+    operand, or one under ``not``, ``and``, ``or``."""
+    out: dict[int, list[ast.expr]] = {}
+
+    def operands(node: ast.expr) -> list[ast.expr]:
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            return operands(node.operand)
+        if isinstance(node, ast.BoolOp):
+            return [o for v in node.values for o in operands(v)]
+        if isinstance(node, ast.Name) or (
+            isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+        ):
+            return [node]
+        return []
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If | ast.While | ast.IfExp):
+            found = operands(node.test)
+            if found:
+                out.setdefault(key(node.test.lineno), []).extend(found)
+    return out
+
+
+def _falsy(value: Any) -> str | None:
+    """How a recorded value is false without being None or False: 0, an empty string or
+    collection (the values that tell ``if x:`` from ``if x is not None:``)."""
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, int | float) and value == 0:
+        return str(value)
+    if value == "":
+        return "''"
+    if isinstance(value, dict) and value.get("len") == 0 and "type" in value:
+        return f"an empty {value['type']}"
+    return None
+
+
+def _truth_hits(operands: Sequence[ast.expr], snaps: Iterable[Mapping[str, Any]]) -> list[str]:
+    found: list[str] = []
+    for snap in snaps:
+        for node in operands:
+            shown = _falsy(_recorded(node, snap))
+            if shown is not None:
+                text = f"{ast.unparse(node)} = {shown}"
+                if text not in found:
+                    found.append(text)
+    return found
+
+
+def truth_lines(
+    failing: Mapping[str, Any],
+    passing: Mapping[str, Any] | None,
+    stmts: Statements,
+    accept: Callable[[str], bool] = lambda f: True,
+) -> dict[Line, str]:
+    """Statements where the failing run tested the truth of a value that is false without
+    being None or False (``if ndigits:`` with ``ndigits == 0``) and the passing run (when
+    it reached them) never did: line -> the operand and its value. A zero or an empty
+    value is the one case where ``if x:`` and ``if x is not None:`` part ways, the boundary
+    of a truth test as equal operands are of an ordering comparison."""
+
+    def per_file(f: str) -> dict[int, list[ast.expr]]:
+        tree = stmts.tree(f)
+        return {} if tree is None else truth_operands(tree, _keyed(stmts, f))
+
+    return _met_by_failing_only(failing, passing, stmts, accept, per_file, _truth_hits)
+
+
+def _keyed(stmts: Statements, f: str) -> Callable[[int], int]:
+    return lambda n: stmts.line(f, n)
+
+
 def _states(values: Mapping[str, Any] | None, stmts: Statements) -> dict[Line, list[Any]]:
     """The recorded locals by statement (the engines report different lines of one)."""
     out: dict[Line, list[Any]] = {}
@@ -128,7 +208,7 @@ def _states(values: Mapping[str, Any] | None, stmts: Statements) -> dict[Line, l
 
 def _file_pairs(stmts: Statements, f: str) -> dict[int, list[Pair]]:
     tree = stmts.tree(f)
-    return {} if tree is None else ordering_pairs(tree, lambda n: stmts.line(f, n))
+    return {} if tree is None else ordering_pairs(tree, _keyed(stmts, f))
 
 
 def boundary_lines(
@@ -140,23 +220,36 @@ def boundary_lines(
     """Statements where the failing run evaluated an ordering comparison with equal
     operands and the passing run (when it reached them) never did: line -> the
     comparison, as written."""
+    return _met_by_failing_only(
+        failing, passing, stmts, accept, lambda f: _file_pairs(stmts, f), _hits
+    )
+
+
+def _met_by_failing_only(
+    failing: Mapping[str, Any],
+    passing: Mapping[str, Any] | None,
+    stmts: Statements,
+    accept: Callable[[str], bool],
+    per_file: Callable[[str], Mapping[int, Sequence[_T]]],
+    hits: Callable[[Sequence[_T], Iterable[Mapping[str, Any]]], list[str]],
+) -> dict[Line, str]:
+    """Statements (of files ``accept`` takes) holding items (``per_file``: statement line
+    -> items) that ``hits`` finds met in the failing run's recorded locals and not in the
+    passing run's there: line -> the first item met, as text."""
     f_states = _states(failing, stmts)
     p_states = _states(passing, stmts)
-    pairs_of: dict[str, dict[int, list[Pair]]] = {}
+    items_of: dict[str, Mapping[int, Sequence[_T]]] = {}
     out: dict[Line, str] = {}
     for ln, snaps in sorted(f_states.items()):
         f, line = ln
         if not accept(f):
             continue
-        if f not in pairs_of:
-            pairs_of[f] = _file_pairs(stmts, f)
-        pairs = pairs_of[f].get(line)
-        if not pairs:
+        if f not in items_of:
+            items_of[f] = per_file(f)
+        items = items_of[f].get(line)
+        if not items:
             continue
-        hit = _hits(pairs, snaps)
-        if not hit:
-            continue
-        if set(hit) & set(_hits(pairs, p_states.get(ln, ()))):
-            continue  # the passing run met the same boundary: it decides nothing here
-        out[ln] = hit[0]
+        hit = hits(items, snaps)
+        if hit and not set(hit) & set(hits(items, p_states.get(ln, ()))):
+            out[ln] = hit[0]
     return out

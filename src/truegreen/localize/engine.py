@@ -447,6 +447,7 @@ def _document(
             if fvals and mocks.mock_failure(result.excerpt)
             else (),
             key_writers,
+            boundary.truth_lines(fvals, pvals, stmts, is_source) if fvals else None,
         ),
         stmts,
     )

@@ -29,6 +29,9 @@ Line = tuple[str, int]
 CRASH, ORIGIN, KIND_DIFF, TRACEBACK = 4, 3, 2, 1
 
 _MAX_DIFFS = 40
+#: the shortest part of a one-line text that is traced to its producer (a single
+#: character, a space or a comma, is made everywhere)
+_MIN_PART = 2
 _MAX_VALUES = 3
 
 
@@ -188,6 +191,30 @@ def rejected(
     def first_producer(v: Any) -> Mapping[str, Any] | None:
         return first.get(_key(v))
 
+    def part_producer(v: str, other: str) -> Mapping[str, Any] | None:
+        """The longest text made in project code (first made, among equals) that the
+        rejected text holds at the position where it first differs from ``other``."""
+        at = next((i for i, (a, b) in enumerate(zip(v, other, strict=False)) if a != b), None)
+        if at is None:
+            at = min(len(v), len(other))
+        if at >= len(v):
+            return None  # the rejected text is a prefix of the other: nothing was added
+        best: tuple[int, int] | None = None  # (-length, seq)
+        found: Mapping[str, Any] | None = None
+        for e in first.values():
+            s = e.get("value")
+            if not isinstance(s, str) or len(s) < _MIN_PART or s == v:
+                continue
+            start = v.find(s)
+            while start != -1 and start + len(s) <= at:
+                start = v.find(s, start + 1)
+            if start == -1 or start > at:
+                continue
+            rank = (-len(s), int(e.get("seq", 0)))
+            if best is None or rank < best:
+                best, found = rank, e
+        return found
+
     for cmp in compared:
         differs = cmp.get("differs") or {}
         parts = list(differs.get("values") or ())
@@ -204,6 +231,24 @@ def rejected(
                     }
                 )
             part = parts[i] if i < len(parts) else None
+            others = cmp.get("values") or ()
+            other = others[1 - i] if len(others) == 2 and i in (0, 1) else None
+            if part is None and isinstance(v, str) and isinstance(other, str) and "\n" not in v:
+                # one line of text, made of parts: the part where it differs
+                made_part = part_producer(v, other)
+                if made_part is not None and (
+                    found is None
+                    or (made_part["file"], made_part["line"]) != (found["file"], found["line"])
+                ):
+                    out.append(
+                        {
+                            "value": made_part.get("value"),
+                            "op": cmp.get("op"),
+                            "part": "where the text first differs",
+                            "produced_at": {"file": made_part["file"], "line": made_part["line"]},
+                        }
+                    )
+                continue
             if part is None or _trivial(part) or isinstance(part, dict):
                 continue  # no such line, a blank one, or one too long to be matched whole
             made = first_producer(part)
@@ -335,6 +380,7 @@ def evidence(
     boundaries: Mapping[Line, str] | None = None,
     mock_calls: Iterable[Line] = (),
     key_writers: Mapping[Line, str] | None = None,
+    truths: Mapping[Line, str] | None = None,
 ) -> dict[Line, tuple[int, tuple[str, ...]]]:
     """Tie-breaking evidence per line: (level, notes); the strongest level wins."""
     ev: dict[Line, tuple[int, set[str]]] = {}
@@ -363,7 +409,9 @@ def evidence(
     for r in rejected_docs:
         at = r["produced_at"]
         note = (
-            "produced the first line where the rejected text differs"
+            "produced the part of the rejected text where it first differs"
+            if r.get("part") == "where the text first differs"
+            else "produced the first line where the rejected text differs"
             if r.get("part")
             else "returned to the test the value its assertion rejected"
             if r.get("received")
@@ -382,4 +430,6 @@ def evidence(
         add(
             ln, KIND_DIFF, f"compared {compared} with equal operands, which the passing run did not"
         )
+    for ln, tested in (truths or {}).items():
+        add(ln, KIND_DIFF, f"tested the truth of {tested}, which the passing run did not")
     return {ln: (lvl, tuple(sorted(notes))) for ln, (lvl, notes) in ev.items()}
