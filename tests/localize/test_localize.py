@@ -515,3 +515,62 @@ def test_the_row_where_a_rendered_text_differs_is_traced_to_where_it_was_made(ma
     assert by_line[joined]["evidence"] == [
         "produced the first line where the rejected text differs"
     ]
+
+
+EXCLUDING_PROJECT = {
+    "pytest.ini": """
+        [pytest]
+        addopts = -m "not slow" -k "not flaky" --ignore=tests/integration
+        markers =
+            slow: a slow test
+        """,
+    "pkg/__init__.py": "",
+    "pkg/calc.py": """
+        def double(x):
+            return x * 3
+        """,
+    "tests/test_calc.py": """
+        import pytest
+        from pkg.calc import double
+
+        @pytest.mark.slow
+        def test_double():
+            assert double(2) == 4
+
+        def test_zero():
+            assert double(0) == 0
+
+        @pytest.mark.slow
+        def test_slow_zero():
+            assert double(0) == 0
+
+        def test_flaky_zero():
+            assert double(0) == 0
+        """,
+    "tests/integration/test_net.py": """
+        from pkg.calc import double
+
+        def test_remote_zero():
+            assert double(0) == 0
+        """,
+}
+
+
+def test_the_project_s_own_exclusions_apply_to_the_passing_tests_not_the_target(make_project):
+    # the project's suite leaves out slow tests, a -k pattern and tests/integration (say,
+    # they need the network): so does the selection localize runs next to the target, both
+    # measured and bare; the target itself runs although it is marked slow
+    root = make_project(EXCLUDING_PROJECT, use_git=False)
+    doc = localize(
+        open_project(root, PY, "none"),
+        ["tests/test_calc.py::test_double"],
+        LocalizeOptions(timeout=60),
+    )
+    assert doc["failing"] == ["tests/test_calc.py::test_double"]
+    assert doc["tests"]["selection"] == 2 and doc["tests"]["passing"] == 1
+    assert doc["values"]["passing"] == "tests/test_calc.py::test_zero"
+    assert doc["measurement"]["consistent"] is True
+    assert doc["order_dependence"]["alone"] == "failed"
+    # the rerun command of the target alone takes none of them: -m would deselect it
+    assert not {"not slow", "not flaky", "--ignore=tests/integration"} & set(doc["command"])
+    assert doc["ranking"][0]["code"] == "return x * 3"

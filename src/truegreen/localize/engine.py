@@ -19,6 +19,7 @@ ranked; scores are exact (see :mod:`truegreen.localize.ranking`).
 from __future__ import annotations
 
 import ast
+import fnmatch
 import json
 import shlex
 import shutil
@@ -48,6 +49,7 @@ from truegreen.localize.spectrum import (
 )
 from truegreen.project import Project
 from truegreen.run.executor import Executor
+from truegreen.run.pytest_ini import checkout_suite_exclusions
 from truegreen.run.pytest_run import PytestRequest, rerun_command, run_pytest
 from truegreen.run.results import PytestRun, TestResult
 from truegreen.sandbox.blocked import classify
@@ -64,6 +66,7 @@ ROOT_VAR = "TRUEGREEN_TRACE_ROOT"
 VALUES_VAR = "TRUEGREEN_TRACE_VALUES"
 ENGINE_VAR = "TRUEGREEN_TRACE_ENGINE"
 FIRST_VAR = "TRUEGREEN_TRACE_FIRST"
+KEEP_VAR = "TRUEGREEN_TRACE_KEEP"
 
 FAILED = ("failed", "error")
 #: collected neighbours of each target (same parametrized function, class, file) whose
@@ -98,6 +101,22 @@ class _Runs:
     notes: list[str] = field(default_factory=list)
 
 
+def _ignored(project: Project) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The paths (and globs) no test file is chosen from: truegreen's ``ignore`` setting and
+    the project's own ``--ignore`` (``--ignore-glob``) in addopts, as pytest would leave them
+    out of the suite (a file named on the command line is collected whatever they say)."""
+    paths = list(project.settings.ignore)
+    globs: list[str] = []
+    for arg in checkout_suite_exclusions(project.root):
+        name, _, value = arg.partition("=")
+        if name == "--ignore":
+            paths.append(value)
+        elif name == "--ignore-glob":
+            globs.append(value.removeprefix("./"))
+    norm = (p.removeprefix("./").rstrip("/") for p in paths)
+    return tuple(p for p in norm if p), tuple(globs)
+
+
 def _selection(project: Project, test_ids: Sequence[str], scope: Sequence[str] | None) -> list[str]:
     root = project.root
     if scope is not None and list(scope) == ["suite"]:
@@ -110,9 +129,12 @@ def _selection(project: Project, test_ids: Sequence[str], scope: Sequence[str] |
         files = list(scope)
     else:
         candidates = test_files(root, list(project.settings.tests) or ["."])
-        ignored = tuple(i.rstrip("/") for i in project.settings.ignore)
+        ignored, globs = _ignored(project)
         candidates = [
-            c for c in candidates if not any(c == i or c.startswith(i + "/") for i in ignored)
+            c
+            for c in candidates
+            if not any(c == i or c.startswith(i + "/") for i in ignored)
+            and not any(fnmatch.fnmatch(c, g) for g in globs)
         ]
         files = choose_test_files(root, test_ids, candidates)
     covered = set(files)
@@ -129,9 +151,13 @@ def _request(
     values_cfg: Path | None = None,
     engine: str | None = None,
     first: Sequence[str] = (),
+    keep: Sequence[str] = (),
 ) -> PytestRequest:
     """The pytest run: bare; bare with the tests ``first`` moved to the front (the tracer
-    plugin only reorders then); or under the tracer, writing to ``tracer``."""
+    plugin only reorders then); or under the tracer, writing to ``tracer``. With ``keep``
+    (the targets), the project's own ``-m``, ``-k``, ``--deselect`` and ``--ignore`` from
+    its addopts leave out of the passing tests what its suite leaves out (a ``-m "not
+    slow"``), and the tracer plugin keeps the tests ``keep`` whatever they say."""
     # a test module of the selection that cannot be collected must not stop the others
     args = [
         *project.settings.pytest_args,
@@ -139,6 +165,10 @@ def _request(
         "--continue-on-collection-errors",
     ]
     env: dict[str, str] = {}
+    exclusions = checkout_suite_exclusions(project.root) if keep else ()
+    if exclusions:
+        args += exclusions
+        env[KEEP_VAR] = json.dumps(list(keep))
     if first:
         env[FIRST_VAR] = json.dumps(list(first))
     writable: tuple[Path, ...] = ()
@@ -213,7 +243,8 @@ def localize(
         def bare() -> None:
             try:
                 runs.bare = run_pytest(
-                    _request(project, selection, opts.timeout, first=targets), executor
+                    _request(project, selection, opts.timeout, first=targets, keep=targets),
+                    executor,
                 )
             except BaseException as exc:  # reported, never raised from the thread
                 runs.bare_error = exc
@@ -229,7 +260,10 @@ def localize(
         try:
             out = tmp / "measured.json"
             runs.measured = run_pytest(
-                _request(project, selection, opts.timeout, tracer=out, values_cfg=cfg), executor
+                _request(
+                    project, selection, opts.timeout, tracer=out, values_cfg=cfg, keep=targets
+                ),
+                executor,
             )
             runs.trace = _read_trace(out)
         finally:
@@ -238,7 +272,8 @@ def localize(
         if wanted and not parallel:
             try:
                 runs.bare = run_pytest(
-                    _request(project, selection, opts.timeout, first=targets), executor
+                    _request(project, selection, opts.timeout, first=targets, keep=targets),
+                    executor,
                 )
             except Exception as exc:  # reported in the document, as from the thread
                 runs.bare_error = exc

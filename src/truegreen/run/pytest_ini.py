@@ -182,6 +182,11 @@ SUITE_EXCLUSION_ADDOPTS: Mapping[str, bool] = {
 }
 
 
+def checkout_suite_exclusions(root: Path) -> tuple[str, ...]:
+    """:func:`suite_exclusions` of the settings files in the checkout at ``root``."""
+    return suite_exclusions(_read_settings_files(root))
+
+
 def suite_exclusions(files: Mapping[str, bytes | None]) -> tuple[str, ...]:
     """The ``--ignore``, ``--ignore-glob``, ``--deselect``, ``-m`` and ``-k`` options of
     the ``addopts`` pytest would read from ``files`` (path -> content, e.g. a revision's),

@@ -19,7 +19,9 @@ Environment:
   traced line (bounded), assignments and returns;
 * ``TRUEGREEN_TRACE_ENGINE`` (optional) ``monitoring``, ``probe`` or ``settrace``;
 * ``TRUEGREEN_TRACE_FIRST`` (optional, also without ``TRUEGREEN_TRACE_OUT``) a JSON list of
-  node ids to run before all other tests.
+  node ids to run before all other tests;
+* ``TRUEGREEN_TRACE_KEEP`` (optional, also without ``TRUEGREEN_TRACE_OUT``) a JSON list of
+  node ids that the project's own ``-m``, ``-k`` and ``--deselect`` must not leave out.
 
 Engines: ``sys.monitoring`` on Python >= 3.12 (local LINE events for project code objects,
 turned on at their first PY_START); probes before that (project modules compiled, at
@@ -1301,21 +1303,49 @@ pytest_runtest_teardown = pytest.hookimpl(hookwrapper=True, tryfirst=True)(
 
 _failures: dict = {}
 _FIRST_VAR = "TRUEGREEN_TRACE_FIRST"  # a JSON list of node ids to run before all others
+_KEEP_VAR = "TRUEGREEN_TRACE_KEEP"  # a JSON list of node ids no -m/-k/--deselect leaves out
 
 
-@pytest.hookimpl(trylast=True)
-def pytest_collection_modifyitems(session, config, items) -> None:
+def _env_ids(name) -> list:
     try:
-        first = json.loads(os.environ.get(_FIRST_VAR) or "[]")
+        ids = json.loads(os.environ.get(name) or "[]")
     except ValueError:
-        return
+        return []
+    return [i for i in ids if isinstance(i, str)] if isinstance(ids, list) else []
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_collection_modifyitems(session, config, items):
+    """The project's own exclusions (``-m "not slow"``, ``-k``, ``--deselect`` from its
+    addopts) apply to the tests run beside the targets, never to the targets themselves:
+    they are taken out of ``items`` while the other plugins deselect, and put back where
+    they were. Then the tests ``first`` (if any) are moved to the front."""
+    keep = _env_ids(_KEEP_VAR)
+    kept: list = []
+    if keep:
+        where = set(expand_ids(keep, [i.nodeid for i in items]))
+        order = {id(i): k for k, i in enumerate(items)}
+        kept = [i for i in items if i.nodeid in where]
+        items[:] = [i for i in items if i.nodeid not in where]
+    yield
+    if kept:
+        rest = list(items)
+        out: list = []
+        j = 0
+        for item in kept:  # before the first survivor that came after it
+            while j < len(rest) and order.get(id(rest[j]), -1) < order[id(item)]:
+                out.append(rest[j])
+                j += 1
+            out.append(item)
+        items[:] = out + rest[j:]
+    first = _env_ids(_FIRST_VAR)
     if not first:
         return
     first = expand_ids(first, [i.nodeid for i in items])
-    where = {nid: k for k, nid in enumerate(first)}
-    front = sorted((i for i in items if i.nodeid in where), key=lambda i: where[i.nodeid])
+    at = {nid: k for k, nid in enumerate(first)}
+    front = sorted((i for i in items if i.nodeid in at), key=lambda i: at[i.nodeid])
     if front:
-        items[:] = front + [i for i in items if i.nodeid not in where]
+        items[:] = front + [i for i in items if i.nodeid not in at]
 
 
 @pytest.hookimpl(hookwrapper=True)
