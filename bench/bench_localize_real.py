@@ -213,7 +213,9 @@ PROJECTS |= {
     "humanize": Project(
         "python-humanize+humanize",
         "src/humanize",
-        ("pytest", "freezegun"),
+        # coverage: some commits' filterwarnings name coverage's warning class, which pytest
+        # 9.2 refuses to import-fail on (the session errors before any test)
+        ("pytest", "freezegun", "coverage"),
         (
             "823ad6096e",  # Fix naturalsize() rounding rollover at unit boundaries
             "7574e0cc37",  # Carry metric() to the next SI prefix when rounding reaches 1000
