@@ -280,9 +280,11 @@ def attribute(
         for m, lines in by_module.items()
     }
     out: dict[str, set[Line]] = {}
+    by_modules: dict[frozenset[str], set[Line]] = {}  # tests share few sets of modules
     for tid, (_own, modules) in tests.items():
-        lines = set(used[tid])
-        for m in modules:
-            lines |= shared.get(m, set())
-        out[tid] = lines
+        mods = frozenset(modules)
+        common = by_modules.get(mods)
+        if common is None:
+            common = by_modules[mods] = set().union(*(shared.get(m, ()) for m in mods))
+        out[tid] = used[tid] | common
     return out

@@ -298,10 +298,14 @@ def spectra(
             for tid, (_own, modules) in per_test.items()
         }
     out: dict[str, frozenset[Line]] = {}
+    by_modules: dict[frozenset[str], set[Line]] = {}  # tests share few sets of modules
     for tid, (own, modules) in per_test.items():
+        key = frozenset(modules)
+        extra = by_modules.get(key)
+        if extra is None:
+            extra = by_modules[key] = set().union(*(runs.get(m, ()) for m in key))
         spectrum = given[tid].union(*own)
-        for m in modules:
-            spectrum |= runs.get(m, set())
+        spectrum |= extra
         if spectrum:
             spectrum |= session_only
         out[tid] = frozenset(spectrum)
