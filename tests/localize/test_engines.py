@@ -267,6 +267,37 @@ def test_value_capture_of_a_long_loop_is_cut_short(make_project):
     assert doc["values"]["passing"] == "tests/test_spin.py::test_small"
 
 
+SPENT_PROJECT = {
+    "spin/__init__.py": "",
+    "spin/core.py": LOOP_PROJECT["spin/core.py"],
+    "tests/test_spin.py": """
+        import sys
+        from spin.core import spin
+
+        def test_small():
+            assert spin(10) == 24
+
+        def test_long():
+            spin(100_000)  # more line events than a watched test's value budget
+            assert sys.gettrace() is None, "a trace function is still installed"
+            assert spin(3) == -1
+        """,
+}
+
+
+def test_a_watched_test_that_spent_its_value_budget_runs_untraced(make_project):
+    # once a watched test's values are capped there is nothing left to record: it runs the
+    # rest of the test with no trace function at all (on 3.11 one slows every call)
+    opts = LocalizeOptions(timeout=60, check_measurement=False)
+    doc = localize(open_project(make_project(SPENT_PROJECT, use_git=False), PY, "none"),
+                   ["tests/test_spin.py::test_long"], opts)  # fmt: skip
+    assert doc["engine"] != "settrace"
+    assert "still installed" not in doc["failure"]["message"]
+    assert "assert 3 == -1" in doc["failure"]["message"]
+    # values were recorded, up to the budget
+    assert doc["values"]["passing"] == "tests/test_spin.py::test_small"
+
+
 def _traced_file(root: Path, file: str, engine: str, tmp_path: Path) -> tuple[Path, Any, Trace]:
     """One traced run of a test file with ``engine`` (on a 3.12+ for monitoring)."""
     python = _modern_python(tmp_path) if engine == "monitoring" else PY

@@ -1023,6 +1023,7 @@ def _value_call(frame, code, add_line):
     events = rec["events"]
     budget = rec["budget"]
     if events[0] >= budget and add_line is None:
+        sys.settrace(None)  # spent: see _local
         return None
     rel = _file_of[code]
     func = code.co_name
@@ -1031,6 +1032,10 @@ def _value_call(frame, code, add_line):
     def _local(frame, event, arg):
         if events[0] >= budget:  # over budget: lines only (settrace engine), or stop
             if add_line is None:
+                # nothing more to record: no trace function at all for the rest of the
+                # test (on 3.11 one makes every call slow; a test that loops long, as a
+                # DoS test does, paid several times its run for values it did not keep)
+                sys.settrace(None)
                 return None
             if event == "line":
                 add_line(frame.f_lineno)
@@ -1227,8 +1232,14 @@ def _pause() -> None:
 def _resume() -> None:
     if _engine == "settrace":
         sys.settrace(_global)
-    elif _watching:
+    elif _watching and not _spent():
         sys.settrace(_value_global)
+
+
+def _spent() -> bool:
+    """Whether the watched test running now has used up its value budget."""
+    rec = _values.get(_ctx[1]) if _ctx is not None and _ctx[0] == "T" else None
+    return rec is not None and rec["events"][0] >= rec["budget"]
 
 
 def expand_ids(wanted, ids) -> list:
