@@ -574,3 +574,56 @@ def test_the_project_s_own_exclusions_apply_to_the_passing_tests_not_the_target(
     # the rerun command of the target alone takes none of them: -m would deselect it
     assert not {"not slow", "not flaky", "--ignore=tests/integration"} & set(doc["command"])
     assert doc["ranking"][0]["code"] == "return x * 3"
+
+
+MESSAGE_PROJECT = {
+    "check/__init__.py": "",
+    "check/errors.py": """
+        class Invalid(Exception):
+            def __init__(self, message, path):
+                super().__init__(message)
+                self.message = message
+                self.path = path
+
+            def __str__(self):
+                where = self.message + " at " + self.path
+                return "error: " + where
+        """,
+    "check/rules.py": """
+        from check.errors import Invalid
+
+        def one_of(value, choices, path="value"):
+            if value in choices:
+                return value
+            raise Invalid("must be one of " + ", ".join(choices), path)
+        """,
+    "tests/test_rules.py": """
+        import pytest
+        from check.rules import one_of
+
+        def test_known():
+            assert one_of("a", ["b", "a"]) == "a"
+
+        def test_unknown_lists_the_choices_in_order():
+            with pytest.raises(Exception) as info:
+                one_of("c", ["b", "a"])
+            assert str(info.value) == "error: must be one of a, b at value"
+        """,
+}
+
+
+def test_a_text_made_in_a_call_s_arguments_is_traced_to_the_call(make_project):
+    # the wrong part ("b, a") was made inside the arguments of `raise Invalid(...)`: nobody's
+    # assignment or return. The callee's parameter is traced to its caller's line; and of
+    # the texts that hold the place where the rejected text differs, the first made wins
+    # over the later, longer ones that assembled it (`where = ...` in __str__)
+    root = make_project(MESSAGE_PROJECT, use_git=False)
+    doc = localize(
+        open_project(root, PY, "none"),
+        ["tests/test_rules.py::test_unknown_lists_the_choices_in_order"],
+        LocalizeOptions(timeout=60),
+    )
+    parts = [r for r in doc["values"]["rejected"] if r.get("part")]
+    assert [(p["produced_at"], p["value"]) for p in parts] == [
+        ({"file": "check/rules.py", "line": 6}, "must be one of b, a")
+    ]

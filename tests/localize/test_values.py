@@ -115,7 +115,8 @@ def test_the_part_of_a_one_line_text_where_it_differs_is_traced_to_its_maker() -
     run = _run(
         _assign(10, "μ", 1),  # one character: made everywhere, not looked for
         _assign(12, "1000", 2),  # value_ = format(value, ...)
-        _assign(13, "00", 3),  # shorter, covering the same place: the longer one wins
+        _assign(13, "00", 3),  # covering the same place, made after it: the first one wins
+        _assign(16, "1000 μ", 4),  # a longer assembly of it, made after it: not the maker
         _assign(14, " μV", 4),  # after the place where the texts differ
         _return(15, "1000 μV", 5),
         compared=[{"op": "==", "values": ["1000 μV", "1.00 mV"]}],

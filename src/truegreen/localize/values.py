@@ -192,14 +192,15 @@ def rejected(
         return first.get(_key(v))
 
     def part_producer(v: str, other: str) -> Mapping[str, Any] | None:
-        """The longest text made in project code (first made, among equals) that the
-        rejected text holds at the position where it first differs from ``other``."""
+        """The first text made in project code (the longest, among equals) that the
+        rejected text holds at the position where it first differs from ``other``: the
+        part nearest to where the difference was made, before it was assembled into more."""
         at = next((i for i, (a, b) in enumerate(zip(v, other, strict=False)) if a != b), None)
         if at is None:
             at = min(len(v), len(other))
         if at >= len(v):
             return None  # the rejected text is a prefix of the other: nothing was added
-        best: tuple[int, int] | None = None  # (-length, seq)
+        best: tuple[int, int] | None = None  # (seq, -length)
         found: Mapping[str, Any] | None = None
         for e in first.values():
             s = e.get("value")
@@ -210,7 +211,7 @@ def rejected(
                 start = v.find(s, start + 1)
             if start == -1 or start > at:
                 continue
-            rank = (-len(s), int(e.get("seq", 0)))
+            rank = (int(e.get("seq", 0)), -len(s))
             if best is None or rank < best:
                 best, found = rank, e
         return found

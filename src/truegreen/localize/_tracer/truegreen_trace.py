@@ -1046,6 +1046,8 @@ def _value_call(frame, code, add_line):
             seq = _seq[0]
             snap = _snapshot(frame)
             prev_line, prev = state["line"], state["snap"]
+            if prev_line is None and event == "line" and len(rec["assigns"]) < _MAX_ASSIGNS:
+                _argument_edges(frame, code, snap, seq, rec["assigns"])
             if prev_line is not None and len(rec["assigns"]) < _MAX_ASSIGNS:
                 for name, val in snap.items():
                     if name not in prev or prev[name] != val:
@@ -1096,6 +1098,50 @@ def _value_call(frame, code, add_line):
 
 
 _watch: frozenset = frozenset()
+
+
+def _argument_edges(frame, code, snap, seq, assigns) -> None:
+    """A project function's first line: each argument its project caller built in the
+    call itself (``raise Invalid("one of {}".format(c))``, ``f(x + 1)``), not a variable
+    of the caller passed along, was produced at the caller's line. Without this, a value
+    made inside a call's arguments has no producer: it is nobody's assignment or return."""
+    back = frame.f_back
+    if back is None:
+        return
+    bcode = back.f_code
+    kind = _kind.get(bcode)
+    if kind is None:
+        kind = _classify(bcode)
+    if kind == _SKIP:
+        return  # called by a test or a library: the test's own inputs are not made here
+    n = code.co_argcount + code.co_kwonlyargcount
+    names = code.co_varnames[:n]
+    if not names:
+        return
+    try:
+        mine = frame.f_locals
+        theirs = list(back.f_locals.values())
+    except Exception:
+        return
+    for name in names:
+        if name in ("self", "cls") or name not in snap:
+            continue
+        raw = mine.get(name)
+        if raw is None or type(raw) is bool or any(raw is v for v in theirs):
+            continue  # passed along, not made here
+        if type(raw) is not str:
+            continue  # other objects: made here or read from an attribute, no telling
+        assigns.append(
+            {
+                "file": _file_of[bcode],
+                "line": back.f_lineno,
+                "func": bcode.co_name,
+                "var": name,
+                "value": snap[name],
+                "seq": seq,
+                "arg": True,
+            }
+        )
 
 
 # ---------------------------------------------------------------- the import graph
