@@ -627,3 +627,43 @@ def test_a_text_made_in_a_call_s_arguments_is_traced_to_the_call(make_project):
     assert [(p["produced_at"], p["value"]) for p in parts] == [
         ({"file": "check/rules.py", "line": 6}, "must be one of b, a")
     ]
+
+
+PATTERN_PROJECT = {
+    "pat/__init__.py": "",
+    "pat/build.py": r"""
+        def number():
+            s = r"\d+\.\d+"
+            return s
+
+        def pattern():
+            body = number()
+            return "^" + body + "$"
+        """,
+    "tests/test_pat.py": """
+        import re
+        from pat.build import pattern
+
+        def test_plain():
+            assert re.match(pattern(), "1.5")
+
+        def test_leading_dot():
+            p = pattern()
+            assert re.match(p, ".5"), "%r did not match" % p
+        """,
+}
+
+
+def test_a_text_the_failure_message_shows_breaks_the_tie(make_project):
+    # every line runs in both tests; the message shows the pattern, which holds the text
+    # `s = ...` made first
+    root = make_project(PATTERN_PROJECT, use_git=False)
+    doc = localize(
+        open_project(root, PY, "none"),
+        ["tests/test_pat.py::test_leading_dot"],
+        LocalizeOptions(timeout=60),
+    )
+    top = doc["ranking"][0]
+    assert (top["file"], top["code"]) == ("pat/build.py", 's = r"\\d+\\.\\d+"')
+    assert top["rank"] == 1
+    assert "made a text the failure message shows" in top["evidence"]

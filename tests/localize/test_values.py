@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from truegreen.localize.values import rejected
+from truegreen.localize.values import in_message, rejected
 
 
 def _run(*events: dict[str, Any], compared: list[Any]) -> dict[str, Any]:
@@ -143,3 +143,37 @@ def test_no_part_when_the_rejected_text_only_lacks_an_ending_or_no_part_covers_i
     # a literal operand is not traced, nor are texts of several lines this way
     run = _run(_assign(3, "10", 1), compared=[{"op": "==", "values": ["10 B", "1 KB"]}])
     assert rejected(run, [True, False]) == []
+
+
+def test_a_text_the_failure_message_shows_is_traced_to_where_it_was_first_made() -> None:
+    # parse: `assert r, "%r (%r) did not match %r" % (fmt, parser._expression, text)`; the
+    # pattern shown was assembled from `s = r'\d+\.\d+'`, which is the first text made
+    message = r"'a {:f} b' ('a ([-+ ]?\\d+\\.\\d+) b') did not match 'a .121 b'"
+    run = _run(
+        _assign(5, "{:f}", 1),  # in the message, but the test wrote it
+        _assign(7, "ab", 2),  # too short to say anything
+        _assign(1002, r"\d+\.\d+", 3),
+        _return(1010, r"([-+ ]?\d+\.\d+)", 4),
+        _return(1020, r"a ([-+ ]?\d+\.\d+) b", 5),
+        compared=[],
+    )
+    test_source = "def test_f():\n    r = parse('a {:f} b', 'a .121 b')\n    assert r, msg\n"
+    got = in_message(run, message, test_source)
+    assert got == [
+        {
+            "value": r"\d+\.\d+",
+            "part": "in the failure message",
+            "produced_at": {"file": "pkg/m.py", "line": 1002},
+        }
+    ]
+    # a library's file is not project code
+    assert in_message(run, message, test_source, source=lambda f: f != "pkg/m.py") == []
+
+
+def test_no_text_in_the_message_when_the_assertion_compared_values() -> None:
+    # a failed ==: its operands are traced by rejected(), not the message
+    run = _run(_assign(3, "glasse", 1), compared=[{"op": "==", "values": ["glasse", "glass"]}])
+    assert in_message(run, "assert 'glasse' == 'glass'", "") == []
+    assert in_message(_run(_assign(3, "glasse", 1), compared=[]), "", "") == []
+    # the message is the text itself: nothing more to say than the crash
+    assert in_message(_run(_assign(3, "no such key", 1), compared=[]), "no such key", "") == []

@@ -466,6 +466,8 @@ def _document(
         literal = _literal_operands(primary_failure, fvals, stmts)
         rejected_docs = val.rejected(fvals, literal, source=is_source)
         rejected_docs += val.received(fvals, literal, result.message or "")
+        test_text = "\n".join(src.lines(primary.split("::", 1)[0]))
+        rejected_docs += val.in_message(fvals, result.message or "", test_text, source=is_source)
         key_writers = keys.writer_lines(
             keys.differing_keys(fvals, literal), spec[primary], stmts, is_source
         )

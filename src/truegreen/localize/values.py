@@ -304,6 +304,47 @@ def _recorded(text: str) -> Any:
     return _UNKNOWN
 
 
+#: a text shorter than this is found in too many messages to say where one came from
+_MIN_MESSAGE_PART = 4
+
+
+def in_message(
+    failing: Mapping[str, Any],
+    message: str,
+    test_source: str,
+    *,
+    source: Callable[[str], bool] | None = None,
+) -> list[dict[str, Any]]:
+    """For an assertion that compared nothing (``assert ok, msg``, ``assertTrue(r, msg)``,
+    ``pytest.fail(msg)``): the first text made in project code (an assignment, a return,
+    an argument built in a call) that the failure message holds whole, where the test's own
+    source does not (so not an input the test wrote and the message echoes). The message
+    shows what the code made; the first such text is nearest to where it was made, before
+    being assembled into more (a regex ``\\d+\\.\\d+``, shown inside the pattern built from
+    it)."""
+    if failing.get("compared") or not message:
+        return []
+    events = sorted(
+        [*failing.get("assigns", ()), *failing.get("returns", ())],
+        key=lambda e: int(e.get("seq", 0)),
+    )
+    for e in events:
+        s = e.get("value")
+        if not isinstance(s, str) or len(s.strip()) < _MIN_MESSAGE_PART or s == message:
+            continue
+        if source is not None and not source(str(e.get("file"))):
+            continue
+        if (s in message or repr(s)[1:-1] in message) and s not in test_source:
+            return [
+                {
+                    "value": s,
+                    "part": "in the failure message",
+                    "produced_at": {"file": str(e["file"]), "line": int(e["line"])},
+                }
+            ]
+    return []
+
+
 def received(
     failing: Mapping[str, Any], literal: Sequence[bool] = (), message: str = ""
 ) -> list[dict[str, Any]]:
@@ -412,6 +453,8 @@ def evidence(
         note = (
             "produced the part of the rejected text where it first differs"
             if r.get("part") == "where the text first differs"
+            else "made a text the failure message shows"
+            if r.get("part") == "in the failure message"
             else "produced the first line where the rejected text differs"
             if r.get("part")
             else "returned to the test the value its assertion rejected"
