@@ -158,6 +158,17 @@ def _trivial(value: Any) -> bool:
     return False
 
 
+def _made_in_order(
+    failing: Mapping[str, Any], source: Callable[[str], bool] | None
+) -> list[Mapping[str, Any]]:
+    """The failing run's assignments and returns (in files ``source`` accepts), in
+    execution order: what project code made, first made first."""
+    events = [*failing.get("assigns", ()), *failing.get("returns", ())]
+    if source is not None:
+        events = [e for e in events if source(str(e.get("file")))]
+    return sorted(events, key=lambda e: int(e.get("seq", 0)))
+
+
 def rejected(
     failing: Mapping[str, Any],
     literal: Sequence[bool] = (),
@@ -180,13 +191,8 @@ def rejected(
     # each value's first producer, in execution order: one pass, whatever is looked up
     first: dict[str, Mapping[str, Any]] = {}
     if compared:
-        events = sorted(
-            [*failing.get("assigns", ()), *failing.get("returns", ())],
-            key=lambda e: int(e.get("seq", 0)),
-        )
-        for e in events:
-            if source is None or source(str(e.get("file"))):
-                first.setdefault(_key(e.get("value")), e)
+        for e in _made_in_order(failing, source):
+            first.setdefault(_key(e.get("value")), e)
 
     def first_producer(v: Any) -> Mapping[str, Any] | None:
         return first.get(_key(v))
@@ -324,15 +330,9 @@ def in_message(
     it)."""
     if failing.get("compared") or not message:
         return []
-    events = sorted(
-        [*failing.get("assigns", ()), *failing.get("returns", ())],
-        key=lambda e: int(e.get("seq", 0)),
-    )
-    for e in events:
+    for e in _made_in_order(failing, source):
         s = e.get("value")
         if not isinstance(s, str) or len(s.strip()) < _MIN_MESSAGE_PART or s == message:
-            continue
-        if source is not None and not source(str(e.get("file"))):
             continue
         if (s in message or repr(s)[1:-1] in message) and s not in test_source:
             return [

@@ -1114,23 +1114,20 @@ def _argument_edges(frame, code, snap, seq, assigns) -> None:
         kind = _classify(bcode)
     if kind == _SKIP:
         return  # called by a test or a library: the test's own inputs are not made here
-    n = code.co_argcount + code.co_kwonlyargcount
-    names = code.co_varnames[:n]
-    if not names:
-        return
+    # texts only: another object may be made here or read from an attribute, no telling
     try:
         mine = frame.f_locals
-        theirs = list(back.f_locals.values())
+        texts = [
+            (name, mine[name])
+            for name in code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
+            if name in snap and type(mine.get(name)) is str
+        ]
+        theirs = list(back.f_locals.values()) if texts else []
     except Exception:
         return
-    for name in names:
-        if name in ("self", "cls") or name not in snap:
-            continue
-        raw = mine.get(name)
-        if raw is None or type(raw) is bool or any(raw is v for v in theirs):
-            continue  # passed along, not made here
-        if type(raw) is not str:
-            continue  # other objects: made here or read from an attribute, no telling
+    for name, raw in texts:
+        if any(raw is v for v in theirs):
+            continue  # one of the caller's variables, passed along: not made here
         assigns.append(
             {
                 "file": _file_of[bcode],
