@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.localize.helpers import localized
 from truegreen.cli import main
 from truegreen.errors import UsageError
 from truegreen.localize import LocalizeOptions, localize
@@ -560,12 +561,7 @@ def test_the_project_s_own_exclusions_apply_to_the_passing_tests_not_the_target(
     # the project's suite leaves out slow tests, a -k pattern and tests/integration (say,
     # they need the network): so does the selection localize runs next to the target, both
     # measured and bare; the target itself runs although it is marked slow
-    root = make_project(EXCLUDING_PROJECT, use_git=False)
-    doc = localize(
-        open_project(root, PY, "none"),
-        ["tests/test_calc.py::test_double"],
-        LocalizeOptions(timeout=60),
-    )
+    doc = localized(make_project, EXCLUDING_PROJECT, "tests/test_calc.py::test_double")
     assert doc["failing"] == ["tests/test_calc.py::test_double"]
     assert doc["tests"]["selection"] == 2 and doc["tests"]["passing"] == 1
     assert doc["values"]["passing"] == "tests/test_calc.py::test_zero"
@@ -617,11 +613,10 @@ def test_a_text_made_in_a_call_s_arguments_is_traced_to_the_call(make_project):
     # assignment or return. The callee's parameter is traced to its caller's line; and of
     # the texts that hold the place where the rejected text differs, the first made wins
     # over the later, longer ones that assembled it (`where = ...` in __str__)
-    root = make_project(MESSAGE_PROJECT, use_git=False)
-    doc = localize(
-        open_project(root, PY, "none"),
-        ["tests/test_rules.py::test_unknown_lists_the_choices_in_order"],
-        LocalizeOptions(timeout=60),
+    doc = localized(
+        make_project,
+        MESSAGE_PROJECT,
+        "tests/test_rules.py::test_unknown_lists_the_choices_in_order",
     )
     parts = [r for r in doc["values"]["rejected"] if r.get("part")]
     assert [(p["produced_at"], p["value"]) for p in parts] == [
@@ -657,12 +652,7 @@ PATTERN_PROJECT = {
 def test_a_text_the_failure_message_shows_breaks_the_tie(make_project):
     # every line runs in both tests; the message shows the pattern, which holds the text
     # `s = ...` made first
-    root = make_project(PATTERN_PROJECT, use_git=False)
-    doc = localize(
-        open_project(root, PY, "none"),
-        ["tests/test_pat.py::test_leading_dot"],
-        LocalizeOptions(timeout=60),
-    )
+    doc = localized(make_project, PATTERN_PROJECT, "tests/test_pat.py::test_leading_dot")
     top = doc["ranking"][0]
     assert (top["file"], top["code"]) == ("pat/build.py", 's = r"\\d+\\.\\d+"')
     assert top["rank"] == 1

@@ -151,7 +151,7 @@ def test_a_text_the_failure_message_shows_is_traced_to_where_it_was_first_made()
     message = r"'a {:f} b' ('a ([-+ ]?\\d+\\.\\d+) b') did not match 'a .121 b'"
     run = _run(
         _assign(5, "{:f}", 1),  # in the message, but the test wrote it
-        _assign(7, "ab", 2),  # too short to say anything
+        _assign(7, "did", 2),  # in the message, but too short to say where it came from
         _assign(1002, r"\d+\.\d+", 3),
         _return(1010, r"([-+ ]?\d+\.\d+)", 4),
         _return(1020, r"a ([-+ ]?\d+\.\d+) b", 5),
