@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import glob
 import json
 import os
@@ -9,6 +10,7 @@ import shutil
 import site
 import subprocess
 import sys
+import textwrap
 import threading
 from pathlib import Path
 from typing import Any
@@ -17,7 +19,13 @@ import pytest
 
 from truegreen.localize import LocalizeOptions, localize
 from truegreen.localize import engine as eng
-from truegreen.localize.spectrum import Statements, Trace, spectra, statement_map
+from truegreen.localize.spectrum import (
+    Statements,
+    Trace,
+    branch_outcomes,
+    spectra,
+    statement_map,
+)
 from truegreen.project import open_project
 from truegreen.run.pytest_run import run_pytest
 
@@ -474,3 +482,48 @@ def test_what_unittest_runs_to_explain_a_failed_assert_is_not_measured(
         assert ("money/amount.py", shown) not in failing, name
         if name != "test_large_none":
             assert ("money/amount.py", eq) in failing, name  # the comparison is the test's
+
+
+def test_branch_outcomes_name_the_statements_only_one_outcome_runs():
+    tree = ast.parse(
+        textwrap.dedent("""\
+            def f(x, xs):
+                if x:
+                    a = 1
+                else:
+                    a = 2
+                if x > 1:
+                    return 3
+                b = 4
+                if x > 2:
+                    b = 5
+                c = 6
+                if x > 3:
+                    pass
+                elif x > 4:
+                    return 7
+                for y in xs:
+                    if y:
+                        continue
+                    print(y)
+                try:
+                    pass
+                except ValueError:
+                    if x:
+                        raise
+                    d = 8
+                if x:
+                    return 9
+            """)
+    )
+    assert branch_outcomes(tree) == {
+        2: (3, 5),  # body, else
+        6: (7, 8),  # a body that returns: the next statement shows the false outcome
+        9: (10,),  # a body that falls through: only the true outcome shows
+        12: (13, 14),  # the elif is the else
+        14: (15,),  # an elif that returns, with nothing after it in its block
+        17: (18, 19),  # continue
+        23: (24, 25),  # raise, in a handler's body
+        26: (27,),  # the last statement of the function
+    }
+    assert branch_outcomes(None) == {}

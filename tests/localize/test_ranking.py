@@ -72,6 +72,33 @@ def test_evidence_breaks_ties_but_never_overrides_a_score():
     assert ranking[0].evidence_notes == ("crash frame",)
 
 
+def test_a_condition_whose_branch_scores_higher_leads_its_tie_and_only_its_tie():
+    # lines 1 (a condition) and 2 tie; the condition's branch, line 5, ran in the failing
+    # test only; line 4 scores higher on its own and stays above the condition
+    a = ("a.py", 1), ("a.py", 2), ("a.py", 4), ("a.py", 5)
+    failing = [F(a)]
+    passing = [F(a[:3]), F(a[:2])]
+    plain = rank(failing, passing)
+    assert [(r.line, r.rank) for r in plain] == [(5, 1), (4, 2), (1, 4), (2, 4)]
+    ranking = rank(failing, passing, outcomes={a[0]: (a[3],), a[1]: ()})
+    assert [(r.line, r.rank, r.ties) for r in ranking] == [
+        (5, 1, 1),
+        (4, 2, 1),
+        (1, 3, 1),
+        (2, 4, 1),
+    ]
+    assert ranking[2].evidence_notes == (
+        "the branch to line 5 scores sqrt(1/1), above the condition",
+    )
+    # evidence still comes first among equal scores
+    ev = {a[1]: (2, ("crash frame",))}
+    ranking = rank(failing, passing, evidence=ev, outcomes={a[0]: (a[3],)})
+    assert [r.line for r in ranking] == [5, 4, 2, 1]
+    # a branch that scores no higher than its condition changes nothing
+    ranking = rank(failing, passing, outcomes={a[0]: (a[1],)})
+    assert [(r.line, r.rank, r.evidence_notes) for r in ranking][2:] == [(1, 4, ()), (2, 4, ())]
+
+
 def test_multiple_failing_tests_formulas_disagree_and_the_chosen_one_orders():
     failing = [F({("m.py", 1), ("m.py", 2)}), F({("m.py", 1)})]
     passing = [F({("m.py", 1)}) for _ in range(3)]

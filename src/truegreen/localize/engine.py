@@ -500,6 +500,7 @@ def _document(
         second=second,
         order=near,
         later=frozenset(ln for ln in executed if ln[1] in defuse.file(ln[0]).blocks),
+        outcomes=_outcomes(executed, stmts),
     )
     focus: list[Line] = []
     if crash_doc is not None:
@@ -560,6 +561,16 @@ def _document(
     doc = scrub.document(doc)
     doc["context"] = _context(doc, project.root, src, opts.budget_tokens, scrub)
     return dict(doc)
+
+
+def _outcomes(executed: frozenset[Line], stmts: Statements) -> dict[Line, tuple[Line, ...]]:
+    """The executed ``if`` lines, each with the statements that show its outcomes."""
+    out: dict[Line, tuple[Line, ...]] = {}
+    for file, line in executed:
+        shown = stmts.outcomes(file).get(line)
+        if shown:
+            out[(file, line)] = tuple((file, o) for o in shown)
+    return out
 
 
 def _neg_score(s: Score) -> tuple[int, Fraction]:

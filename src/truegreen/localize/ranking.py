@@ -114,31 +114,57 @@ def rank(
     order: Mapping[Line, int] | None = None,
     second: frozenset[Line] = frozenset(),
     later: frozenset[Line] = frozenset(),
+    outcomes: Mapping[Line, Sequence[Line]] | None = None,
 ) -> list[Ranked]:
     """Rank ``candidates`` (default: every line a failing test executed).
 
     Order: the lines in ``first`` (the site of a crash in project code) before all others,
-    then those in ``second`` (the conditions that guard a crash site); then the formula's score, higher first; then, among equal scores only, the evidence
-    level (the crash frame, where a differing or ``None`` value was produced), then
-    ``order`` (nearness to the crash), then lines not in ``later`` (``def`` and ``class``
-    statements: a function's header runs whenever its body does, and is less often the
-    fault than the body statement it ties with); lines equal in all of these form one
-    tie group, listed by file and line, all with the worst-case rank.
+    then those in ``second`` (the conditions that guard a crash site); then the formula's
+    score, higher first; then, among equal scores only, the evidence level (the crash
+    frame, where a differing or ``None`` value was produced), then the score of the branch
+    a condition took (``outcomes``), then ``order`` (nearness to the crash), then lines not
+    in ``later`` (``def`` and ``class`` statements: a function's header runs whenever its
+    body does, and is less often the fault than the body statement it ties with); lines
+    equal in all of these form one tie group, listed by file and line, all with the
+    worst-case rank.
+
+    ``outcomes`` maps a condition's line to the statements that show its outcomes (see
+    :func:`truegreen.localize.spectrum.branch_outcomes`). Among equal scores and evidence,
+    a condition whose branch scores higher than the condition itself (the failing tests
+    took it more than the passing tests that ran the condition did) goes before the
+    lines it ties with: the decision, not only the code it leads to, may be the fault.
+    It does not lift a condition above a line that scores higher on its own: measured on
+    159 real bugs, that gained as many bugs as it lost.
     """
     lines = candidates if candidates is not None else frozenset().union(*failing)
     ev = evidence or {}
     near = order or {}
-    ef_of = _tally(failing, lines)
-    ep_of = _tally(passing, lines)
-    rows: list[tuple[_Key, Line, Counts]] = []
-    for ln in lines:
+    shows = {ln: outs for ln, outs in (outcomes or {}).items() if ln in lines}
+    counted = lines | frozenset(o for outs in shows.values() for o in outs)
+    ef_of = _tally(failing, counted)
+    ep_of = _tally(passing, counted)
+
+    def counts(ln: Line) -> Counts:
         ef, ep = ef_of.get(ln, 0), ep_of.get(ln, 0)
-        if ef == 0:
+        return Counts(ef=ef, nf=len(failing) - ef, ep=ep, np=len(passing) - ep)
+
+    rows: list[tuple[_Key, Line, Counts]] = []
+    decided: dict[Line, tuple[Line, Score]] = {}
+    for ln in lines:
+        c = counts(ln)
+        if c.ef == 0:
             continue
-        c = Counts(ef=ef, nf=len(failing) - ef, ep=ep, np=len(passing) - ep)
+        own = score(formula, c)
+        best, by = own.key(), None
+        for o in shows.get(ln, ()):
+            s = score(formula, counts(o))
+            if s.key() > best:
+                best, by = s.key(), (o, s)
+        if by is not None:
+            decided[ln] = by
         level = ev.get(ln, (0, ()))[0]
         top = 2 if ln in first else 1 if ln in second else 0
-        key = (top, score(formula, c).key(), level, near.get(ln, 0), int(ln not in later))
+        key = (top, own.key(), level, best, near.get(ln, 0), int(ln not in later))
         rows.append((key, ln, c))
     rows.sort(key=lambda r: (_neg(r[0]), r[1]))
     out: list[Ranked] = []
@@ -150,17 +176,20 @@ def rank(
         for k in range(i, j):
             _key, (file, line), c = rows[k]
             level, notes = ev.get((file, line), (0, ()))
+            if (file, line) in decided:
+                (_f, to), s = decided[(file, line)]
+                notes = (*notes, f"the branch to line {to} scores {s.text()}, above the condition")
             out.append(Ranked(file, line, c, level, tuple(notes), rank=j, ties=j - i))
         i = j
     return out
 
 
-_Key = tuple[int, tuple[int, Fraction], int, int, int]
+_Key = tuple[int, tuple[int, Fraction], int, tuple[int, Fraction], int, int]
 
 
-def _neg(key: _Key) -> tuple[int, int, Fraction, int, int, int]:
-    top, (inf, value), level, near, early = key
-    return (-top, -inf, -value, -level, -near, -early)
+def _neg(key: _Key) -> tuple[int, int, Fraction, int, int, Fraction, int, int]:
+    top, (inf, value), level, (b_inf, branch), near, early = key
+    return (-top, -inf, -value, -level, -b_inf, -branch, -near, -early)
 
 
 def rank_of(ranking: Sequence[Ranked], file: str, line: int) -> Ranked | None:

@@ -89,6 +89,7 @@ class Statements:
         self._maps: dict[str, tuple[dict[int, int], dict[int, tuple[int, int]]]] = {}
         self._funcs: dict[str, list[tuple[int, int]]] = {}
         self._guards: dict[str, list[tuple[int, int, int]]] = {}
+        self._outcomes: dict[str, Mapping[int, tuple[int, ...]]] = {}
         self._trees: dict[str, ast.Module | None] = {}
         self._lines: dict[tuple[str, tuple[int, ...]], frozenset[Line]] = {}
         self.defuse = DefUse(root, self.tree)
@@ -128,6 +129,14 @@ class Statements:
             spans = self._guards[rel] = guard_spans(self.root / rel, self.tree(rel))
         inside = [g for g in spans if g[1] <= line <= g[2]]
         return min(inside, key=lambda g: g[2] - g[1])[0] if inside else None
+
+    def outcomes(self, rel: str) -> Mapping[int, tuple[int, ...]]:
+        """``if`` line -> the statements whose running shows one outcome of its condition
+        (see :func:`branch_outcomes`)."""
+        got = self._outcomes.get(rel)
+        if got is None:
+            got = self._outcomes[rel] = branch_outcomes(self.tree(rel))
+        return got
 
     def file_lines(self, f: str, ns: Sequence[int]) -> frozenset[Line]:
         """The statements of ``f`` that the lines ``ns`` belong to (none for a file that is
@@ -179,6 +188,38 @@ def guard_spans(path: Path, tree: ast.Module | None = None) -> list[tuple[int, i
             for block in (n.body, n.orelse):
                 if block:
                     out.append((n.lineno, block[0].lineno, block[-1].end_lineno or n.lineno))
+    return out
+
+
+_JUMPS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
+
+
+def branch_outcomes(tree: ast.Module | None) -> dict[int, tuple[int, ...]]:
+    """For every ``if`` (and ``elif``), the statements that run only on one outcome of its
+    condition: the first of its body (true); the first of its ``else`` (false), or, with no
+    ``else`` and a body that always leaves (``return``, ``raise``, ``continue``, ``break``
+    last), the statement after the ``if``, which only a false condition reaches.
+
+    Line coverage records a condition's line whichever way it went; the statement an
+    outcome leads to records the outcome.
+    """
+    out: dict[int, tuple[int, ...]] = {}
+    if tree is None:
+        return out
+    for node in ast.walk(tree):  # every block: bodies of defs, loops, handlers, cases...
+        for field_name in ("body", "orelse", "finalbody"):
+            block = getattr(node, field_name, None)
+            if not isinstance(block, list):
+                continue
+            for i, st in enumerate(block):
+                if not isinstance(st, ast.If) or not st.body:
+                    continue
+                shown = [st.body[0].lineno]
+                if st.orelse:
+                    shown.append(st.orelse[0].lineno)
+                elif isinstance(st.body[-1], _JUMPS) and i + 1 < len(block):
+                    shown.append(block[i + 1].lineno)
+                out[st.lineno] = tuple(shown)
     return out
 
 
