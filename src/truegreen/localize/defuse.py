@@ -27,6 +27,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from truegreen.localize.syntax import statements
+
 Line = tuple[str, int]
 
 
@@ -112,11 +114,10 @@ def analyse(tree: ast.Module | None) -> _File:
                             definitions([block])
 
     definitions(tree.body)
-    for node in ast.walk(tree):
-        if isinstance(node, ast.stmt):
-            read = _names_read(_own_expressions(node))
-            if read:
-                info.reads[node.lineno] = frozenset(read)
+    for node in statements(tree):
+        read = _names_read(_own_expressions(node))
+        if read:
+            info.reads[node.lineno] = frozenset(read)
     return info
 
 

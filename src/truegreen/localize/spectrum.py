@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from truegreen.localize.defuse import DefUse, attribute
+from truegreen.localize.syntax import statements
 from truegreen.run.signature import is_test_path
 
 Line = tuple[str, int]
@@ -172,7 +173,7 @@ def function_spans(path: Path, tree: ast.Module | None = None) -> list[tuple[int
         return []
     return [
         (min([n.lineno, *(d.lineno for d in n.decorator_list)]), n.end_lineno or n.lineno)
-        for n in ast.walk(tree)
+        for n in statements(tree)
         if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
     ]
 
@@ -183,7 +184,7 @@ def guard_spans(path: Path, tree: ast.Module | None = None) -> list[tuple[int, i
     if tree is None:
         return []
     out: list[tuple[int, int, int]] = []
-    for n in ast.walk(tree):
+    for n in statements(tree):
         if isinstance(n, ast.If | ast.While | ast.For | ast.AsyncFor):
             for block in (n.body, n.orelse):
                 if block:
@@ -192,6 +193,19 @@ def guard_spans(path: Path, tree: ast.Module | None = None) -> list[tuple[int, i
 
 
 _JUMPS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
+
+
+def _blocks(node: ast.AST) -> list[list[ast.stmt]]:
+    """The statement lists directly in ``node``: its body, else, finally, and the bodies of
+    its ``except`` handlers and ``case``s."""
+    out: list[list[ast.stmt]] = []
+    for name in ("body", "orelse", "finalbody"):
+        block = getattr(node, name, None)
+        if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
+            out.append(block)
+    for name in ("handlers", "cases"):
+        out += [part.body for part in getattr(node, name, None) or [] if part.body]
+    return out
 
 
 def branch_outcomes(tree: ast.Module | None) -> dict[int, tuple[int, ...]]:
@@ -206,20 +220,17 @@ def branch_outcomes(tree: ast.Module | None) -> dict[int, tuple[int, ...]]:
     out: dict[int, tuple[int, ...]] = {}
     if tree is None:
         return out
-    for node in ast.walk(tree):  # every block: bodies of defs, loops, handlers, cases...
-        for field_name in ("body", "orelse", "finalbody"):
-            block = getattr(node, field_name, None)
-            if not isinstance(block, list):
+    blocks = [block for node in [tree, *statements(tree)] for block in _blocks(node)]
+    for block in blocks:  # every block: bodies of defs, loops, handlers, cases...
+        for i, st in enumerate(block):
+            if not isinstance(st, ast.If) or not st.body:
                 continue
-            for i, st in enumerate(block):
-                if not isinstance(st, ast.If) or not st.body:
-                    continue
-                shown = [st.body[0].lineno]
-                if st.orelse:
-                    shown.append(st.orelse[0].lineno)
-                elif isinstance(st.body[-1], _JUMPS) and i + 1 < len(block):
-                    shown.append(block[i + 1].lineno)
-                out[st.lineno] = tuple(shown)
+            shown = [st.body[0].lineno]
+            if st.orelse:
+                shown.append(st.orelse[0].lineno)
+            elif isinstance(st.body[-1], _JUMPS) and i + 1 < len(block):
+                shown.append(block[i + 1].lineno)
+            out[st.lineno] = tuple(shown)
     return out
 
 
@@ -232,9 +243,7 @@ def statement_map(
         return {}, {}
     key_of: dict[int, int] = {}
     span: dict[int, tuple[int, int]] = {}
-    for node in ast.walk(tree):  # outer statements first: inner ones override
-        if not isinstance(node, ast.stmt):
-            continue
+    for node in statements(tree):  # outer statements first: inner ones override
         start = node.lineno
         decorators = getattr(node, "decorator_list", None) or []
         first = min([start, *(d.lineno for d in decorators)])
