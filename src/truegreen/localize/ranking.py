@@ -134,7 +134,7 @@ def rank(
     took it more than the passing tests that ran the condition did) goes before the
     lines it ties with: the decision, not only the code it leads to, may be the fault.
     It does not lift a condition above a line that scores higher on its own: measured on
-    159 real bugs, that gained as many bugs as it lost.
+    159 real bugs, that moved 7 up and 12 down.
     """
     lines = candidates if candidates is not None else frozenset().union(*failing)
     ev = evidence or {}
