@@ -281,11 +281,21 @@ def attribute(
         for m, lines in by_module.items()
     }
     out: dict[str, set[Line]] = {}
-    by_modules: dict[frozenset[str], set[Line]] = {}  # tests share few sets of modules
+    by_modules: dict[frozenset[str], set[Line]] = {}
     for tid, (_own, modules) in tests.items():
-        mods = frozenset(modules)
-        common = by_modules.get(mods)
-        if common is None:
-            common = by_modules[mods] = set().union(*(shared.get(m, ()) for m in mods))
-        out[tid] = used[tid] | common
+        out[tid] = used[tid] | united(by_modules, modules, shared)
     return out
+
+
+def united(
+    memo: dict[frozenset[str], set[Line]],
+    modules: Iterable[str],
+    per_module: Mapping[str, Iterable[Line]],
+) -> set[Line]:
+    """The union of ``per_module``'s lines over ``modules``, computed once per distinct set
+    of modules (``memo``): tens of thousands of parametrized tests share a handful."""
+    key = frozenset(modules)
+    got = memo.get(key)
+    if got is None:
+        got = memo[key] = set().union(*(per_module.get(m, ()) for m in key))
+    return got

@@ -19,8 +19,8 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from truegreen.localize.defuse import DefUse, attribute
-from truegreen.localize.syntax import statements
+from truegreen.localize.defuse import DefUse, attribute, united
+from truegreen.localize.syntax import blocks, statements
 from truegreen.run.signature import is_test_path
 
 Line = tuple[str, int]
@@ -195,19 +195,6 @@ def guard_spans(path: Path, tree: ast.Module | None = None) -> list[tuple[int, i
 _JUMPS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
 
 
-def _blocks(node: ast.AST) -> list[list[ast.stmt]]:
-    """The statement lists directly in ``node``: its body, else, finally, and the bodies of
-    its ``except`` handlers and ``case``s."""
-    out: list[list[ast.stmt]] = []
-    for name in ("body", "orelse", "finalbody"):
-        block = getattr(node, name, None)
-        if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
-            out.append(block)
-    for name in ("handlers", "cases"):
-        out += [part.body for part in getattr(node, name, None) or [] if part.body]
-    return out
-
-
 def branch_outcomes(tree: ast.Module | None) -> dict[int, tuple[int, ...]]:
     """For every ``if`` (and ``elif``), the statements that run only on one outcome of its
     condition: the first of its body (true); the first of its ``else`` (false), or, with no
@@ -220,8 +207,8 @@ def branch_outcomes(tree: ast.Module | None) -> dict[int, tuple[int, ...]]:
     out: dict[int, tuple[int, ...]] = {}
     if tree is None:
         return out
-    blocks = [block for node in [tree, *statements(tree)] for block in _blocks(node)]
-    for block in blocks:  # every block: bodies of defs, loops, handlers, cases...
+    every = [block for node in [tree, *statements(tree)] for block in blocks(node)]
+    for block in every:  # bodies of defs, loops, handlers, cases...
         for i, st in enumerate(block):
             if not isinstance(st, ast.If) or not st.body:
                 continue
@@ -348,14 +335,10 @@ def spectra(
             for tid, (_own, modules) in per_test.items()
         }
     out: dict[str, frozenset[Line]] = {}
-    by_modules: dict[frozenset[str], set[Line]] = {}  # tests share few sets of modules
+    by_modules: dict[frozenset[str], set[Line]] = {}
     for tid, (own, modules) in per_test.items():
-        key = frozenset(modules)
-        extra = by_modules.get(key)
-        if extra is None:
-            extra = by_modules[key] = set().union(*(runs.get(m, ()) for m in key))
         spectrum = given[tid].union(*own)
-        spectrum |= extra
+        spectrum |= united(by_modules, modules, runs)
         if spectrum:
             spectrum |= session_only
         out[tid] = frozenset(spectrum)

@@ -4,7 +4,18 @@ from __future__ import annotations
 
 import ast
 
-_BLOCKS = ("body", "orelse", "finalbody", "handlers", "cases")
+
+def blocks(node: ast.AST) -> list[list[ast.stmt]]:
+    """The statement lists directly in ``node`` (a module or a statement): its body, else
+    and finally, and the bodies of its ``except`` handlers and ``case``s."""
+    out: list[list[ast.stmt]] = []
+    for name in ("body", "orelse", "finalbody"):
+        block = getattr(node, name, None)
+        if isinstance(block, list) and block:
+            out.append(block)
+    for name in ("handlers", "cases"):
+        out += [part.body for part in getattr(node, name, None) or [] if part.body]
+    return out
 
 
 def statements(tree: ast.AST) -> list[ast.stmt]:
@@ -18,8 +29,6 @@ def statements(tree: ast.AST) -> list[ast.stmt]:
         node = todo.pop()
         if isinstance(node, ast.stmt):
             out.append(node)
-        for name in _BLOCKS:
-            block = getattr(node, name, None)
-            if block:
-                todo.extend(reversed(block))
+        for block in blocks(node):
+            todo.extend(reversed(block))
     return out
