@@ -403,6 +403,11 @@ def test_a_failed_assert_equal_of_a_unittest_case_is_read_the_same_way(make_proj
     # the wrapper that reads the operands is not in what pytest shows of the failure
     assert "truegreen_trace" not in doc["excerpt"]
     assert "AssertionError: 'glasse' != 'glass'" in doc["excerpt"]
+    # nor in its signature, which would otherwise name the wrapper's frame (a path that
+    # depends on where truegreen is installed) instead of the test's
+    assert doc["failure"]["signature"].startswith(
+        "AssertionError@tests/test_plural.py:test_glasses#"
+    )
 
 
 def test_a_plain_assert_in_a_helper_module_pytest_does_not_rewrite_is_read_too(make_project):
