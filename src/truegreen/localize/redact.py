@@ -23,9 +23,15 @@ _SHAPE = re.compile(
     r"(\.[A-Za-z0-9_-]+)?|-----BEGIN [A-Z ]*PRIVATE KEY-----|AIza[0-9A-Za-z_-]{30,})"
 )
 _ASSIGN = re.compile(
-    r"(?i)((?:pass(?:wd|word|phrase)?|secret|token|api[_-]?key|apikey|private[_-]?key|"
-    r"credential|auth|access[_-]?key|client[_-]?secret)\w*['\"]?\s*[:=]\s*)"
+    r"(?i)((?:pass(?:wd|word|phrase)?|secret|api[_-]?key|apikey|private[_-]?key|"
+    r"credential|auth(?!ors?(?![a-z]))|access[_-]?key|client[_-]?secret)\w*['\"]?\s*[:=]\s*)"
     r"(['\"])([^'\"\n]{3,})\2"
+)
+#: a token or a signature is as often a lexer's or inspect's as a credential: only an
+#: opaque literal (8 characters or more, no whitespace, brackets, quotes or markup) is
+#: taken for a secret, as the tracer does
+_ASSIGN_OPAQUE = re.compile(
+    r"(?i)((?:token|signature)\w*['\"]?\s*[:=]\s*)(['\"])([^'\"\s()\[\]{}<>*#`,;]{8,})\2"
 )
 
 
@@ -40,7 +46,8 @@ class Scrubber:
 
     def text(self, text: str) -> str:
         text = _SHAPE.sub(REDACTED, text)
-        text = _ASSIGN.sub(lambda m: f"{m.group(1)}{m.group(2)}{REDACTED}{m.group(2)}", text)
+        for assign in (_ASSIGN, _ASSIGN_OPAQUE):
+            text = assign.sub(lambda m: f"{m.group(1)}{m.group(2)}{REDACTED}{m.group(2)}", text)
         for n, hashes in self.by_len.items():
             if n > len(text):
                 continue

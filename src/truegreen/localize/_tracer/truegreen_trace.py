@@ -771,11 +771,18 @@ def _value_rec(nid) -> dict:
     return rec
 
 
+#: names whose every value is a secret ("author" is not "auth", "authority" is)
 _SECRET_NAME = re.compile(
-    r"(pass(wd|word|phrase)?|secret|token|api[_-]?key|apikey|private[_-]?key|credential|"
-    r"auth|cookie|session[_-]?id|signature|bearer|access[_-]?key|client[_-]?secret)",
+    r"(pass(wd|word|phrase)?|secret|api[_-]?key|apikey|private[_-]?key|credential|"
+    r"auth(?!ors?(?![a-z]))|cookie|session[_-]?id|bearer|access[_-]?key|client[_-]?secret)",
     re.I,
 )
+#: names that are as often a parser's, a lexer's or inspect's as a credential's: under
+#: them only a string that could be a credential (opaque: see ``_opaque``) is a secret, so
+#: a markdown or SQL lexer's ``token = {"type": "text", "raw": "[link]("}`` stays readable
+_AMBIGUOUS_NAME = re.compile(r"(token|signature)", re.I)
+#: what an opaque credential never holds: whitespace, brackets, quotes, markup
+_TEXTUAL = re.compile(r"[\s()\[\]{}<>*#\"'`,;]")
 _SECRET_SHAPE = re.compile(
     r"(gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|sk-[A-Za-z0-9_-]{16,}|"
     r"xox[abposr]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}|"
@@ -791,13 +798,25 @@ _shape_verdicts: dict = {}
 _VERDICTS_MAX = 50000
 
 
-def _secret_name(name: str) -> bool:
+def _secret_name(name: str) -> int:
+    """2: the name's values are secrets; 1: its opaque strings are (see
+    ``_AMBIGUOUS_NAME``); 0: neither."""
     got = _name_verdicts.get(name)
     if got is None:
         if len(_name_verdicts) >= _VERDICTS_MAX:
             _name_verdicts.clear()
-        got = _name_verdicts[name] = _SECRET_NAME.search(name) is not None
+        if _SECRET_NAME.search(name) is not None:
+            got = 2
+        else:
+            got = 1 if _AMBIGUOUS_NAME.search(name) is not None else 0
+        _name_verdicts[name] = got
     return got
+
+
+def _opaque(s: str) -> bool:
+    """Could be a credential: 8 characters or more, none of them whitespace, brackets,
+    quotes or markup."""
+    return len(s) >= 8 and _TEXTUAL.search(s) is None
 
 
 def _looks_secret(s: str) -> bool:
@@ -854,8 +873,9 @@ def _type_name(value) -> str:
         return "object"
 
 
-def _safe(value, depth=0):
-    """A JSON-able rendering of ``value`` that runs no user code."""
+def _safe(value, depth=0, opaque=False):
+    """A JSON-able rendering of ``value`` that runs no user code; ``opaque``: under a name
+    that holds credentials as often as not, whose opaque strings are redacted."""
     t = type(value)
     if value is None or t is bool:
         return value
@@ -868,7 +888,7 @@ def _safe(value, depth=0):
             return {"type": "float", "repr": repr(value)}
         return value
     if t is str:
-        if _looks_secret(value):
+        if _looks_secret(value) or (opaque and _opaque(value)):
             _note_secret(value)
             return _REDACTED
         if len(value) > _MAX_STR:
@@ -883,7 +903,7 @@ def _safe(value, depth=0):
         if depth >= _MAX_DEPTH:
             return {"type": t.__name__, "len": n}
         items = list(value)[:_MAX_ITEMS] if t not in (set, frozenset) else _sorted_head(value)
-        doc = {"type": t.__name__, "len": n, "items": [_safe(v, depth + 1) for v in items]}
+        doc = {"type": t.__name__, "len": n, "items": [_safe(v, depth + 1, opaque) for v in items]}
         return doc
     if t is dict:
         n = len(value)
@@ -892,11 +912,12 @@ def _safe(value, depth=0):
         items = {}
         for k, v in list(value.items())[:_MAX_ITEMS]:
             key = k if type(k) is str else _key(k)
-            if type(k) is str and _secret_name(k):
+            kind = _secret_name(k) if type(k) is str else 0
+            if kind == 2:
                 _redact_all(v)
                 items[key] = _REDACTED
             else:
-                items[key] = _safe(v, depth + 1)
+                items[key] = _safe(v, depth + 1, opaque or kind == 1)
         return {"type": "dict", "len": n, "items": items}
     mod = getattr(t, "__module__", "")
     if mod in ("decimal", "fractions", "datetime") and t.__name__ in (
@@ -925,11 +946,12 @@ def _safe(value, depth=0):
             for k, v in list(d.items())[:_MAX_ITEMS]:
                 if type(k) is not str:
                     continue
-                if _secret_name(k):
+                kind = _secret_name(k)
+                if kind == 2:
                     _redact_all(v)
                     fields[k] = _REDACTED
                 else:
-                    fields[k] = _safe(v, depth + 1)
+                    fields[k] = _safe(v, depth + 1, opaque or kind == 1)
             doc["fields"] = fields
     return doc
 
@@ -958,12 +980,13 @@ def _snapshot(frame) -> dict:
     for name, value in list(loc.items())[:40]:
         if type(name) is not str:
             continue
-        if _secret_name(name):
+        kind = _secret_name(name)
+        if kind == 2:
             _redact_all(value)
             out[name] = _REDACTED
         else:
             try:
-                out[name] = _safe(value)
+                out[name] = _safe(value, 0, kind == 1)
             except Exception:
                 out[name] = {"type": "unserializable"}
     return out
