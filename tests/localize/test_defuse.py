@@ -170,3 +170,89 @@ def test_reads_of_the_test_file_and_conftest_count(tmp_path: Path):
     (tmp_path / "tests" / "unit" / "test_a.py").write_text("from lib import RATE\n")
     reads = Statements(tmp_path).defuse.test_reads("tests/unit/test_a.py")
     assert {"RATE", "TIMEOUT", "cfg"} <= reads
+
+
+LOCALES = {
+    "lingo/__init__.py": "",
+    "lingo/locales.py": """
+        class Locale:
+            names = []
+            timeframes = {"now": "just now", "hours": "{0} hours"}
+
+            def describe(self, frame, n):
+                return self.timeframes[frame].format(n)
+
+
+        class EnglishLocale(Locale):
+            names = ["en"]
+            timeframes = {"now": "just now", "hours": "{0} hours"}
+
+
+        class SwedishLocale(Locale):
+            names = ["sv"]
+            timeframes = {"now": "just nu", "hours": "{0} timme"}  # the fault: timmar
+
+
+        class GermanLocale(Locale):
+            names = ["de"]
+            timeframes = {"now": "gerade eben", "hours": "{0} Stunden"}
+
+
+        _by_name = {}
+        for _cls in (EnglishLocale, SwedishLocale, GermanLocale):
+            for _n in _cls.names:
+                _by_name[_n] = _cls
+
+
+        def get_locale(name):
+            return _by_name[name]()
+        """,
+    "tests/test_locales.py": """
+        import pytest
+        from lingo.locales import get_locale
+
+        @pytest.mark.parametrize(
+            "lang, frame, expected",
+            [
+                ("en", "hours", "2 hours"),
+                ("en", "now", "just now"),
+                ("de", "hours", "2 Stunden"),
+                ("de", "now", "gerade eben"),
+                ("sv", "now", "just nu"),
+            ],
+        )
+        def test_describe(lang, frame, expected):
+            assert get_locale(lang).describe(frame, 2) == expected
+
+        def test_swedish_hours():
+            assert get_locale("sv").describe("hours", 2) == "2 timmar"
+        """,
+}
+
+
+def tables_of(root: Path) -> list[int]:
+    src = (root / "lingo/locales.py").read_text().splitlines()
+    return [n for n, t in enumerate(src, 1) if t.lstrip().startswith("timeframes =")]
+
+
+def test_a_wrong_class_attribute_ranks_first_among_tables_of_one_name(make_project):
+    """Four locale classes bind ``timeframes``, which the base class reads as
+    ``self.timeframes``: the Swedish table matters to the tests that used a Swedish
+    locale (the tracer records the classes of methods' receivers), not to every test
+    that read an attribute of that name."""
+    root = make_project(LOCALES, use_git=False)
+    doc = localize(
+        open_project(root, PY, "none"),
+        ["tests/test_locales.py::test_swedish_hours"],
+        LocalizeOptions(timeout=60),
+    )
+    tables = tables_of(root)
+    ranked = {r["line"]: r for r in doc["ranking"] if r["file"] == "lingo/locales.py"}
+    swedish = ranked[tables[2]]
+    # the failing test and the one passing Swedish test, no other
+    assert (swedish["counts"]["ef"], swedish["counts"]["ep"]) == (1, 1)
+    assert (swedish["rank"], swedish["ties"]) == (1, 1), doc["ranking"][:3]
+    # the English and German tables are not in the failing test's spectrum at all; the
+    # base class's own (overridden) table is, and is ranked below
+    assert tables[1] not in ranked and tables[3] not in ranked
+    assert ranked[tables[0]]["rank"] > 1

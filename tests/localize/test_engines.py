@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from tests.localize.test_defuse import LOCALES, tables_of
 from truegreen.localize import LocalizeOptions, localize
 from truegreen.localize import engine as eng
 from truegreen.localize.spectrum import (
@@ -527,3 +528,24 @@ def test_branch_outcomes_name_the_statements_only_one_outcome_runs():
         26: (27,),  # the last statement of the function
     }
     assert branch_outcomes(None) == {}
+
+
+@pytest.mark.parametrize("engine", ["probe", "settrace", "monitoring"])
+def test_every_engine_records_which_classes_instances_a_test_used(make_project, engine, tmp_path):
+    """The receivers of project methods (with their project base classes), per test, from
+    every engine: what tells apart the tables of one name in sibling classes."""
+    root, _project, trace = _traced_file(
+        make_project(LOCALES, use_git=False), "tests/test_locales.py", engine, tmp_path
+    )
+    mod = "lingo/locales.py"
+    assert trace.receivers is not None
+    got = {tid.split("::")[1]: sorted(q for _f, q in trace.receivers[tid]) for tid in trace.phases}
+    assert got["test_describe[sv-now-just nu]"] == ["Locale", "SwedishLocale"]
+    assert got["test_swedish_hours"] == ["Locale", "SwedishLocale"]
+    assert got["test_describe[de-hours-2 Stunden]"] == ["GermanLocale", "Locale"]
+    assert {f for pairs in trace.receivers.values() for f, _q in pairs} == {mod}
+    # so the Swedish table goes to the Swedish tests only
+    tables = tables_of(root)
+    spec = spectra(trace, trace.phases, Statements(root))
+    swedish = {tid.split("::")[1] for tid, lines in spec.items() if (mod, tables[2]) in lines}
+    assert swedish == {"test_describe[sv-now-just nu]", "test_swedish_hours"}

@@ -30,6 +30,8 @@ from pathlib import Path
 from truegreen.localize.syntax import statements
 
 Line = tuple[str, int]
+#: a class: its file and qualified name, as the tracer reports receivers
+Class = tuple[str, str]
 
 
 @dataclass
@@ -40,6 +42,10 @@ class _File:
     blocks: dict[int, tuple[int, int]] = field(default_factory=dict)
     #: the ``class`` statements' names
     classes: dict[int, str] = field(default_factory=dict)
+    #: the ``class`` statements' qualified names (``Outer.Inner``)
+    qualnames: dict[int, str] = field(default_factory=dict)
+    #: a class-level assignment's line -> its class's qualified name
+    owners: dict[int, str] = field(default_factory=dict)
     #: statement line -> names and attribute names it reads (its own expressions only)
     reads: dict[int, frozenset[str]] = field(default_factory=dict)
 
@@ -94,24 +100,29 @@ def analyse(tree: ast.Module | None) -> _File:
     if tree is None:
         return info
 
-    def definitions(stmts: list[ast.stmt]) -> None:
-        """Module- or class-level statements (and those in top-level if/try blocks)."""
+    def definitions(stmts: list[ast.stmt], owner: str = "") -> None:
+        """Module- or class-level statements (and those in top-level if/try blocks);
+        ``owner``: the qualified name of the class whose body they are in."""
         for st in stmts:
             names = _targets(st)
             if names:
                 info.binds[st.lineno] = frozenset(names)
+                if owner:
+                    info.owners[st.lineno] = owner
             if isinstance(st, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
                 info.blocks[st.lineno] = (st.body[0].lineno, st.end_lineno or st.lineno)
                 if isinstance(st, ast.ClassDef):
+                    qual = f"{owner}.{st.name}" if owner else st.name
                     info.classes[st.lineno] = st.name
-                    definitions(st.body)
+                    info.qualnames[st.lineno] = qual
+                    definitions(st.body, qual)
             elif isinstance(st, ast.If | ast.Try | ast.With):
                 for name in _BODIES:
                     for block in getattr(st, name, None) or []:
                         if isinstance(block, ast.ExceptHandler):
-                            definitions(block.body)
+                            definitions(block.body, owner)
                         elif isinstance(block, ast.stmt):
-                            definitions([block])
+                            definitions([block], owner)
 
     definitions(tree.body)
     for node in statements(tree):
@@ -145,6 +156,10 @@ class DefUse:
         self._around: dict[str, dict[int, tuple[int, ...]]] = {}
         self._indexed: set[str] = set()
         self._by_name: dict[str, list[Line]] = {}
+        #: a class-level assignment -> its class, as (file, qualified name)
+        self._owner: dict[Line, Class] = {}
+        #: a ``class`` statement -> the class, as (file, qualified name)
+        self._class_at: dict[Line, Class] = {}
         #: (file, statement line) -> the names it reads, for every analysed file
         self._reads: dict[Line, frozenset[str]] = {}
         #: (file, line) -> the module- or class-level def/class statements around it
@@ -201,6 +216,9 @@ class DefUse:
                     self._by_name.setdefault(n, []).append((rel, ln))
             for ln, cls in f.classes.items():
                 self._by_name.setdefault(cls, []).append((rel, ln))
+                self._class_at[(rel, ln)] = (rel, f.qualnames[ln])
+            for ln, qual in f.owners.items():
+                self._owner[(rel, ln)] = (rel, qual)
 
     def _facts(self, part: frozenset[Line]) -> tuple[frozenset[str], frozenset[Line]]:
         """What the lines of ``part`` read, and the definitions around them; remembered,
@@ -216,11 +234,30 @@ class DefUse:
             )
         return got
 
+    def _narrow(self, where: list[Line], mods: set[str], evidence: set[Class]) -> list[Line]:
+        """The definitions of one name a test can have read, given the classes it is seen
+        to use: when classes of ``mods`` bind the name in their bodies and the test used
+        some of them, the others' bindings are left out (module-level ones stay). With no
+        evidence for any of them, all stay."""
+        owner = self._owner
+        classes = {owner[w] for w in where if w in owner and w[0] in mods}
+        if len(classes) < 2 or classes.isdisjoint(evidence):
+            return where
+        return [w for w in where if w not in owner or owner[w] in evidence]
+
     def used(
-        self, ran: Iterable[frozenset[Line]], modules: Iterable[str], test_file: str
+        self,
+        ran: Iterable[frozenset[Line]],
+        modules: Iterable[str],
+        test_file: str,
+        receivers: frozenset[Class] | None = None,
     ) -> set[Line]:
         """The definitions in ``modules`` that a test uses which ran the lines of ``ran``
-        (sets of lines, a file's each, as the tracer reported them)."""
+        (sets of lines, a file's each, as the tracer reported them). ``receivers``: the
+        classes whose instances the test's method calls had as receivers (with their base
+        classes), when the tracer recorded them; a class attribute whose name several
+        classes bind then goes only to the tests that used its class (see
+        :meth:`_narrow`)."""
         mods = set(modules)
         self.index(mods)
         by_name, reads, around = self._by_name, self._reads, self._around_line
@@ -230,13 +267,24 @@ class DefUse:
             part_reads, part_defs = self._facts(part)
             names |= part_reads
             defs |= part_defs
+        evidence: set[Class] | None = None
+        if receivers is not None:
+            # the classes it used: receivers, classes whose code it ran or name it read
+            class_at = self._class_at
+            evidence = set(receivers)
+            evidence.update(class_at[d] for d in defs if d in class_at)
+            for n in names & by_name.keys():
+                evidence.update(class_at[w] for w in by_name[n] if w in class_at)
         used: set[Line] = {d for d in defs if d[0] in mods}
         todo = list(used)
         seen: set[str] = set()
         fresh = names & by_name.keys()
         while fresh or todo:
             for n in fresh:
-                for where in by_name[n]:
+                found = by_name[n]
+                if evidence is not None:
+                    found = self._narrow(found, mods, evidence)
+                for where in found:
                     if where[0] in mods and where not in used:
                         used.add(where)
                         todo.append(where)
@@ -257,19 +305,30 @@ def attribute(
     defuse: DefUse,
     tests: Mapping[str, tuple[Sequence[frozenset[Line]], set[str]]],
     imports: set[Line],
+    receivers: Mapping[str, Iterable[Class]] | None = None,
 ) -> dict[str, set[Line]]:
     """For each test (its own lines, in sets of one file each, and its dependency
-    modules): the import-time lines it gets. Definitions (see :meth:`DefUse.precise`) go to the tests that use them; the
-    other import-time lines, and definitions no test is seen to use, to every test that
-    depends on their module."""
+    modules): the import-time lines it gets. Definitions (see :meth:`DefUse.precise`) go
+    to the tests that use them; the other import-time lines, and definitions no test is
+    seen to use, to every test that depends on their module. ``receivers`` (test -> the
+    classes of its method calls' receivers), when the tracer recorded them, tell apart
+    the classes that bind one attribute name."""
     by_module: dict[str, set[Line]] = {}
     for ln in imports:
         by_module.setdefault(ln[0], set()).add(ln)
     used: dict[str, set[Line]] = {}
     anyone: set[Line] = set()
-    memo: dict[tuple[frozenset[frozenset[Line]], frozenset[str], str], set[Line]] = {}
+    memo: dict[
+        tuple[frozenset[frozenset[Line]], frozenset[str], str, frozenset[Class] | None], set[Line]
+    ] = {}
     for tid, (own, modules) in tests.items():
-        key = (frozenset(own), frozenset(m for m in modules if m in by_module), tid.split("::")[0])
+        recv = None if receivers is None else frozenset(receivers.get(tid, ()))
+        key = (
+            frozenset(own),
+            frozenset(m for m in modules if m in by_module),
+            tid.split("::")[0],
+            recv,
+        )
         got = memo.get(key)
         if got is None:  # parametrized tests often run the very same lines
             got = memo[key] = defuse.used(*key) & imports

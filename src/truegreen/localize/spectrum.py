@@ -57,6 +57,9 @@ class Trace:
     settings: Mapping[str, Any] = field(default_factory=dict)
     #: project modules imported before the tracer's import hook (their bodies unmeasured)
     preloaded: Sequence[str] = ()
+    #: node id -> the project classes of its method calls' receivers (file, qualified
+    #: name), MRO included; None when the engine does not record them
+    receivers: Mapping[str, Sequence[Sequence[str]]] | None = None
 
     @classmethod
     def from_json(cls, doc: Mapping[str, Any]) -> Trace:
@@ -73,6 +76,7 @@ class Trace:
             secrets=doc.get("secrets") or (),
             settings=doc.get("settings") or {},
             preloaded=doc.get("preloaded") or (),
+            receivers=doc.get("receivers"),
         )
 
 
@@ -325,7 +329,12 @@ def spectra(
         modules = {m for m in dependencies(tid, executed, trace.imports) if is_source(m)}
         per_test[tid] = (own, modules)
     if stmts is not None:
-        given = attribute(stmts.defuse, per_test, imports)
+        receivers = None
+        if trace.receivers is not None:
+            receivers = {
+                tid: [(str(f), str(q)) for f, q in pairs] for tid, pairs in trace.receivers.items()
+            }
+        given = attribute(stmts.defuse, per_test, imports, receivers)
     else:
         by_module: dict[str, set[Line]] = {}
         for ln in imports:

@@ -55,7 +55,12 @@ Output (one JSON document):
      "imports": {"<file>": [files its globals reference or its body imported]},
      "values": {"<nodeid>": {"states": [...], "assigns": [...], "returns": [...],
                              "compared": [...], "mock_calls": [{"file", "line"}]}},
-     "secrets": [{"len": 12, "sha256": "..."}], "settings": {...}}
+     "secrets": [{"len": 12, "sha256": "..."}], "settings": {...},
+     "receivers": {"<nodeid>": [["<file>", "<class qualname>"]]}}
+
+``receivers`` (when the import hook ran before the project's modules were imported; not for
+modules imported before it): the project classes (with their project base classes)
+whose instances were the receivers of project methods a test called.
 """
 
 from __future__ import annotations
@@ -211,6 +216,7 @@ def _flush_cur(in_place: bool = False) -> None:
 
 def _flush(in_place: bool = False) -> None:
     _flush_cur(in_place)
+    _recv_flush()
     if _engine == "monitoring":
         _mon_flush()
     elif _engine == "probe":
@@ -526,6 +532,23 @@ _hits: set = set()  # keys hit in the current context (cleared, never replaced)
 _probe_files: list = []  # key // _KEY_SPAN -> file
 _probe_import: set = set()  # keys of module- and class-level statements
 _KEY_SPAN = 1 << 22
+# Receivers: each method of a project class starts with ``__truegreen_recv__(type(self))``
+# (``cls`` itself for class methods and ``__new__``): which classes' instances a test
+# used, so that a class attribute (``timeframes = {...}`` in one locale class of sixty,
+# read as ``self.timeframes`` by a base-class method) goes to the tests that used an
+# instance of that class, not to every test that read an attribute of that name.
+_RECV = "__truegreen_recv__"
+_TYPE = "__truegreen_type__"
+_recv: set = set()  # receiver classes in the current context (cleared, never replaced)
+_phase_recv: dict = {}  # nodeid -> set of receiver classes (all phases)
+
+
+def _recv_flush() -> None:
+    if _recv:
+        got = list(_recv)
+        _recv.clear()
+        if _ctx is not None and _ctx[0] == "T":
+            _phase_recv.setdefault(_ctx[1], set()).update(got)
 
 
 def _probe_flush() -> None:
@@ -558,7 +581,7 @@ def _instrument(tree, rel):
         call = ast.Call(ast.Name(_PROBE, ast.Load()), [ast.Constant(key)], [])
         return _located(ast.Expr(call), line)
 
-    def body(stmts, at_import, first=False, func=False):
+    def body(stmts, at_import, first=False, func=False, in_class=False):
         out = []
         pending = []  # a module's or class's docstring and __future__ imports
         for i, st in enumerate(stmts):
@@ -582,24 +605,77 @@ def _instrument(tree, rel):
                 pending = []
                 if not isinstance(st, (ast.Global, ast.Nonlocal)):  # no code, no line event
                     out.append(probe(st.lineno, at_import))
-            visit(st, at_import)
+            visit(st, at_import, in_class)
             out.append(st)
         return out + [probe(ln, at_import) for ln in pending]
 
-    def visit(st, at_import):
+    def visit(st, at_import, in_class=False):
         func = isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef))
         inner = False if func else at_import
         for field in ("body", "orelse", "finalbody"):
             stmts = getattr(st, field, None)
             if isinstance(stmts, list) and stmts and isinstance(stmts[0], ast.stmt):
                 first = field == "body" and (func or isinstance(st, ast.ClassDef))
-                setattr(st, field, body(stmts, inner, first=first, func=func))
+                # a class body's statements (and those of if/try blocks in it) are its own
+                here = isinstance(st, ast.ClassDef) or (in_class and not func)
+                setattr(st, field, body(stmts, inner, first=first, func=func, in_class=here))
+        if func and in_class:
+            _receiver(st)
         for h in getattr(st, "handlers", ()) or ():
             h.body = [probe(h.lineno, inner), *body(h.body, inner)]
         for case in getattr(st, "cases", ()) or ():
             case.body = [probe(case.pattern.lineno, inner), *body(case.body, inner)]
 
     tree.body = body(tree.body, True, first=True)
+    return tree
+
+
+def _receiver(fn) -> None:
+    """Start a method's body (after its docstring) with a record of its receiver's class."""
+    args = [*fn.args.posonlyargs, *fn.args.args]
+    names = {d.id for d in fn.decorator_list if isinstance(d, ast.Name)}
+    if not args or "staticmethod" in names:
+        return
+    first = ast.Name(args[0].arg, ast.Load())
+    if "classmethod" in names or fn.name in ("__new__", "__init_subclass__", "__class_getitem__"):
+        arg = first  # the class itself
+    else:
+        arg = ast.Call(ast.Name(_TYPE, ast.Load()), [first], [])
+    stmt = ast.Expr(ast.Call(ast.Name(_RECV, ast.Load()), [arg], []))
+    body = fn.body
+    at = int(  # after the docstring
+        isinstance(body[0], ast.Expr)
+        and isinstance(body[0].value, ast.Constant)
+        and isinstance(body[0].value.value, str)
+    )
+    line = body[at].lineno if at < len(body) else fn.lineno
+    for n in ast.walk(stmt):
+        n.lineno = n.end_lineno = line
+        n.col_offset = n.end_col_offset = 0
+    fn.body.insert(at, stmt)
+
+
+def _instrument_receivers(tree):
+    """``tree`` with only the receiver records (see ``_receiver``): the engines that
+    need no probes still tell which classes' instances a test used."""
+
+    def visit(stmts, in_class):
+        for st in stmts:
+            if in_class and isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                _receiver(st)
+            inner = isinstance(st, ast.ClassDef) or (
+                in_class and not isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef))
+            )
+            for field in ("body", "orelse", "finalbody"):
+                block = getattr(st, field, None)
+                if isinstance(block, list):
+                    visit([b for b in block if isinstance(b, ast.stmt)], inner)
+            for h in getattr(st, "handlers", ()) or ():
+                visit(h.body, inner)
+            for case in getattr(st, "cases", ()) or ():
+                visit(case.body, inner)
+
+    visit(tree.body, False)
     return tree
 
 
@@ -619,13 +695,11 @@ def _install_import_hook(probes: bool) -> None:
 
     class _Loader(machinery.SourceFileLoader):
         def get_code(self, fullname):
-            if not probes:
-                return super().get_code(fullname)
             source = self.get_data(self.path)
             rel = _rel(self.path)
             try:
                 tree = ast.parse(source, self.path)
-                tree = _instrument(tree, rel)
+                tree = _instrument(tree, rel) if probes else _instrument_receivers(tree)
                 return compile(tree, self.path, "exec", dont_inherit=True)
             except Exception:  # never break an import: fall back to the plain module
                 return super().get_code(fullname)
@@ -661,6 +735,8 @@ def _install_import_hook(probes: bool) -> None:
 
     if probes:
         setattr(builtins, _PROBE, _hits.add)
+    setattr(builtins, _RECV, _recv.add)
+    setattr(builtins, _TYPE, type)
     sys.meta_path.insert(0, _Finder)
 
 
@@ -1246,6 +1322,7 @@ def _wanted_engine() -> str:
 
 
 _probes_installed = False
+_hooked = False  # the import hook is installed (it records receivers)
 
 
 _preloaded: set = set()
@@ -1255,13 +1332,14 @@ def _early() -> None:
     """At plugin import, before conftest files are imported: install the import hook, so
     that every project module imported from then on runs its body in an import context
     (and, for the probe engine, is instrumented)."""
-    global _root, _probes_installed
+    global _root, _probes_installed, _hooked
     root = os.environ.get(_ROOT_VAR)
     if os.environ.get(_OUT_VAR) and root:
         _root = os.path.abspath(root)
         probes = _wanted_engine() == "probe"
         _install_import_hook(probes)
         _probes_installed = probes
+        _hooked = True
         # project modules already imported ran their bodies unmeasured: say which
         for mod in list(sys.modules.values()):
             try:  # the module's dict: no module-level __getattr__ runs
@@ -1533,6 +1611,43 @@ def _sets(d: dict) -> dict:
     return {k: sorted(v) for k, v in d.items()}
 
 
+_class_cache: dict = {}
+
+
+def _classes_of(cls) -> tuple:
+    """The project classes in a receiver class's MRO, as (file, qualified name) pairs; read
+    with ``type.__getattribute__``, so no metaclass code runs."""
+    got = _class_cache.get(cls)
+    if got is not None:
+        return got
+    out = []
+    try:
+        mro = type.__getattribute__(cls, "__mro__") if isinstance(cls, type) else ()
+    except Exception:
+        mro = ()
+    for c in mro:
+        try:
+            mod = sys.modules.get(type.__getattribute__(c, "__module__"))
+            f = vars(mod).get("__file__") if isinstance(mod, types.ModuleType) else None
+            qual = type.__getattribute__(c, "__qualname__")
+        except Exception:
+            continue
+        rel = _rel(f) if isinstance(f, str) else None
+        if rel is not None and isinstance(qual, str) and not _is_test_rel(rel):
+            out.append((rel, qual))
+    got = _class_cache[cls] = tuple(out)
+    return got
+
+
+def _receivers() -> dict:
+    out = {}
+    for nid, classes in _phase_recv.items():
+        pairs = {pair for c in classes for pair in _classes_of(c)}
+        if pairs:
+            out[nid] = sorted(pairs)
+    return out
+
+
 def _write() -> None:
     global _engine
     if _engine == "off" or not _out:
@@ -1571,6 +1686,8 @@ def _write() -> None:
         "settings": {"recursionlimit": sys.getrecursionlimit()},
         "preloaded": sorted(_preloaded),
     }
+    if _hooked:
+        doc["receivers"] = _receivers()
     tmp = _out + ".tmp"
     # json.dumps, not json.dump: only dumps uses the C encoder (5-10x faster on the
     # values of a long test)
