@@ -549,3 +549,82 @@ def test_every_engine_records_which_classes_instances_a_test_used(make_project, 
     spec = spectra(trace, trace.phases, Statements(root))
     swedish = {tid.split("::")[1] for tid, lines in spec.items() if (mod, tables[2]) in lines}
     assert swedish == {"test_describe[sv-now-just nu]", "test_swedish_hours"}
+
+
+def _cached(home: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in (home / "cache" / "trace-code").iterdir()}
+
+
+def test_instrumented_modules_are_cached_outside_the_checkout_and_read_back(
+    make_project, monkeypatch
+):
+    """The tracer's instrumented code is compiled once, kept in truegreen's cache (never in
+    the checkout), read back for the same source, and recompiled when the source changed
+    or the cached file is damaged; the document is the same either way."""
+    root = make_project(PROJECT, use_git=False)
+    home = Path(os.environ["TRUEGREEN_HOME"])
+    project = open_project(root, PY, "none")
+    target = ["tests/test_mod.py::test_missing"]
+
+    def run() -> dict[str, Any]:
+        return localize(project, target, LocalizeOptions(timeout=60))
+
+    first = run()
+    cached = _cached(home)
+    probes = first["engine"] == "probe"
+    keys = {name.split("-", 1)[1][:-4] for name in cached}
+    assert eng._code_key(root, "pkg/mod.py", probes) in keys
+    assert eng._code_key(root, "pkg/more.py", probes) in keys
+    assert not [p for p in root.rglob("*") if "truegreen" in p.name]  # nothing in the checkout
+    # read back, not rewritten (a module compiled again would replace its file)
+    second = run()
+    assert _cached(home) == cached
+    assert json.dumps(second["ranking"]) == json.dumps(first["ranking"])
+    assert second["values"] == first["values"]
+    # a damaged file is compiled again, and replaced
+    mod = next(
+        name for name in cached if name.endswith(eng._code_key(root, "pkg/mod.py", probes) + ".pyc")
+    )
+    (home / "cache" / "trace-code" / mod).write_bytes(b"not code")
+    assert run()["ranking"] == first["ranking"]
+    assert _cached(home)[mod] == cached[mod]
+    # a changed source is compiled again: its new line is measured
+    src = root / "pkg" / "mod.py"
+    src.write_text(
+        src.read_text().replace("    for k, name in", "    key = key\n    for k, name in")
+    )
+    third = run()
+    assert _cached(home)[mod] != cached[mod]
+    lines = src.read_text().splitlines()
+    new = lines.index("    key = key") + 1
+    assert any(r["file"] == "pkg/mod.py" and r["line"] == new for r in third["ranking"])
+
+
+def test_only_the_projects_own_imported_modules_enter_the_code_cache(tmp_path, monkeypatch):
+    """What a traced run wrote is accepted for the modules of its own project that it
+    imported: a test cannot plant code for another project's modules. The cache stays
+    bounded, the oldest entries going first."""
+    root, other = tmp_path / "proj", tmp_path / "other"
+    out, cache = tmp_path / "out", tmp_path / "cache"
+    out.mkdir()
+    cache.mkdir()
+    for i in range(3):
+        old = cache / f"t-old{i}.pyc"
+        old.write_bytes(b"old")
+        os.utime(old, ns=(i, i))
+    mine = f"t-{eng._code_key(root, 'pkg/mod.py', True)}.pyc"
+    planted = f"t-{eng._code_key(other, 'pkg/mod.py', True)}.pyc"
+    unimported = f"t-{eng._code_key(root, 'pkg/other.py', True)}.pyc"
+    for name in (mine, planted, unimported):
+        (out / name).write_bytes(b"code")
+    trace = Trace.from_json({"engine": "probe", "import_runs": {"pkg/mod.py": {}}})
+    monkeypatch.setattr(eng, "CODE_CACHE_MAX", 3)
+    eng.keep_code(out, cache, root, trace)
+    assert sorted(p.name for p in cache.iterdir()) == sorted([mine, "t-old1.pyc", "t-old2.pyc"])
+    # the receivers-only engines have their own names: a probe module is not theirs
+    (out / mine).unlink(missing_ok=True)
+    (out / mine).write_bytes(b"code")
+    eng.keep_code(
+        out, cache, root, Trace.from_json({"engine": "settrace", "import_runs": {"pkg/mod.py": {}}})
+    )
+    assert (out / mine).exists()

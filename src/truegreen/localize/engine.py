@@ -19,8 +19,11 @@ ranked; scores are exact (see :mod:`truegreen.localize.ranking`).
 from __future__ import annotations
 
 import ast
+import contextlib
 import fnmatch
+import hashlib
 import json
+import os
 import shlex
 import shutil
 import tempfile
@@ -67,6 +70,10 @@ VALUES_VAR = "TRUEGREEN_TRACE_VALUES"
 ENGINE_VAR = "TRUEGREEN_TRACE_ENGINE"
 FIRST_VAR = "TRUEGREEN_TRACE_FIRST"
 KEEP_VAR = "TRUEGREEN_TRACE_KEEP"
+CODE_CACHE_VAR = "TRUEGREEN_TRACE_CODE_CACHE"
+CODE_OUT_VAR = "TRUEGREEN_TRACE_CODE_OUT"
+#: cached instrumented modules kept (the oldest beyond are removed)
+CODE_CACHE_MAX = 2000
 
 FAILED = ("failed", "error")
 #: collected neighbours of each target (same parametrized function, class, file) whose
@@ -152,6 +159,7 @@ def _request(
     engine: str | None = None,
     first: Sequence[str] = (),
     keep: Sequence[str] = (),
+    code: tuple[Path, Path] | None = None,
 ) -> PytestRequest:
     """The pytest run: bare; bare with the tests ``first`` moved to the front (the tracer
     plugin only reorders then); or under the tracer, writing to ``tracer``. With ``keep``
@@ -181,6 +189,10 @@ def _request(
         if values_cfg is not None:
             env[VALUES_VAR] = str(values_cfg)
             readonly = (values_cfg,)
+        if code is not None:  # read the cached instrumented modules, write new ones
+            env[CODE_CACHE_VAR], env[CODE_OUT_VAR] = str(code[0]), str(code[1])
+            readonly += (code[0],)
+            writable += (code[1],)
     plugin = bool(env)
     return PytestRequest(
         repo=project.root,
@@ -196,6 +208,51 @@ def _request(
         readonly=readonly,
         sandbox=project.sandbox,
     )
+
+
+def code_cache_dir() -> Path | None:
+    """truegreen's cache of instrumented project modules (see the tracer's
+    ``_instrumented_code``): under ``$TRUEGREEN_HOME`` when it is set, else the platform's
+    user cache directory; None when it cannot be made."""
+    home = os.environ.get("TRUEGREEN_HOME")
+    if home:
+        base = Path(home).expanduser() / "cache"
+    else:
+        import platformdirs
+
+        base = Path(platformdirs.user_cache_dir("truegreen", appauthor=False))
+    path = base / "trace-code"
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return None
+    return path
+
+
+def _code_key(root: Path, rel: str, probes: bool) -> str:
+    """The KEY of the tracer's ``code_cache_name`` (TAG-KEY.pyc)."""
+    key = "\0".join((os.path.abspath(root), rel, "probe" if probes else "receivers"))
+    return hashlib.blake2b(key.encode("utf-8", "replace"), digest_size=12).hexdigest()
+
+
+def keep_code(out: Path, cache: Path, root: Path, trace: Trace) -> None:
+    """Move the instrumented modules a traced run compiled into the cache: only those of
+    the project's own modules that the run imported (a test cannot plant code for another
+    project's modules), then keep the cache bounded."""
+    probes = trace.engine == "probe"
+    keys = {_code_key(root, rel, probes) for rel in (*trace.import_runs, *trace.import_lines)}
+    moved = False
+    for f in out.iterdir():
+        tag, _, key = f.name.partition("-")
+        if tag and f.suffix == ".pyc" and key[:-4] in keys and f.is_file():
+            with contextlib.suppress(OSError):
+                shutil.move(str(f), str(cache / f.name))
+                moved = True
+    if moved:
+        with contextlib.suppress(OSError):
+            entries = sorted(cache.iterdir(), key=lambda p: p.stat().st_mtime_ns)
+            for old in entries[: max(0, len(entries) - CODE_CACHE_MAX)]:
+                old.unlink()
 
 
 def _read_trace(path: Path) -> Trace | None:
@@ -259,13 +316,26 @@ def localize(
             thread.start()
         try:
             out = tmp / "measured.json"
+            cache = code_cache_dir()
+            code = None
+            if cache is not None:
+                (tmp / "code").mkdir()
+                code = (cache, tmp / "code")
             runs.measured = run_pytest(
                 _request(
-                    project, selection, opts.timeout, tracer=out, values_cfg=cfg, keep=targets
+                    project,
+                    selection,
+                    opts.timeout,
+                    tracer=out,
+                    values_cfg=cfg,
+                    keep=targets,
+                    code=code,
                 ),
                 executor,
             )
             runs.trace = _read_trace(out)
+            if code is not None and runs.trace is not None:
+                keep_code(code[1], code[0], project.root, runs.trace)
         finally:
             if thread is not None:
                 thread.join()

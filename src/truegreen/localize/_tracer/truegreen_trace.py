@@ -68,7 +68,9 @@ from __future__ import annotations
 import ast
 import contextlib
 import hashlib
+import importlib.util
 import json
+import marshal
 import os
 import re
 import sys
@@ -686,6 +688,74 @@ def _located(node, line):
     return node
 
 
+_CODE_CACHE_VAR = "TRUEGREEN_TRACE_CODE_CACHE"  # cached instrumented code, read only
+_CODE_OUT_VAR = "TRUEGREEN_TRACE_CODE_OUT"  # where this run writes code it compiled
+_cache_tag_memo: list = []
+
+
+def _cache_tag() -> str:
+    """This tracer's version: a change to the instrumentation (or another Python's
+    bytecode) never reads code compiled by another."""
+    if not _cache_tag_memo:
+        with open(__file__, "rb") as fh:
+            mine = fh.read()
+        digest = hashlib.blake2b(mine + importlib.util.MAGIC_NUMBER, digest_size=6)
+        _cache_tag_memo.append(digest.hexdigest())
+    return _cache_tag_memo[0]
+
+
+def code_cache_name(root: str, rel: str, probes: bool, tag: str) -> str:
+    """The cache file of a project module's instrumented code: ``TAG-KEY.pyc``, where
+    truegreen computes the same KEY (``localize.engine._code_key``) to accept only what
+    a run wrote for its own project's modules."""
+    key = "\0".join((root, rel, "probe" if probes else "receivers")).encode("utf-8", "replace")
+    return f"{tag}-{hashlib.blake2b(key, digest_size=12).hexdigest()}.pyc"
+
+
+def _instrumented_code(path, rel, source, probes):
+    """A project module's instrumented code. Parsing, instrumenting and compiling a large
+    module costs a tenth of a second a bare run (reading its ``.pyc``) does not pay, so
+    truegreen keeps the code in its own cache (never in the checkout): this run reads it
+    from ``TRUEGREEN_TRACE_CODE_CACHE`` and writes what it had to compile to
+    ``TRUEGREEN_TRACE_CODE_OUT``. It is used only for the same source, path, tracer and
+    (probe engine) probe index: the index is the module's place in this run's import
+    order, the same from run to run for the same tests."""
+    index = len(_probe_files) if probes else -1
+    digest = hashlib.blake2b(
+        b"\0".join((path.encode("utf-8", "surrogateescape"), b"%d" % index, source)),
+        digest_size=16,
+    ).digest()
+    name = None
+    if rel is not None and _root:
+        name = code_cache_name(_root, rel, probes, _cache_tag())
+    cached = os.environ.get(_CODE_CACHE_VAR)
+    if name is not None and cached:
+        try:
+            with open(os.path.join(cached, name), "rb") as fh:
+                data = fh.read()
+            if data[:16] == digest:
+                lines, code = marshal.loads(data[16:])
+                if probes:
+                    base = index * _KEY_SPAN
+                    _probe_files.append(rel)
+                    _probe_import.update(base + ln for ln in lines)
+                return code
+        except (OSError, ValueError, EOFError, TypeError):
+            pass
+    tree = ast.parse(source, path)
+    tree = _instrument(tree, rel) if probes else _instrument_receivers(tree)
+    code = compile(tree, path, "exec", dont_inherit=True)
+    out = os.environ.get(_CODE_OUT_VAR)
+    if name is not None and out:
+        lines = ()
+        if probes:
+            base = index * _KEY_SPAN
+            lines = tuple(sorted(k - base for k in _probe_import if base <= k < base + _KEY_SPAN))
+        with contextlib.suppress(OSError), open(os.path.join(out, name), "wb") as fh:
+            fh.write(digest + marshal.dumps((lines, code)))
+    return code
+
+
 def _install_import_hook(probes: bool) -> None:
     """Wrap the loader of every project module imported from now on: its body runs in an
     import context (see ``_import_enter``); with ``probes``, it is also instrumented (the
@@ -696,11 +766,8 @@ def _install_import_hook(probes: bool) -> None:
     class _Loader(machinery.SourceFileLoader):
         def get_code(self, fullname):
             source = self.get_data(self.path)
-            rel = _rel(self.path)
             try:
-                tree = ast.parse(source, self.path)
-                tree = _instrument(tree, rel) if probes else _instrument_receivers(tree)
-                return compile(tree, self.path, "exec", dont_inherit=True)
+                return _instrumented_code(self.path, _rel(self.path), source, probes)
             except Exception:  # never break an import: fall back to the plain module
                 return super().get_code(fullname)
 
