@@ -24,6 +24,7 @@ from truegreen.localize.spectrum import (
     Statements,
     Trace,
     branch_outcomes,
+    project_modules,
     spectra,
     statement_map,
 )
@@ -628,3 +629,44 @@ def test_only_the_projects_own_imported_modules_enter_the_code_cache(tmp_path, m
         out, cache, root, Trace.from_json({"engine": "settrace", "import_runs": {"pkg/mod.py": {}}})
     )
     assert (out / mine).exists()
+
+
+def test_the_modules_the_test_files_import_are_analysed_ahead_nearest_first(make_project):
+    """While the traced run runs, the bare run's thread analyses the project modules the
+    selection's test files import; it stops when asked, between files."""
+    root = make_project(PROJECT, use_git=False)
+    found = list(project_modules(root, ["tests/test_mod.py"], lambda: False))
+    assert set(found) == {"pkg/__init__.py", "pkg/mod.py", "pkg/more.py"}
+    stmts = Statements(root)
+    asked: list[int] = []
+
+    def stop() -> bool:  # stop once the first file is done
+        asked.append(1)
+        return "pkg/__init__.py" in stmts._trees or "pkg/mod.py" in stmts._trees
+
+    eng.warm(stmts, ["tests/test_mod.py::test_missing", "tests/test_trace.py"], stop)
+    assert len(stmts._trees) == 1 and asked
+    eng.warm(stmts, ["tests/test_mod.py"], lambda: False)
+    assert {"pkg/mod.py", "pkg/more.py"} <= set(stmts._trees)
+    # the answers are the ones asked for later: the memo hands back the same analysis
+    assert stmts.memo("pairs", "pkg/mod.py", dict) is stmts.memo("pairs", "pkg/mod.py", list)
+
+
+@pytest.mark.bwrap
+def test_analysing_ahead_changes_nothing_in_the_document(make_project, monkeypatch):
+    root = make_project(PROJECT, use_git=False)
+    project = open_project(root, PY, "bwrap")
+    target = ["tests/test_mod.py::test_missing"]
+    calls: list[object] = []
+    real = eng.warm
+
+    def spy(*args: Any) -> None:
+        calls.append(threading.current_thread())
+        real(*args)
+
+    monkeypatch.setattr(eng, "warm", spy)
+    warmed = localize(project, target, LocalizeOptions(timeout=60))
+    assert calls and calls[0] is not threading.main_thread()  # beside the traced run
+    monkeypatch.setattr(eng, "warm", lambda *args: None)
+    cold = localize(project, target, LocalizeOptions(timeout=60))
+    assert json.dumps(warmed, sort_keys=True) == json.dumps(cold, sort_keys=True)

@@ -187,11 +187,23 @@ def truth_lines(
     value is the one case where ``if x:`` and ``if x is not None:`` part ways, the boundary
     of a truth test as equal operands are of an ordering comparison."""
 
-    def per_file(f: str) -> dict[int, list[ast.expr]]:
+    return _met_by_failing_only(
+        failing, passing, stmts, accept, lambda f: _file_truths(stmts, f), _truth_hits
+    )
+
+
+def warm(stmts: Statements, f: str) -> None:
+    """Compute ``f``'s comparisons and truth tests ahead of need (see ``Statements.warm``)."""
+    _file_pairs(stmts, f)
+    _file_truths(stmts, f)
+
+
+def _file_truths(stmts: Statements, f: str) -> dict[int, list[ast.expr]]:
+    def make() -> dict[int, list[ast.expr]]:
         tree = stmts.tree(f)
         return {} if tree is None else truth_operands(tree, _keyed(stmts, f))
 
-    return _met_by_failing_only(failing, passing, stmts, accept, per_file, _truth_hits)
+    return stmts.memo("truths", f, make)
 
 
 def _keyed(stmts: Statements, f: str) -> Callable[[int], int]:
@@ -207,8 +219,11 @@ def _states(values: Mapping[str, Any] | None, stmts: Statements) -> dict[Line, l
 
 
 def _file_pairs(stmts: Statements, f: str) -> dict[int, list[Pair]]:
-    tree = stmts.tree(f)
-    return {} if tree is None else ordering_pairs(tree, _keyed(stmts, f))
+    def make() -> dict[int, list[Pair]]:
+        tree = stmts.tree(f)
+        return {} if tree is None else ordering_pairs(tree, _keyed(stmts, f))
+
+    return stmts.memo("pairs", f, make)
 
 
 def boundary_lines(

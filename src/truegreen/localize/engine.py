@@ -46,6 +46,7 @@ from truegreen.localize.spectrum import (
     Trace,
     choose_test_files,
     is_source,
+    project_modules,
     similarity,
     spectra,
     test_files,
@@ -255,6 +256,17 @@ def keep_code(out: Path, cache: Path, root: Path, trace: Trace) -> None:
                 old.unlink()
 
 
+def warm(stmts: Statements, selection: Sequence[str], stop: Callable[[], bool]) -> None:
+    """Analyse the project modules the selection's test files import (nearest first) until
+    ``stop()``: what the ranking and the evidence ask of each file, computed ahead."""
+    files = sorted({s.split("::", 1)[0] for s in selection if s.split("::", 1)[0].endswith(".py")})
+    for rel in project_modules(stmts.root, files, stop):
+        if stop():
+            return
+        stmts.warm(rel)
+        boundary.warm(stmts, rel)
+
+
 def _read_trace(path: Path) -> Trace | None:
     try:
         return Trace.from_json(json.loads(path.read_text(encoding="utf-8")))
@@ -297,6 +309,9 @@ def localize(
             watch = {"tests": targets[:1], "siblings": SIBLINGS}
             cfg.write_text(json.dumps(watch), encoding="utf-8")
 
+        stmts = Statements(project.root)
+        traced = threading.Event()
+
         def bare() -> None:
             try:
                 runs.bare = run_pytest(
@@ -305,6 +320,10 @@ def localize(
                 )
             except BaseException as exc:  # reported, never raised from the thread
                 runs.bare_error = exc
+            # the traced run usually takes longer: analyse the modules the tests import
+            # meanwhile, on the core this run freed (stopped when the traced run ends)
+            with contextlib.suppress(Exception):
+                warm(stmts, selection, traced.is_set)
 
         thread = None
         wanted = opts.check_measurement or opts.values
@@ -337,6 +356,7 @@ def localize(
             if code is not None and runs.trace is not None:
                 keep_code(code[1], code[0], project.root, runs.trace)
         finally:
+            traced.set()
             if thread is not None:
                 thread.join()
         if wanted and not parallel:
@@ -371,7 +391,6 @@ def localize(
         passing = sorted(
             t.id for t in measured.tests if t.outcome == "passed" and t.id not in targets
         )
-        stmts = Statements(project.root)
         spec = spectra(runs.trace, [*failing, *passing], stmts)
         primary = failing[0]
         # the values to compare with come from the watched neighbours that passed

@@ -13,17 +13,18 @@ from __future__ import annotations
 import ast
 import functools
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from truegreen.localize.defuse import DefUse, attribute, united
 from truegreen.localize.syntax import blocks, statements
 from truegreen.run.signature import is_test_path
 
 Line = tuple[str, int]
+_T = TypeVar("_T")
 
 _SKIP_DIRS = frozenset(
     {".venv", "venv", ".tox", ".nox", "site-packages", ".git", "node_modules", "build", "dist"}
@@ -97,7 +98,27 @@ class Statements:
         self._outcomes: dict[str, Mapping[int, tuple[int, ...]]] = {}
         self._trees: dict[str, ast.Module | None] = {}
         self._lines: dict[tuple[str, tuple[int, ...]], frozenset[Line]] = {}
+        self._memo: dict[tuple[str, str], Any] = {}
         self.defuse = DefUse(root, self.tree)
+
+    def memo(self, kind: str, rel: str, make: Callable[[], _T]) -> _T:
+        """``make()``, once per file and kind: the per-file analyses of other modules
+        (see :meth:`warm`)."""
+        key = (kind, rel)
+        if key not in self._memo:
+            self._memo[key] = make()
+        got: _T = self._memo[key]
+        return got
+
+    def warm(self, rel: str) -> None:
+        """Analyse ``rel`` ahead of need: its statements, branches, functions, guards and
+        definitions. Run while the traced tests run, on the core the bare check freed; the
+        answers are the same as when asked later."""
+        self._map(rel)
+        self.outcomes(rel)
+        self.function(rel, 0)
+        self.guard(rel, 0)
+        self.defuse.file(rel)
 
     def tree(self, rel: str) -> ast.Module | None:
         """The file's syntax tree (parsed once; None when it cannot be read or parsed)."""
@@ -483,6 +504,24 @@ def test_files(root: Path, paths: Sequence[str]) -> list[str]:
             if name.startswith("test_") or name.endswith("_test.py"):
                 out.add(rel)
     return sorted(out)
+
+
+def project_modules(
+    root: Path, test_files: Sequence[str], stop: Callable[[], bool]
+) -> Iterable[str]:
+    """The project source modules ``test_files`` import, then those they import, and so
+    on (statically), nearest first, until ``stop()``."""
+    imports = _Imports(root)
+    todo = list(dict.fromkeys(test_files))
+    seen = set(todo)
+    while todo and not stop():
+        f = todo.pop(0)
+        if is_source(f):
+            yield f
+        for m in sorted(imports.of(f)):
+            if m not in seen and is_source(m):
+                seen.add(m)
+                todo.append(m)
 
 
 def choose_test_files(
