@@ -1,9 +1,12 @@
-"""values.rejected: where the value a failed comparison rejected was first produced."""
+"""values.rejected: where the value a failed comparison rejected was first produced; and
+how the tracer renders the values it records."""
 
 from __future__ import annotations
 
 from typing import Any
+from unittest import mock
 
+from truegreen.localize._tracer import truegreen_trace as tracer
 from truegreen.localize.values import in_message, rejected
 
 
@@ -177,3 +180,39 @@ def test_no_text_in_the_message_when_the_assertion_compared_values() -> None:
     assert in_message(_run(_assign(3, "glasse", 1), compared=[]), "", "") == []
     # the message is the text itself: nothing more to say than the crash
     assert in_message(_run(_assign(3, "no such key", 1), compared=[]), "no such key", "") == []
+
+
+def test_values_are_rendered_as_far_as_they_are_shown_and_proxies_each_time() -> None:
+    """A local is rendered at every traced line: a big container only as far as it is shown
+    (its first items and its length), and a type's kind is remembered, except for a type
+    whose instances choose their own ``__class__`` (a mock with a spec)."""
+    big = {i: i * i for i in range(100_000)}
+    got = tracer._safe(big)
+    assert got == {"type": "dict", "len": 100_000, "items": {str(i): i * i for i in range(6)}}
+    rows = [[i, str(i)] for i in range(50_000)]
+    got = tracer._safe(rows)
+    assert got["len"] == 50_000 and len(got["items"]) == 6
+    assert got["items"][1] == {"type": "list", "len": 2, "items": [1, "1"]}
+    assert tracer._safe(frozenset({3, 1, 2}))["items"] == [1, 2, 3]
+
+    class Plain:
+        pass
+
+    p = Plain()
+    p.__dict__.update({f"f{i}": i for i in range(10)})
+    shown = tracer._safe(p)
+    assert shown["type"].endswith("Plain") and list(shown["fields"]) == [f"f{i}" for i in range(6)]
+
+    # one type, two answers: an instance that says it is a function, one that does not
+    class Proxy:
+        def __init__(self, target: object) -> None:
+            self._target = target
+
+        @property  # type: ignore[misc]
+        def __class__(self) -> type:
+            return type(self._target)
+
+    assert tracer._safe(Proxy(len)) == {"type": "function"}
+    assert tracer._safe(Proxy(p))["type"].endswith("Proxy")
+    assert tracer._safe(mock.Mock(spec=len)) == {"type": "function"}
+    assert tracer._safe(len) == {"type": "function"} and tracer._safe(Plain) == {"type": "class"}

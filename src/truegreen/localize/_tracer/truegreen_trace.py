@@ -69,6 +69,7 @@ import ast
 import contextlib
 import hashlib
 import importlib.util
+import itertools
 import json
 import marshal
 import os
@@ -1016,20 +1017,47 @@ def _type_name(value) -> str:
         return "object"
 
 
+#: type -> how ``_safe`` renders its instances when it is none of the builtins it knows:
+#: ("str", name) for the decimal and date types, a fixed rendering for functions, classes
+#: and modules, else ("object", qualified name); asked once per type, not per value
+_type_kinds: dict = {}
+_STR_TYPES = frozenset({"Decimal", "Fraction", "date", "datetime", "time", "timedelta"})
+
+
+def _type_kind(t, value):
+    got = _type_kinds.get(t)
+    if got is None:
+        mod = getattr(t, "__module__", "")
+        if mod in ("decimal", "fractions", "datetime") and t.__name__ in _STR_TYPES:
+            got = ("str", t.__name__)
+        elif isinstance(value, (types.FunctionType, types.BuiltinFunctionType, types.MethodType)):
+            got = ("fixed", "function")
+        elif isinstance(value, type):
+            got = ("fixed", "class")
+        elif isinstance(value, types.ModuleType):
+            got = ("fixed", "module")
+        else:
+            got = ("object", _type_name(value))
+        # isinstance also asks an object's __class__, which a proxy (a mock with a spec)
+        # overrides per instance: such types are asked every time
+        if len(_type_kinds) < 10000 and not _overrides_class(t):
+            _type_kinds[t] = got
+    return got
+
+
+def _overrides_class(t) -> bool:
+    try:
+        return any("__class__" in type.__getattribute__(c, "__dict__") for c in t.__mro__[:-1])
+    except Exception:
+        return True
+
+
 def _safe(value, depth=0, opaque=False):
     """A JSON-able rendering of ``value`` that runs no user code; ``opaque``: under a name
-    that holds credentials as often as not, whose opaque strings are redacted."""
+    that holds credentials as often as not, whose opaque strings are redacted. Called for
+    every local at every traced line: the common types are asked first, and a container
+    is read only as far as it is shown (``_MAX_ITEMS``), never copied whole."""
     t = type(value)
-    if value is None or t is bool:
-        return value
-    if t is int:
-        if -(10**15) < value < 10**15:
-            return value
-        return {"type": "int", "digits": len(str(abs(value)))}
-    if t is float:
-        if value != value or value in (float("inf"), float("-inf")):
-            return {"type": "float", "repr": repr(value)}
-        return value
     if t is str:
         if _looks_secret(value) or (opaque and _opaque(value)):
             _note_secret(value)
@@ -1037,23 +1065,31 @@ def _safe(value, depth=0, opaque=False):
         if len(value) > _MAX_STR:
             return {"type": "str", "len": len(value), "head": value[: _MAX_STR // 2]}
         return value
-    if t is bytes:
-        return {"type": "bytes", "len": len(value)}
-    if t is complex:
-        return {"type": "complex", "repr": repr(value)}
-    if t in (list, tuple, set, frozenset):
+    if value is None or t is bool:
+        return value
+    if t is int:
+        if -(10**15) < value < 10**15:
+            return value
+        return {"type": "int", "digits": len(str(abs(value)))}
+    if t is float:
+        if value != value or value in (_INF, _NINF):
+            return {"type": "float", "repr": repr(value)}
+        return value
+    if t is list or t is tuple:
         n = len(value)
         if depth >= _MAX_DEPTH:
             return {"type": t.__name__, "len": n}
-        items = list(value)[:_MAX_ITEMS] if t not in (set, frozenset) else _sorted_head(value)
-        doc = {"type": t.__name__, "len": n, "items": [_safe(v, depth + 1, opaque) for v in items]}
-        return doc
+        return {
+            "type": t.__name__,
+            "len": n,
+            "items": [_safe(v, depth + 1, opaque) for v in value[:_MAX_ITEMS]],
+        }
     if t is dict:
         n = len(value)
         if depth >= _MAX_DEPTH:
             return {"type": "dict", "len": n}
         items = {}
-        for k, v in list(value.items())[:_MAX_ITEMS]:
+        for k, v in _head(value):
             key = k if type(k) is str else _key(k)
             kind = _secret_name(k) if type(k) is str else 0
             if kind == 2:
@@ -1062,23 +1098,22 @@ def _safe(value, depth=0, opaque=False):
             else:
                 items[key] = _safe(v, depth + 1, opaque or kind == 1)
         return {"type": "dict", "len": n, "items": items}
-    mod = getattr(t, "__module__", "")
-    if mod in ("decimal", "fractions", "datetime") and t.__name__ in (
-        "Decimal",
-        "Fraction",
-        "date",
-        "datetime",
-        "time",
-        "timedelta",
-    ):
-        return {"type": t.__name__, "str": str(value)}
-    if isinstance(value, (types.FunctionType, types.BuiltinFunctionType, types.MethodType)):
-        return {"type": "function"}
-    if isinstance(value, type):
-        return {"type": "class"}
-    if isinstance(value, types.ModuleType):
-        return {"type": "module"}
-    doc = {"type": _type_name(value)}
+    if t is set or t is frozenset:
+        n = len(value)
+        if depth >= _MAX_DEPTH:
+            return {"type": t.__name__, "len": n}
+        items = _sorted_head(value)
+        return {"type": t.__name__, "len": n, "items": [_safe(v, depth + 1, opaque) for v in items]}
+    if t is bytes:
+        return {"type": "bytes", "len": len(value)}
+    if t is complex:
+        return {"type": "complex", "repr": repr(value)}
+    how, name = _type_kind(t, value)
+    if how == "str":
+        return {"type": name, "str": str(value)}
+    if how == "fixed":
+        return {"type": name}
+    doc = {"type": name}
     if depth < _MAX_DEPTH - 1:
         try:
             d = object.__getattribute__(value, "__dict__")
@@ -1086,7 +1121,7 @@ def _safe(value, depth=0, opaque=False):
             d = None
         if type(d) is dict:
             fields = {}
-            for k, v in list(d.items())[:_MAX_ITEMS]:
+            for k, v in _head(d):
                 if type(k) is not str:
                     continue
                 kind = _secret_name(k)
@@ -1097,6 +1132,17 @@ def _safe(value, depth=0, opaque=False):
                     fields[k] = _safe(v, depth + 1, opaque or kind == 1)
             doc["fields"] = fields
     return doc
+
+
+_INF = float("inf")
+_NINF = float("-inf")
+
+
+def _head(d: dict) -> list:
+    """The first ``_MAX_ITEMS`` items of a dict, without copying the rest."""
+    if len(d) <= _MAX_ITEMS:
+        return list(d.items())
+    return list(itertools.islice(d.items(), _MAX_ITEMS))
 
 
 def _key(k) -> str:
