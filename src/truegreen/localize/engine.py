@@ -246,9 +246,15 @@ def keep_code(out: Path, cache: Path, root: Path, trace: Trace) -> None:
     for f in out.iterdir():
         tag, _, key = f.name.partition("-")
         if tag and f.suffix == ".pyc" and key[:-4] in keys and f.is_file():
-            with contextlib.suppress(OSError):
-                shutil.move(str(f), str(cache / f.name))
+            # whole or not at all, for a localize reading the cache meanwhile
+            part = cache / f".{f.name}.{os.getpid()}.part"
+            try:
+                shutil.copyfile(f, part)
+                os.replace(part, cache / f.name)
                 moved = True
+            except OSError:
+                with contextlib.suppress(OSError):
+                    part.unlink(missing_ok=True)
     if moved:
         with contextlib.suppress(OSError):
             entries = sorted(cache.iterdir(), key=lambda p: p.stat().st_mtime_ns)
