@@ -556,6 +556,15 @@ def _cached(home: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in (home / "cache" / "trace-code").iterdir()}
 
 
+def _stamps(home: Path) -> dict[str, tuple[int, int]]:
+    """Each cached file's inode and modification time: a module compiled again is put in
+    place anew (its bytes may well be the same)."""
+    return {
+        p.name: (p.stat().st_ino, p.stat().st_mtime_ns)
+        for p in (home / "cache" / "trace-code").iterdir()
+    }
+
+
 def test_instrumented_modules_are_cached_outside_the_checkout_and_read_back(
     make_project, monkeypatch
 ):
@@ -578,8 +587,9 @@ def test_instrumented_modules_are_cached_outside_the_checkout_and_read_back(
     assert eng._code_key(root, "pkg/more.py", probes) in keys
     assert not [p for p in root.rglob("*") if "truegreen" in p.name]  # nothing in the checkout
     # read back, not rewritten (a module compiled again would replace its file)
+    stamps = _stamps(home)
     second = run()
-    assert _cached(home) == cached
+    assert _stamps(home) == stamps
     assert json.dumps(second["ranking"]) == json.dumps(first["ranking"])
     assert second["values"] == first["values"]
     # a damaged file is compiled again, and replaced
@@ -670,3 +680,12 @@ def test_analysing_ahead_changes_nothing_in_the_document(make_project, monkeypat
     monkeypatch.setattr(eng, "warm", lambda *args: None)
     cold = localize(project, target, LocalizeOptions(timeout=60))
     assert json.dumps(warmed, sort_keys=True) == json.dumps(cold, sort_keys=True)
+    # the sandboxed run wrote its compiled modules where truegreen took them from, and
+    # read them back the second time (a module compiled again would replace its file)
+    home = Path(os.environ["TRUEGREEN_HOME"])
+    cached = _cached(home)
+    probes = warmed["engine"] == "probe"
+    assert any(n.endswith(eng._code_key(root, "pkg/mod.py", probes) + ".pyc") for n in cached)
+    stamps = _stamps(home)
+    localize(project, target, LocalizeOptions(timeout=60))
+    assert _stamps(home) == stamps
