@@ -658,8 +658,15 @@ def test_the_modules_the_test_files_import_are_analysed_ahead_nearest_first(make
     assert len(stmts._trees) == 1 and asked
     eng.warm(stmts, ["tests/test_mod.py"], lambda: False)
     assert {"pkg/mod.py", "pkg/more.py"} <= set(stmts._trees)
-    # the answers are the ones asked for later: the memo hands back the same analysis
-    assert stmts.memo("pairs", "pkg/mod.py", dict) is stmts.memo("pairs", "pkg/mod.py", list)
+
+    # the comparisons and truth tests were computed too, and are handed back later as they
+    # are, without computing them again
+    def again() -> dict[int, list[Any]]:
+        raise AssertionError("computed again")
+
+    for kind in ("pairs", "truths"):
+        assert (kind, "pkg/mod.py") in stmts._memo
+        assert stmts.memo(kind, "pkg/mod.py", again) is stmts._memo[(kind, "pkg/mod.py")]
 
 
 @pytest.mark.bwrap

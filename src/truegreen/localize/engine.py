@@ -265,7 +265,7 @@ def keep_code(out: Path, cache: Path, root: Path, trace: Trace) -> None:
 def warm(stmts: Statements, selection: Sequence[str], stop: Callable[[], bool]) -> None:
     """Analyse the project modules the selection's test files import (nearest first) until
     ``stop()``: what the ranking and the evidence ask of each file, computed ahead."""
-    files = sorted({s.split("::", 1)[0] for s in selection if s.split("::", 1)[0].endswith(".py")})
+    files = sorted({f for f in (s.split("::", 1)[0] for s in selection) if f.endswith(".py")})
     for rel in project_modules(stmts.root, files, stop):
         if stop():
             return
