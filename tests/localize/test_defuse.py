@@ -151,14 +151,14 @@ def test_definitions_go_to_their_users_the_rest_to_every_dependent(make_project)
     everyone = set(tests)
     assert users[at("import math")] == everyone  # not a definition
     assert users[at("KM_PER_MILE")] == {"km"}
-    # a name read as a string counts too: the test file passes "FEET_PER_MILE" to
-    # lookup(), so every test in that file may use it (test files are read whole)
-    assert users[at("FEET_PER_MILE")] == everyone
+    # a name read as a string counts too: test_lookup passes "FEET_PER_MILE" to lookup()
+    # (a test reads its own function of the test file, not the others')
+    assert users[at("FEET_PER_MILE")] == {"feet", "lookup"}
     # ... a default value's name goes with the def statement that reads it
     assert users[at("DIGITS")] == users[at("def rounded")] == {"rounded"}
     # a class attribute read as self.factor, by the test that ran the method
     assert users[at("factor = 10")] == users[at("def up")] == {"scale"}
-    # the class itself is named by the test file: every test in it may use it
+    # the class itself is named by the test file's import, which every test in it runs
     assert users[at("class Scale")] == everyone
     # a definition no test is seen to use goes to every dependent
     assert users[at("__all__")] == everyone
@@ -170,6 +170,87 @@ def test_reads_of_the_test_file_and_conftest_count(tmp_path: Path):
     (tmp_path / "tests" / "unit" / "test_a.py").write_text("from lib import RATE\n")
     reads = Statements(tmp_path).defuse.test_reads("tests/unit/test_a.py")
     assert {"RATE", "TIMEOUT", "cfg"} <= reads
+
+
+SLICED = """\
+import pytest
+from lib import MODULE_NAME
+
+LIMIT = CONSTANT_NAME
+
+
+@pytest.fixture
+def made():
+    return FIXTURE_NAME
+
+
+def helper():
+    return HELPER_NAME + deeper()
+
+
+def deeper():
+    return DEEPER_NAME
+
+
+def other():
+    return OTHER_NAME
+
+
+class TestBase:
+    def setup_method(self):
+        self.x = SETUP_NAME
+
+    def test_inherited(self):
+        assert INHERITED_NAME
+
+
+class TestX(TestBase):
+    locale = LOCALE_NAME
+
+    def check(self, v):
+        assert v == CHECK_NAME
+
+    def unused(self):
+        return UNUSED_NAME
+
+    @pytest.mark.parametrize("v", [PARAM_NAME])
+    def test_one(self, v, made):
+        self.check(helper())
+
+    def test_two(self):
+        assert TWO_NAME
+"""
+
+
+def test_a_test_reads_its_own_part_of_the_test_file(tmp_path: Path):
+    """Its function, what that calls in the file (helpers, its class's methods), its
+    class's statements and set-up, the file's fixtures and module-level statements; not
+    the other tests' functions. A test not found there reads the whole file."""
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_s.py").write_text(SLICED)
+    defuse = Statements(tmp_path).defuse
+    one = defuse.test_reads("tests/test_s.py::TestX::test_one[PARAM-1]")
+    assert {
+        "MODULE_NAME",
+        "CONSTANT_NAME",
+        "FIXTURE_NAME",
+        "HELPER_NAME",
+        "DEEPER_NAME",
+        "SETUP_NAME",
+        "LOCALE_NAME",
+        "CHECK_NAME",
+        "PARAM_NAME",
+    } <= one
+    assert not {"OTHER_NAME", "TWO_NAME", "UNUSED_NAME"} & one
+    # the parametrized cases share one answer
+    assert defuse.test_reads("tests/test_s.py::TestX::test_one[PARAM-2]") == one
+    # a test inherited from a base class in the file is found there
+    inherited = defuse.test_reads("tests/test_s.py::TestX::test_inherited")
+    assert {"INHERITED_NAME", "SETUP_NAME", "LOCALE_NAME"} <= inherited
+    assert not {"TWO_NAME", "HELPER_NAME", "OTHER_NAME"} & inherited
+    # not found (or no test named): the whole file
+    for whole in ("tests/test_s.py::test_missing", "tests/test_s.py"):
+        assert {"OTHER_NAME", "TWO_NAME", "UNUSED_NAME"} <= defuse.test_reads(whole)
 
 
 LOCALES = {

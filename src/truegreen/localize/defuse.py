@@ -133,6 +133,8 @@ def analyse(tree: ast.Module | None) -> _File:
 
 
 _WORD = re.compile(r"[^\W\d]\w*")
+#: the line ends Python's tokenizer counts (``str.splitlines`` counts more)
+_SOURCE_LINES = re.compile(r"\r\n|\r|\n")
 
 
 def file_reads(path: Path) -> frozenset[str]:
@@ -143,6 +145,144 @@ def file_reads(path: Path) -> frozenset[str]:
     except OSError:
         return frozenset()
     return frozenset(_WORD.findall(text))
+
+
+_Def = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+#: methods pytest and unittest run around a test of their class
+_AROUND = frozenset(
+    {
+        "setup",
+        "teardown",
+        "setup_method",
+        "teardown_method",
+        "setup_class",
+        "teardown_class",
+        "setUp",
+        "tearDown",
+        "setUpClass",
+        "tearDownClass",
+        "asyncSetUp",
+        "asyncTearDown",
+        "__init__",
+        "__init_subclass__",
+        "__class_getitem__",
+    }
+)
+
+
+def _is_fixture(node: ast.stmt) -> bool:
+    """A fixture (or anything whose decorator names ``fixture``), which pytest may run for
+    a test without a line of the test naming it."""
+    return isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and any(
+        "fixture" in n for d in node.decorator_list for n in _names_read([d])
+    )
+
+
+def _span(node: ast.stmt) -> tuple[int, int]:
+    first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", ()))])
+    return first, node.end_lineno or node.lineno
+
+
+def test_slice(
+    tree: ast.Module, lines: Sequence[str], path: Sequence[str]
+) -> frozenset[str] | None:
+    """The identifiers the part of a test file that one test can run mentions, the test
+    being ``path`` (``["TestX", "test_y"]``, parameters stripped): the module's statements
+    other than ``def``/``class``, its fixtures and ``pytest_*`` hooks, the test function,
+    the headers and class-level statements of the classes around it (their bases in the
+    file whole, with their fixtures and set-up methods), and, closing over names, the
+    module-level functions and classes and the methods of those classes the slice names
+    (``helper(...)``, ``self.check(...)``). None when the test is not found there (a
+    doctest, a test defined elsewhere): then the whole file counts."""
+    top: dict[str, _Def] = {}
+    spans: list[tuple[int, int]] = []
+    for st in tree.body:
+        if isinstance(st, _Def):
+            top[st.name] = st
+            if _is_fixture(st) or st.name.startswith("pytest_"):
+                spans.append(_span(st))
+        else:
+            spans.append(_span(st))
+    methods: dict[str, list[ast.stmt]] = {}
+    classes: list[ast.ClassDef] = []
+    found: ast.stmt | None = None
+    for i, name in enumerate(path):
+        node = _member(classes[-1] if classes else None, name, top)
+        if node is None or (i < len(path) - 1) != isinstance(node, ast.ClassDef):
+            return None
+        if isinstance(node, ast.ClassDef):
+            classes.append(node)
+        else:
+            found = node
+    if found is None:
+        return None
+    spans.append(_span(found))
+    for cls in classes:
+        for base in _bases_in(cls, top):
+            spans.append(_span(base))
+        first, _last = _span(cls)
+        spans.append((first, cls.body[0].lineno - 1))
+        for st in cls.body:
+            if not isinstance(st, _Def):
+                spans.append(_span(st))
+            elif isinstance(st, ast.ClassDef):
+                methods.setdefault(st.name, []).append(st)
+            elif st.name in _AROUND or _is_fixture(st):
+                spans.append(_span(st))
+            else:
+                methods.setdefault(st.name, []).append(st)
+    words: set[str] = set()
+    # the classes around the test are in already, as far as the test can run them
+    taken = {c.name for c in classes}
+    todo = spans
+    while todo:
+        fresh: set[str] = set()
+        for first, last in todo:
+            for text in lines[first - 1 : last]:
+                fresh.update(_WORD.findall(text))
+        fresh -= words
+        words |= fresh
+        todo = []
+        for name in fresh - taken:
+            taken.add(name)
+            if name in top:
+                todo.append(_span(top[name]))
+                todo += [_span(b) for b in _bases_in(top[name], top)]
+            todo += [_span(m) for m in methods.get(name, ())]
+    return frozenset(words)
+
+
+def _member(owner: ast.ClassDef | None, name: str, top: Mapping[str, _Def]) -> _Def | None:
+    """``name`` in the module's namespace (``owner`` None) or in a class's, looked up in
+    the class and then in its bases defined in the same file."""
+    if owner is None:
+        return top.get(name)
+    for cls in [owner, *_bases_in(owner, top)]:
+        got = None
+        for st in cls.body:
+            if isinstance(st, _Def) and st.name == name:
+                got = st  # the last definition wins, as at run time
+        if got is not None:
+            return got
+    return None
+
+
+def _bases_in(cls: _Def, top: Mapping[str, _Def]) -> list[_Def]:
+    """The classes of the same file that ``cls`` derives from, transitively."""
+    out: list[_Def] = []
+    todo = [cls]
+    seen = {id(cls)}
+    while todo:
+        node = todo.pop()
+        if not isinstance(node, ast.ClassDef):
+            continue
+        for b in node.bases:
+            base = top.get(b.id) if isinstance(b, ast.Name) else None
+            if base is not None and id(base) not in seen:
+                seen.add(id(base))
+                out.append(base)
+                todo.append(base)
+    return out
 
 
 class DefUse:
@@ -176,19 +316,34 @@ class DefUse:
                 self._around_line[(rel, ln)] = tuple((rel, d) for d in defs)
         return got
 
-    def test_reads(self, test_file: str) -> frozenset[str]:
-        """What a test file and the conftest.py files above it read."""
-        got = self._test_reads.get(test_file)
+    def test_reads(self, test: str) -> frozenset[str]:
+        """What a test can read of its test file (:func:`test_slice`; the whole file when
+        the test is not found in it) and the conftest.py files above it. ``test``: its id
+        without parameters (``tests/test_x.py::TestX::test_y``) or a file alone."""
+        got = self._test_reads.get(test)
         if got is not None:
             return got
-        names = set(file_reads(self.root / test_file))
+        test_file, *path = test_key(test).split("::")
+        names = set(self._test_file_reads(test_file, path))
         parts = test_file.split("/")[:-1]
         for i in range(len(parts) + 1):
             conftest = "/".join([*parts[:i], "conftest.py"])
             if (self.root / conftest).is_file():
                 names |= file_reads(self.root / conftest)
-        got = self._test_reads[test_file] = frozenset(names)
+        got = self._test_reads[test] = frozenset(names)
         return got
+
+    def _test_file_reads(self, test_file: str, path: Sequence[str]) -> frozenset[str]:
+        tree = self._tree(test_file) if path and test_file.endswith(".py") else None
+        if tree is not None:
+            try:
+                text = (self.root / test_file).read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                return frozenset()
+            got = test_slice(tree, _SOURCE_LINES.split(text), path)
+            if got is not None:
+                return got
+        return file_reads(self.root / test_file)
 
     def precise(self, rel: str, line: int) -> bool:
         """Whether an import-time statement is a definition this analysis can attribute."""
@@ -249,11 +404,12 @@ class DefUse:
         self,
         ran: Iterable[frozenset[Line]],
         modules: Iterable[str],
-        test_file: str,
+        test: str,
         receivers: frozenset[Class] | None = None,
     ) -> set[Line]:
         """The definitions in ``modules`` that a test uses which ran the lines of ``ran``
-        (sets of lines, a file's each, as the tracer reported them). ``receivers``: the
+        (sets of lines, a file's each, as the tracer reported them), ``test`` its id (what
+        it reads of its test file: :meth:`test_reads`). ``receivers``: the
         classes whose instances the test's method calls had as receivers (with their base
         classes), when the tracer recorded them; a class attribute whose name several
         classes bind then goes only to the tests that used its class (see
@@ -261,7 +417,7 @@ class DefUse:
         mods = set(modules)
         self.index(mods)
         by_name, reads, around = self._by_name, self._reads, self._around_line
-        names = set(self.test_reads(test_file))
+        names = set(self.test_reads(test))
         defs: set[Line] = set()
         for part in ran:
             part_reads, part_defs = self._facts(part)
@@ -326,7 +482,7 @@ def attribute(
         key = (
             frozenset(own),
             frozenset(m for m in modules if m in by_module),
-            tid.split("::")[0],
+            test_key(tid),
             recv,
         )
         got = memo.get(key)
@@ -344,6 +500,13 @@ def attribute(
     for tid, (_own, modules) in tests.items():
         out[tid] = used[tid] | united(by_modules, modules, shared)
     return out
+
+
+def test_key(test_id: str) -> str:
+    """A test's id without its parameters: the parametrized cases of one test function
+    read the same part of the file."""
+    head, bracket, _params = test_id.partition("[")
+    return head if bracket else test_id
 
 
 def united(
