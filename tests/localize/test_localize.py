@@ -508,19 +508,31 @@ def test_the_row_where_a_rendered_text_differs_is_traced_to_where_it_was_made(ma
     )
     source = (root / "fmt" / "table.py").read_text().splitlines()
     joined = source.index('    return "  ".join(parts)') + 1  # the row's own return
+    padded = source.index('        return " " * (width - len(s) + 1) + s') + 1  # the fault
     parts = [r for r in doc["values"]["rejected"] if r.get("part")]
+    # the row, and within it the cell where "pear    10" first differs from "pear   10"
     assert parts == [
         {
             "value": "pear    10",
             "op": "==",
             "part": "first differing line",
             "produced_at": {"file": "fmt/table.py", "line": joined},
-        }
+        },
+        {
+            "value": "  10",
+            "op": "==",
+            "part": "where the text first differs",
+            "produced_at": {"file": "fmt/table.py", "line": padded},
+        },
     ]
     by_line = {r["line"]: r for r in doc["ranking"]}
     assert by_line[joined]["evidence"] == [
         "produced the first line where the rejected text differs"
     ]
+    assert by_line[padded]["evidence"] == [
+        "produced the part of the rejected text where it first differs"
+    ]
+    assert doc["ranking"][0]["line"] == padded
 
 
 EXCLUDING_PROJECT = {

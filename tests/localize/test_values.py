@@ -91,6 +91,35 @@ def test_the_first_differing_line_of_a_text_is_traced_to_the_line_that_made_it()
     assert [g.get("part") for g in rejected(run, [False, True])] == [None]
 
 
+def test_within_the_first_differing_line_the_part_where_it_differs_is_traced() -> None:
+    """A markdown rule ``|:-----:|`` rejected for ``| :---: |``: the row is the join of
+    its segments, and the segment where the lines first differ was made elsewhere."""
+    rule = "|:-----:|:-----:|"
+    run = _run(
+        _assign(30, "-------", 1),  # the plain rule: after the place where they differ
+        _assign(31, ":-----", 2),  # the first segment, made wrong
+        _assign(32, ":-----:", 3),
+        _return(40, rule, 4),  # the join
+        _return(50, f"| a | b |\n{rule}", 5),
+        compared=[
+            {
+                "op": "==",
+                "values": [f"| a | b |\n{rule}", "| a | b |\n| :---: | :---: |"],
+                "differs": {"line": 1, "values": [rule, "| :---: | :---: |"]},
+            }
+        ],
+    )
+    got = rejected(run, [False, True])
+    assert [(g.get("part"), g["produced_at"]["line"]) for g in got] == [
+        (None, 50),
+        ("first differing line", 40),
+        ("where the text first differs", 31),
+    ]
+    # the other operand's line is not a text (one too long, kept by its head): no part
+    run["compared"][0]["differs"]["values"][1] = {"type": "str", "len": 9000, "head": "| "}
+    assert [g.get("part") for g in rejected(run, [False, True])] == [None, "first differing line"]
+
+
 def test_a_differing_line_made_at_the_same_line_number_of_another_file_is_kept() -> None:
     """The whole text and its differing row are told apart by file and line, not line."""
     run = _run(

@@ -269,6 +269,25 @@ def rejected(
                         "produced_at": {"file": where[0], "line": where[1]},
                     }
                 )
+            other_part = parts[1 - i] if len(parts) == 2 and i in (0, 1) else None
+            if isinstance(part, str) and isinstance(other_part, str):
+                # within that line, the part where it differs (a cell, a rule's segment)
+                made_part = part_producer(part, other_part)
+                at = (made_part["file"], made_part["line"]) if made_part is not None else None
+                if (
+                    made_part is not None
+                    and at is not None
+                    and at != where
+                    and (found is None or at != (found["file"], found["line"]))
+                ):
+                    out.append(
+                        {
+                            "value": made_part.get("value"),
+                            "op": cmp.get("op"),
+                            "part": "where the text first differs",
+                            "produced_at": {"file": at[0], "line": at[1]},
+                        }
+                    )
     return out
 
 
