@@ -183,73 +183,105 @@ def _span(node: ast.stmt) -> tuple[int, int]:
     return first, node.end_lineno or node.lineno
 
 
-def test_slice(
-    tree: ast.Module, lines: Sequence[str], path: Sequence[str]
-) -> frozenset[str] | None:
-    """The identifiers the part of a test file that one test can run mentions, the test
-    being ``path`` (``["TestX", "test_y"]``, parameters stripped): the module's statements
-    other than ``def``/``class``, its fixtures and ``pytest_*`` hooks, the test function,
-    the headers and class-level statements of the classes around it (their bases in the
-    file whole, with their fixtures and set-up methods), and, closing over names, the
-    module-level functions and classes and the methods of those classes the slice names
-    (``helper(...)``, ``self.check(...)``). None when the test is not found there (a
-    doctest, a test defined elsewhere): then the whole file counts."""
-    top: dict[str, _Def] = {}
-    spans: list[tuple[int, int]] = []
-    for st in tree.body:
-        if isinstance(st, _Def):
-            top[st.name] = st
-            if _is_fixture(st) or st.name.startswith("pytest_"):
-                spans.append(_span(st))
-        else:
-            spans.append(_span(st))
-    methods: dict[str, list[ast.stmt]] = {}
-    classes: list[ast.ClassDef] = []
-    found: ast.stmt | None = None
-    for i, name in enumerate(path):
-        node = _member(classes[-1] if classes else None, name, top)
-        if node is None or (i < len(path) - 1) != isinstance(node, ast.ClassDef):
-            return None
-        if isinstance(node, ast.ClassDef):
-            classes.append(node)
-        else:
-            found = node
-    if found is None:
-        return None
-    spans.append(_span(found))
-    for cls in classes:
-        for base in _bases_in(cls, top):
-            spans.append(_span(base))
-        first, _last = _span(cls)
-        spans.append((first, cls.body[0].lineno - 1))
-        for st in cls.body:
-            if not isinstance(st, _Def):
-                spans.append(_span(st))
-            elif isinstance(st, ast.ClassDef):
-                methods.setdefault(st.name, []).append(st)
-            elif st.name in _AROUND or _is_fixture(st):
-                spans.append(_span(st))
+class SlicedTestFile:
+    """What one test can read of its test file (:meth:`reads`). The module-level part,
+    which every test of the file reads, and each span's identifiers are worked out once
+    per file: a selection runs hundreds of tests of one file."""
+
+    def __init__(self, tree: ast.Module, lines: Sequence[str]) -> None:
+        self._lines = lines
+        self._words: dict[tuple[int, int], frozenset[str]] = {}
+        self.top: dict[str, _Def] = {}
+        spans: list[tuple[int, int]] = []
+        for st in tree.body:
+            if isinstance(st, _Def):
+                self.top[st.name] = st
+                if _is_fixture(st) or st.name.startswith("pytest_"):
+                    spans.append(_span(st))
             else:
-                methods.setdefault(st.name, []).append(st)
-    words: set[str] = set()
-    # the classes around the test are in already, as far as the test can run them
-    taken = {c.name for c in classes}
-    todo = spans
-    while todo:
-        fresh: set[str] = set()
-        for first, last in todo:
-            for text in lines[first - 1 : last]:
-                fresh.update(_WORD.findall(text))
-        fresh -= words
-        words |= fresh
-        todo = []
-        for name in fresh - taken:
-            taken.add(name)
-            if name in top:
-                todo.append(_span(top[name]))
-                todo += [_span(b) for b in _bases_in(top[name], top)]
-            todo += [_span(m) for m in methods.get(name, ())]
-    return frozenset(words)
+                spans.append(_span(st))
+        self._base_taken: set[str] = set()
+        self._base = self._close(spans, set(), self._base_taken, {})
+
+    def _span_words(self, span: tuple[int, int]) -> frozenset[str]:
+        got = self._words.get(span)
+        if got is None:
+            first, last = span
+            got = self._words[span] = frozenset(
+                w for text in self._lines[first - 1 : last] for w in _WORD.findall(text)
+            )
+        return got
+
+    def _close(
+        self,
+        spans: list[tuple[int, int]],
+        words: set[str],
+        taken: set[str],
+        methods: Mapping[str, list[ast.stmt]],
+    ) -> frozenset[str]:
+        """``words`` with the identifiers of ``spans`` and, closing over names, of the
+        module-level functions and classes (``taken``: those followed already) and of
+        ``methods`` they name (a name's methods are followed when it first appears)."""
+        todo = spans
+        top = self.top
+        while todo:
+            fresh: set[str] = set()
+            for span in todo:
+                fresh |= self._span_words(span)
+            fresh -= words
+            words |= fresh
+            todo = []
+            for name in fresh:
+                if name in top and name not in taken:
+                    taken.add(name)
+                    todo.append(_span(top[name]))
+                    todo += [_span(b) for b in _bases_in(top[name], top)]
+                todo += [_span(m) for m in methods.get(name, ())]
+        return frozenset(words)
+
+    def reads(self, path: Sequence[str]) -> frozenset[str] | None:
+        """The identifiers the part of the file that one test can run mentions, the test
+        being ``path`` (``["TestX", "test_y"]``, parameters stripped): the module's
+        statements other than ``def``/``class``, its fixtures and ``pytest_*`` hooks, the
+        test function, the headers and class-level statements of the classes around it
+        (their bases in the file whole, with their fixtures and set-up methods), and,
+        closing over names, the module-level functions and classes and the methods of
+        those classes the slice names (``helper(...)``, ``self.check(...)``). None when the
+        test is not found there (a doctest, a test defined elsewhere): then the whole file
+        counts."""
+        top = self.top
+        classes: list[ast.ClassDef] = []
+        found: ast.stmt | None = None
+        for i, name in enumerate(path):
+            node = _member(classes[-1] if classes else None, name, top)
+            if node is None or (i < len(path) - 1) != isinstance(node, ast.ClassDef):
+                return None
+            if isinstance(node, ast.ClassDef):
+                classes.append(node)
+            else:
+                found = node
+        if found is None:
+            return None
+        spans = [_span(found)]
+        methods: dict[str, list[ast.stmt]] = {}
+        for cls in classes:
+            spans += [_span(base) for base in _bases_in(cls, top)]
+            spans.append((_span(cls)[0], cls.body[0].lineno - 1))
+            for st in cls.body:
+                if not isinstance(st, _Def):
+                    spans.append(_span(st))
+                elif isinstance(st, ast.ClassDef):
+                    methods.setdefault(st.name, []).append(st)
+                elif st.name in _AROUND or _is_fixture(st):
+                    spans.append(_span(st))
+                else:
+                    methods.setdefault(st.name, []).append(st)
+        # the methods the module-level part names (its names are followed already)
+        base = self._base
+        spans += [_span(m) for name, ms in methods.items() if name in base for m in ms]
+        # the classes around the test are in already, as far as the test can run them
+        taken = self._base_taken | {c.name for c in classes}
+        return self._close(spans, set(base), taken, methods)
 
 
 def _member(owner: ast.ClassDef | None, name: str, top: Mapping[str, _Def]) -> _Def | None:
@@ -293,6 +325,9 @@ class DefUse:
         self._tree = tree
         self._files: dict[str, _File] = {}
         self._test_reads: dict[str, frozenset[str]] = {}
+        self._test_files: dict[str, SlicedTestFile | None] = {}
+        self._whole_files: dict[str, frozenset[str]] = {}
+        self._conftests: dict[tuple[str, ...], frozenset[str]] = {}
         self._around: dict[str, dict[int, tuple[int, ...]]] = {}
         self._indexed: set[str] = set()
         self._by_name: dict[str, list[Line]] = {}
@@ -317,33 +352,55 @@ class DefUse:
         return got
 
     def test_reads(self, test: str) -> frozenset[str]:
-        """What a test can read of its test file (:func:`test_slice`; the whole file when
-        the test is not found in it) and the conftest.py files above it. ``test``: its id
-        without parameters (``tests/test_x.py::TestX::test_y``) or a file alone."""
-        got = self._test_reads.get(test)
+        """What a test can read of its test file (:meth:`SlicedTestFile.reads`; the whole file
+        when the test is not found in it) and the conftest.py files above it. ``test``: its
+        id (parameters are ignored: ``tests/test_x.py::TestX::test_y``) or a file alone."""
+        key = test_key(test)
+        got = self._test_reads.get(key)
         if got is not None:
             return got
-        test_file, *path = test_key(test).split("::")
-        names = set(self._test_file_reads(test_file, path))
+        test_file, *path = key.split("::")
+        got = self._test_file_reads(test_file, path) | self._conftest_reads(test_file)
+        self._test_reads[key] = got
+        return got
+
+    def _conftest_reads(self, test_file: str) -> frozenset[str]:
+        """What the conftest.py files above a test file read (whole)."""
         parts = test_file.split("/")[:-1]
-        for i in range(len(parts) + 1):
-            conftest = "/".join([*parts[:i], "conftest.py"])
-            if (self.root / conftest).is_file():
-                names |= file_reads(self.root / conftest)
-        got = self._test_reads[test] = frozenset(names)
+        got = self._conftests.get(tuple(parts))
+        if got is None:
+            names: set[str] = set()
+            for i in range(len(parts) + 1):
+                conftest = "/".join([*parts[:i], "conftest.py"])
+                if (self.root / conftest).is_file():
+                    names |= file_reads(self.root / conftest)
+            got = self._conftests[tuple(parts)] = frozenset(names)
         return got
 
     def _test_file_reads(self, test_file: str, path: Sequence[str]) -> frozenset[str]:
-        tree = self._tree(test_file) if path and test_file.endswith(".py") else None
-        if tree is not None:
-            try:
-                text = (self.root / test_file).read_text(encoding="utf-8", errors="replace")
-            except OSError:
-                return frozenset()
-            got = test_slice(tree, _SOURCE_LINES.split(text), path)
+        if path and test_file.endswith(".py"):
+            if test_file not in self._test_files:
+                tree = self._tree(test_file)
+                parsed = None
+                if tree is not None:
+                    try:
+                        text = (self.root / test_file).read_text(encoding="utf-8", errors="replace")
+                    except OSError:
+                        text = None
+                    if text is not None:
+                        parsed = SlicedTestFile(tree, _SOURCE_LINES.split(text))
+                self._test_files[test_file] = parsed
+            parsed = self._test_files[test_file]
+            got = parsed.reads(path) if parsed is not None else None
             if got is not None:
                 return got
-        return file_reads(self.root / test_file)
+        return self._whole(test_file)
+
+    def _whole(self, test_file: str) -> frozenset[str]:
+        got = self._whole_files.get(test_file)
+        if got is None:
+            got = self._whole_files[test_file] = file_reads(self.root / test_file)
+        return got
 
     def precise(self, rel: str, line: int) -> bool:
         """Whether an import-time statement is a definition this analysis can attribute."""
