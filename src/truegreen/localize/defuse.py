@@ -51,17 +51,32 @@ class _File:
 
 
 def _names_read(nodes: Iterable[ast.AST]) -> set[str]:
+    """Names and attribute names loaded, and strings that are identifiers (``getattr(obj,
+    "name")``, ``globals()["NAME"]``). A walk of its own: the data tables of a module
+    (tens of thousands of literals) are read element by element, without
+    ``ast.iter_child_nodes`` asking each constant for its fields."""
     out: set[str] = set()
-    for top in nodes:
-        for n in ast.walk(top):
-            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
-                out.add(n.id)
-            elif isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load):
-                out.add(n.attr)
-            elif (
-                isinstance(n, ast.Constant) and isinstance(n.value, str) and n.value.isidentifier()
-            ):  # getattr(obj, "name"), globals()["NAME"]
-                out.add(n.value)
+    stack = list(nodes)
+    pop, push = stack.pop, stack.extend
+    while stack:
+        n = pop()
+        t = type(n)
+        if t is ast.Constant:
+            v = n.value  # type: ignore[attr-defined]
+            if type(v) is str and v.isidentifier():
+                out.add(v)
+        elif t is ast.Tuple or t is ast.List or t is ast.Set:
+            push(n.elts)  # type: ignore[attr-defined]
+        elif t is ast.Dict:
+            push(k for k in n.keys if k is not None)  # type: ignore[attr-defined]
+            push(n.values)  # type: ignore[attr-defined]
+        elif t is ast.Name:
+            if type(n.ctx) is ast.Load:  # type: ignore[attr-defined]
+                out.add(n.id)  # type: ignore[attr-defined]
+        else:
+            if t is ast.Attribute and type(n.ctx) is ast.Load:  # type: ignore[attr-defined]
+                out.add(n.attr)  # type: ignore[attr-defined]
+            push(ast.iter_child_nodes(n))
     return out
 
 
