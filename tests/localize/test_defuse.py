@@ -164,6 +164,27 @@ def test_definitions_go_to_their_users_the_rest_to_every_dependent(make_project)
     assert users[at("__all__")] == everyone
 
 
+def test_test_code_reads_names_imports_and_dotted_strings_not_every_word(tmp_path: Path):
+    """A test file is read as code: the names it loads, the names it imports, strings that
+    are identifiers (``getattr``) or dotted names (``mock.patch``); not the words of its
+    data and messages (``"TEST=value"`` reads no ``value``)."""
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_n.py").write_text(
+        "from pkg.mod import IMPORTED as alias\n"
+        "import pkg.other\n"
+        "def test_n(monkeypatch):\n"
+        '    monkeypatch.setattr(pkg.other, "SET_BY_NAME", 1)\n'
+        '    with mock.patch("pkg.mod.PATCHED"):\n'
+        '        assert alias.ATTR == "TEST=value and words"  # COMMENT_WORD\n'
+    )
+    reads = Statements(tmp_path).defuse.test_reads("tests/test_n.py::test_n")
+    assert {"IMPORTED", "pkg", "mod", "other", "SET_BY_NAME", "PATCHED", "ATTR", "mock"} <= reads
+    assert not {"value", "words", "COMMENT_WORD", "TEST"} & reads
+    # a file that does not parse: every word of it, as nothing better can be known
+    (tmp_path / "tests" / "test_bad.py").write_text("def test_x(:\n    USED_SOMEHOW\n")
+    assert "USED_SOMEHOW" in Statements(tmp_path).defuse.test_reads("tests/test_bad.py::test_x")
+
+
 def test_reads_of_the_test_file_and_conftest_count(tmp_path: Path):
     (tmp_path / "tests" / "unit").mkdir(parents=True)
     (tmp_path / "tests" / "conftest.py").write_text("import cfg\nTIMEOUT = cfg.TIMEOUT\n")
@@ -337,3 +358,55 @@ def test_a_wrong_class_attribute_ranks_first_among_tables_of_one_name(make_proje
     # base class's own (overridden) table is, and is ranked below
     assert tables[1] not in ranked and tables[3] not in ranked
     assert ranked[tables[0]]["rank"] > 1
+
+
+CLASS_SCOPED = {
+    **{k: v for k, v in LOCALES.items() if not k.startswith("tests/")},
+    "tests/test_classes.py": """
+        import pytest
+        from lingo.locales import get_locale
+
+        @pytest.fixture(scope="class")
+        def loc(request):
+            request.cls.locale = get_locale(request.cls.lang)
+
+        @pytest.mark.usefixtures("loc")
+        class TestSwedish:
+            lang = "sv"
+
+            def test_now(self):
+                assert self.locale.describe("now", 2) == "just nu"
+
+            def test_table(self):
+                assert self.locale.timeframes["hours"] == "{0} timmar"
+
+        @pytest.mark.usefixtures("loc")
+        class TestGerman:
+            lang = "de"
+
+            def test_now(self):
+                assert self.locale.describe("now", 2) == "gerade eben"
+        """,
+}
+
+
+def test_a_test_that_only_reads_what_a_class_scoped_fixture_made_uses_its_class(make_project):
+    """test_table runs no method of the Swedish locale (its sibling's set-up made it and
+    the sibling called it): it gets its test class's receivers, so the Swedish table
+    (and the base class's) goes to it, not the German one, which the German tests use.
+    (The English one no test is seen to use: it goes to every test, as the coarse rule
+    says.)"""
+    root = make_project(CLASS_SCOPED, use_git=False)
+    doc = localize(
+        open_project(root, PY, "none"),
+        ["tests/test_classes.py::TestSwedish::test_table"],
+        LocalizeOptions(timeout=60),
+    )
+    tables = tables_of(root)
+    ranked = {r["line"]: r for r in doc["ranking"] if r["file"] == "lingo/locales.py"}
+    assert tables[3] not in ranked
+    counts = {
+        n: (ranked[tables[n]]["counts"]["ef"], ranked[tables[n]]["counts"]["ep"]) for n in (0, 1, 2)
+    }
+    assert counts == {0: (1, 2), 1: (1, 2), 2: (1, 1)}
+    assert ranked[tables[2]]["rank"] < ranked[tables[1]]["rank"]

@@ -148,18 +148,42 @@ def analyse(tree: ast.Module | None) -> _File:
 
 
 _WORD = re.compile(r"[^\W\d]\w*")
-#: the line ends Python's tokenizer counts (``str.splitlines`` counts more)
-_SOURCE_LINES = re.compile(r"\r\n|\r|\n")
 
 
 def file_reads(path: Path) -> frozenset[str]:
-    """Every identifier a (test) file mentions: names, attributes, imports, strings (and,
-    over-approximating, comments and the names it binds)."""
+    """Every identifier a (test) file reads (:func:`test_names`); every word of it when it
+    cannot be parsed."""
     try:
         text = path.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return frozenset()
-    return frozenset(_WORD.findall(text))
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return frozenset(_WORD.findall(text))
+    return frozenset(test_names([tree]))
+
+
+_DOTTED = re.compile(r"[^\W\d]\w*(?:\.[^\W\d]\w*)+")
+
+
+def test_names(nodes: Iterable[ast.AST]) -> set[str]:
+    """What test code reads by name: as project code (:func:`_names_read`), plus the names
+    it imports (``from pkg.mod import NAME``) and the parts of dotted names written as
+    strings (``mock.patch("pkg.mod.NAME")``)."""
+    out = _names_read(nodes)
+    for top in nodes:
+        for n in ast.walk(top):
+            if isinstance(n, ast.Import | ast.ImportFrom):
+                for a in n.names:
+                    out.update(a.name.split("."))
+                if isinstance(n, ast.ImportFrom) and n.module:
+                    out.update(n.module.split("."))
+            elif (
+                isinstance(n, ast.Constant) and type(n.value) is str and _DOTTED.fullmatch(n.value)
+            ):
+                out.update(n.value.split("."))
+    return out
 
 
 _Def = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
@@ -193,65 +217,62 @@ def _is_fixture(node: ast.stmt) -> bool:
     )
 
 
-def _span(node: ast.stmt) -> tuple[int, int]:
-    first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", ()))])
-    return first, node.end_lineno or node.lineno
+#: a part of a test file: a statement, or a class's header (``(class,)``)
+_Part = ast.stmt | tuple[ast.ClassDef]
 
 
 class SlicedTestFile:
     """What one test can read of its test file (:meth:`reads`). The module-level part,
-    which every test of the file reads, and each span's identifiers are worked out once
-    per file: a selection runs hundreds of tests of one file."""
+    which every test of the file reads, and each part's names are worked out once per
+    file: a selection runs hundreds of tests of one file."""
 
-    def __init__(self, tree: ast.Module, lines: Sequence[str]) -> None:
-        self._lines = lines
-        self._words: dict[tuple[int, int], frozenset[str]] = {}
+    def __init__(self, tree: ast.Module) -> None:
+        self._words: dict[int, frozenset[str]] = {}
         self.top: dict[str, _Def] = {}
-        spans: list[tuple[int, int]] = []
+        parts: list[_Part] = []
         for st in tree.body:
             if isinstance(st, _Def):
                 self.top[st.name] = st
                 if _is_fixture(st) or st.name.startswith("pytest_"):
-                    spans.append(_span(st))
+                    parts.append(st)
             else:
-                spans.append(_span(st))
+                parts.append(st)
         self._base_taken: set[str] = set()
-        self._base = self._close(spans, set(), self._base_taken, {})
+        self._base = self._close(parts, set(), self._base_taken, {})
 
-    def _span_words(self, span: tuple[int, int]) -> frozenset[str]:
-        got = self._words.get(span)
+    def _part_words(self, part: _Part) -> frozenset[str]:
+        key = -id(part[0]) if isinstance(part, tuple) else id(part)
+        got = self._words.get(key)
         if got is None:
-            first, last = span
-            got = self._words[span] = frozenset(
-                w for text in self._lines[first - 1 : last] for w in _WORD.findall(text)
-            )
+            nodes = _own_expressions(part[0]) if isinstance(part, tuple) else [part]
+            got = self._words[key] = frozenset(test_names(nodes))
         return got
 
     def _close(
         self,
-        spans: list[tuple[int, int]],
+        parts: list[_Part],
         words: set[str],
         taken: set[str],
         methods: Mapping[str, list[ast.stmt]],
     ) -> frozenset[str]:
-        """``words`` with the identifiers of ``spans`` and, closing over names, of the
+        """``words`` with the names ``parts`` read and, closing over names, of the
         module-level functions and classes (``taken``: those followed already) and of
         ``methods`` they name (a name's methods are followed when it first appears)."""
-        todo = spans
+        todo = parts
         top = self.top
         while todo:
             fresh: set[str] = set()
-            for span in todo:
-                fresh |= self._span_words(span)
+            for part in todo:
+                fresh |= self._part_words(part)
             fresh -= words
             words |= fresh
             todo = []
             for name in fresh:
                 if name in top and name not in taken:
                     taken.add(name)
-                    todo.append(_span(top[name]))
-                    todo += [_span(b) for b in _bases_in(top[name], top)]
-                todo += [_span(m) for m in methods.get(name, ())]
+                    todo.append(top[name])
+                    todo += _bases_in(top[name], top)
+                todo += methods.get(name, ())
         return frozenset(words)
 
     def reads(self, path: Sequence[str]) -> frozenset[str] | None:
@@ -277,23 +298,23 @@ class SlicedTestFile:
                 found = node
         if found is None:
             return None
-        spans = [_span(found)]
+        spans: list[_Part] = [found]
         methods: dict[str, list[ast.stmt]] = {}
         for cls in classes:
-            spans += [_span(base) for base in _bases_in(cls, top)]
-            spans.append((_span(cls)[0], cls.body[0].lineno - 1))
+            spans += _bases_in(cls, top)
+            spans.append((cls,))
             for st in cls.body:
                 if not isinstance(st, _Def):
-                    spans.append(_span(st))
+                    spans.append(st)
                 elif isinstance(st, ast.ClassDef):
                     methods.setdefault(st.name, []).append(st)
                 elif st.name in _AROUND or _is_fixture(st):
-                    spans.append(_span(st))
+                    spans.append(st)
                 else:
                     methods.setdefault(st.name, []).append(st)
         # the methods the module-level part names (its names are followed already)
         base = self._base
-        spans += [_span(m) for name, ms in methods.items() if name in base for m in ms]
+        spans += [m for name, ms in methods.items() if name in base for m in ms]
         # the classes around the test are in already, as far as the test can run them
         taken = self._base_taken | {c.name for c in classes}
         return self._close(spans, set(base), taken, methods)
@@ -396,15 +417,7 @@ class DefUse:
         if path and test_file.endswith(".py"):
             if test_file not in self._test_files:
                 tree = self._tree(test_file)
-                parsed = None
-                if tree is not None:
-                    try:
-                        text = (self.root / test_file).read_text(encoding="utf-8", errors="replace")
-                    except OSError:
-                        text = None
-                    if text is not None:
-                        parsed = SlicedTestFile(tree, _SOURCE_LINES.split(text))
-                self._test_files[test_file] = parsed
+                self._test_files[test_file] = None if tree is None else SlicedTestFile(tree)
             parsed = self._test_files[test_file]
             got = parsed.reads(path) if parsed is not None else None
             if got is not None:
@@ -540,17 +553,26 @@ def attribute(
     to the tests that use them; the other import-time lines, and definitions no test is
     seen to use, to every test that depends on their module. ``receivers`` (test -> the
     classes of its method calls' receivers), when the tracer recorded them, tell apart
-    the classes that bind one attribute name."""
+    the classes that bind one attribute name. A test of a test class with none of its
+    own gets its class's: a class-scoped fixture (``request.cls.locale = ...``) runs in
+    the first test's set-up only, and the others use what it made."""
     by_module: dict[str, set[Line]] = {}
     for ln in imports:
         by_module.setdefault(ln[0], set()).add(ln)
+    shared_recv: dict[str, set[Class]] = {}
+    for tid, pairs in (receivers or {}).items():
+        cls = _test_class(tid)
+        if cls:
+            shared_recv.setdefault(cls, set()).update(pairs)
     used: dict[str, set[Line]] = {}
     anyone: set[Line] = set()
     memo: dict[
         tuple[frozenset[frozenset[Line]], frozenset[str], str, frozenset[Class] | None], set[Line]
     ] = {}
     for tid, (own, modules) in tests.items():
-        recv = None if receivers is None else frozenset(receivers.get(tid, ()))
+        recv = None
+        if receivers is not None:
+            recv = frozenset(receivers.get(tid, ()) or shared_recv.get(_test_class(tid), ()))
         key = (
             frozenset(own),
             frozenset(m for m in modules if m in by_module),
@@ -572,6 +594,12 @@ def attribute(
     for tid, (_own, modules) in tests.items():
         out[tid] = used[tid] | united(by_modules, modules, shared)
     return out
+
+
+def _test_class(test_id: str) -> str:
+    """The test class a test is in (``file::Class``), or "" outside one."""
+    head = test_key(test_id).rsplit("::", 1)[0]
+    return head if "::" in head else ""
 
 
 def test_key(test_id: str) -> str:
