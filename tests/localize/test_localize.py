@@ -173,6 +173,61 @@ ORDER_PROJECT = {
 }
 
 
+WARM_PROJECT = {
+    "warm/__init__.py": "",
+    "warm/cache.py": """
+        _cache = {}
+
+        def load(name):
+            _cache[name] = name.upper()
+            return _cache[name]
+
+        def lookup(name):
+            return _cache.get(name, "")  # the fault: a name not loaded yet is not loaded
+        """,
+    "tests/test_cache.py": """
+        from warm.cache import load, lookup
+
+        def test_load():
+            assert load("a") == "A"
+
+        def test_lookup():
+            assert lookup("a") == "A"
+        """,
+}
+
+
+def test_a_test_that_fails_alone_but_passes_after_the_others_is_measured_run_first(
+    make_project,
+):
+    """In the suite's order test_lookup passes (test_load filled the cache); run first, as
+    a user running it alone sees it, it fails. The measured run is repeated with it first,
+    and the order check says it relies on state other tests leave behind."""
+    root = make_project(WARM_PROJECT, use_git=False)
+    messages: list[str] = []
+    doc = localize(
+        open_project(root, PY, "none"),
+        ["tests/test_cache.py::test_lookup"],
+        LocalizeOptions(timeout=60),
+        notify=messages.append,
+    )
+    order = doc["order_dependence"]
+    assert (order["in_selection"], order["alone"], order["order_dependent"]) == (
+        "passed",
+        "failed",
+        True,
+    )
+    assert "relies on state" in order["note"]
+    assert any("fails run first" in m for m in messages)
+    assert doc["failing"] == ["tests/test_cache.py::test_lookup"]
+    top = doc["ranking"][0]
+    assert (
+        top["code"]
+        == 'return _cache.get(name, "")  # the fault: a name not loaded yet is not loaded'
+    )
+    assert (top["counts"]["ef"], top["counts"]["ep"]) == (1, 0)
+
+
 def test_order_dependence_import_time_fault_and_measurement_check(make_project):
     root = make_project(ORDER_PROJECT, use_git=False)
     project = open_project(root, PY, "none")
@@ -203,12 +258,14 @@ def test_order_dependence_import_time_fault_and_measurement_check(make_project):
 def test_a_passing_test_is_refused(make_project):
     root = make_project(ORDER_PROJECT, use_git=False)
     project = open_project(root, PY, "none")
-    with pytest.raises(UsageError, match="the test passes here: nothing to localize"):
+    with pytest.raises(UsageError, match="the test passes here: nothing to localize") as err:
         localize(
             project,
             ["tests/test_reg.py::test_fill"],
             LocalizeOptions(timeout=60, check_measurement=False),
         )
+    # what "here" means: run in the suite's order and first, in truegreen's environment
+    assert "TZ=UTC" in str(err.value.hint) and "TRUEGREEN_PASS_ENV" in str(err.value.hint)
 
 
 def test_cli_json_is_one_document_and_bad_ids_exit_2(make_project, capsys):

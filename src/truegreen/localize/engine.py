@@ -55,7 +55,7 @@ from truegreen.project import Project
 from truegreen.run.executor import Executor
 from truegreen.run.pytest_ini import checkout_suite_exclusions
 from truegreen.run.pytest_run import PytestRequest, rerun_command, run_pytest
-from truegreen.run.results import PytestRun, TestResult
+from truegreen.run.results import Outcome, PytestRun, TestResult
 from truegreen.sandbox.blocked import classify
 
 SCHEMA = "truegreen.localization/1"
@@ -107,6 +107,9 @@ class _Runs:
     bare: PytestRun | None = None
     bare_error: BaseException | None = None
     notes: list[str] = field(default_factory=list)
+    #: the targets' outcomes in the suite's order, when they all passed there but one
+    #: failed run first, and the measured run was repeated with the targets first
+    in_suite: dict[str, Outcome] | None = None
 
 
 def _ignored(project: Project) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -339,13 +342,14 @@ def localize(
         if parallel:
             thread = threading.Thread(target=bare, daemon=True)
             thread.start()
-        try:
-            out = tmp / "measured.json"
+
+        def measure(first: Sequence[str] = ()) -> None:
+            out = tmp / f"measured{len(first) and '-first'}.json"
             cache = code_cache_dir()
             code = None
             if cache is not None:
-                (tmp / "code").mkdir()
-                code = (cache, tmp / "code")
+                (tmp / out.stem).mkdir()
+                code = (cache, tmp / out.stem)
             runs.measured = run_pytest(
                 _request(
                     project,
@@ -353,6 +357,7 @@ def localize(
                     opts.timeout,
                     tracer=out,
                     values_cfg=cfg,
+                    first=first,
                     keep=targets,
                     code=code,
                 ),
@@ -361,6 +366,9 @@ def localize(
             runs.trace = _read_trace(out)
             if code is not None and runs.trace is not None:
                 keep_code(code[1], code[0], project.root, runs.trace)
+
+        try:
+            measure()
         finally:
             traced.set()
             if thread is not None:
@@ -373,7 +381,17 @@ def localize(
                 )
             except Exception as exc:  # reported in the document, as from the thread
                 runs.bare_error = exc
+        if _fails_only_first(targets, runs):
+            # it passed after the other tests and failed run first (the bare run): measure
+            # it first, where it fails; the order check says why
+            assert runs.measured is not None
+            runs.in_suite = {t.id: t.outcome for t in runs.measured.tests}
+            say(
+                "localize: the test passed after the other tests but fails run first: measuring it first"
+            )
+            measure(first=targets)
         measured = runs.measured
+        assert measured is not None
         by_id = measured.by_id()
         targets = _expand(targets, measured)
         _check_targets(targets, by_id, measured)
@@ -407,6 +425,18 @@ def localize(
     return _document(
         project, targets, failing, passing, primary, best, best_sim, spec, stmts, runs, opts
     )
+
+
+def _fails_only_first(targets: Sequence[str], runs: _Runs) -> bool:
+    """No target failed in the measured run (the suite's order), and one failed in the
+    bare run, where the targets ran first."""
+    if runs.measured is None or runs.bare is None:
+        return False
+    measured, bare = runs.measured.by_id(), runs.bare.by_id()
+    expanded = _expand(targets, runs.measured)
+    if any(t in measured and measured[t].outcome in FAILED for t in expanded):
+        return False
+    return any(t in bare and bare[t].outcome in FAILED for t in expanded)
 
 
 def _expand(targets: Sequence[str], run: PytestRun) -> list[str]:
@@ -472,7 +502,11 @@ def _check_targets(targets: Sequence[str], by_id: Mapping[str, TestResult], run:
     outcomes = ", ".join(f"{t}: {by_id[t].outcome}" for t in targets)
     raise UsageError(
         f"the test passes here: nothing to localize ({outcomes})",
-        hint="localize needs a test that fails in this checkout; `truegreen run --repeat 5` shows whether it is flaky",
+        hint="localize needs a test that fails in this checkout, run as truegreen runs tests "
+        "(in the suite's order and first, in a clean environment: TZ=UTC, PYTHONHASHSEED=0, "
+        "allow-listed variables only, see docs/runner.md): a test that fails only in your "
+        "shell may depend on its environment (a variable the project needs can be passed "
+        "with TRUEGREEN_PASS_ENV=NAME); `truegreen run --repeat 5` shows whether it is flaky",
     )
 
 
@@ -889,6 +923,8 @@ def _ranked_doc(r: Ranked, formula: Formula, src: _Source, stmts: Statements) ->
 def _order_doc(primary: str, runs: _Runs) -> dict[str, Any]:
     assert runs.measured is not None
     in_sel = runs.measured.by_id()[primary].outcome
+    if runs.in_suite is not None:  # measured first: its outcome in the suite's order
+        in_sel = runs.in_suite.get(primary, in_sel)
     alone_r = runs.bare.outcome_of(primary) if runs.bare is not None else None
     alone = alone_r.outcome if alone_r is not None else None
     doc: dict[str, Any] = {"in_selection": in_sel, "alone": alone, "order_dependent": False}
