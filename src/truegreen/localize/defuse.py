@@ -298,26 +298,26 @@ class SlicedTestFile:
                 found = node
         if found is None:
             return None
-        spans: list[_Part] = [found]
+        parts: list[_Part] = [found]
         methods: dict[str, list[ast.stmt]] = {}
         for cls in classes:
-            spans += _bases_in(cls, top)
-            spans.append((cls,))
+            parts += _bases_in(cls, top)
+            parts.append((cls,))
             for st in cls.body:
                 if not isinstance(st, _Def):
-                    spans.append(st)
+                    parts.append(st)
                 elif isinstance(st, ast.ClassDef):
                     methods.setdefault(st.name, []).append(st)
                 elif st.name in _AROUND or _is_fixture(st):
-                    spans.append(st)
+                    parts.append(st)
                 else:
                     methods.setdefault(st.name, []).append(st)
         # the methods the module-level part names (its names are followed already)
         base = self._base
-        spans += [m for name, ms in methods.items() if name in base for m in ms]
+        parts += [m for name, ms in methods.items() if name in base for m in ms]
         # the classes around the test are in already, as far as the test can run them
         taken = self._base_taken | {c.name for c in classes}
-        return self._close(spans, set(base), taken, methods)
+        return self._close(parts, set(base), taken, methods)
 
 
 def _member(owner: ast.ClassDef | None, name: str, top: Mapping[str, _Def]) -> _Def | None:

@@ -344,7 +344,7 @@ def localize(
             thread.start()
 
         def measure(first: Sequence[str] = ()) -> None:
-            out = tmp / f"measured{len(first) and '-first'}.json"
+            out = tmp / ("measured-first.json" if first else "measured.json")
             cache = code_cache_dir()
             code = None
             if cache is not None:
