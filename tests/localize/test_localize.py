@@ -197,16 +197,18 @@ WARM_PROJECT = {
 }
 
 
+@pytest.mark.parametrize("sandbox", ["none", pytest.param("bwrap", marks=pytest.mark.bwrap)])
 def test_a_test_that_fails_alone_but_passes_after_the_others_is_measured_run_first(
-    make_project,
+    make_project, sandbox
 ):
     """In the suite's order test_lookup passes (test_load filled the cache); run first, as
     a user running it alone sees it, it fails. The measured run is repeated with it first,
-    and the order check says it relies on state other tests leave behind."""
+    and the order check says it relies on state other tests leave behind. (Sandboxed, the
+    bare run runs beside the measured one; without a sandbox, after it.)"""
     root = make_project(WARM_PROJECT, use_git=False)
     messages: list[str] = []
     doc = localize(
-        open_project(root, PY, "none"),
+        open_project(root, PY, sandbox),
         ["tests/test_cache.py::test_lookup"],
         LocalizeOptions(timeout=60),
         notify=messages.append,
