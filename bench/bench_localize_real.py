@@ -909,7 +909,7 @@ PROJECTS |= {
     ),
     "xmltodict": Project(
         "martinblech+xmltodict",
-        "xmltodict",  # a module, xmltodict.py
+        "xmltodict.py",  # a module (FauxPy's --src takes its path)
         ("pytest",),  # no install requirements
         (
             "ed70434422",  # fix(unparse): add bytes_errors policy and handle bytes scalars ...
