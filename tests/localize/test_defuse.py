@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 from truegreen.localize import LocalizeOptions, localize
@@ -178,11 +179,21 @@ def test_test_code_reads_names_imports_and_dotted_strings_not_every_word(tmp_pat
         '        assert alias.ATTR == "TEST=value and words"  # COMMENT_WORD\n'
     )
     reads = Statements(tmp_path).defuse.test_reads("tests/test_n.py::test_n")
-    assert {"IMPORTED", "pkg", "mod", "other", "SET_BY_NAME", "PATCHED", "ATTR", "mock"} <= reads
-    assert not {"value", "words", "COMMENT_WORD", "TEST"} & reads
-    # a file that does not parse: every word of it, as nothing better can be known
+    # plain names, and the reads that can reach an attribute (marked ".")
+    assert {"IMPORTED", "pkg", "mod", "other", "mock"} <= reads
+    assert {".SET_BY_NAME", ".PATCHED", ".ATTR", ".setattr"} <= reads
+    assert not {"SET_BY_NAME", "PATCHED", "ATTR"} & reads
+    assert not {"value", "words", "COMMENT_WORD", "TEST"} & words(reads)
+    # a file that does not parse: every word of it, read both ways, as nothing better can
+    # be known
     (tmp_path / "tests" / "test_bad.py").write_text("def test_x(:\n    USED_SOMEHOW\n")
-    assert "USED_SOMEHOW" in Statements(tmp_path).defuse.test_reads("tests/test_bad.py::test_x")
+    bad = Statements(tmp_path).defuse.test_reads("tests/test_bad.py::test_x")
+    assert {"USED_SOMEHOW", ".USED_SOMEHOW"} <= bad
+
+
+def words(reads: Iterable[str]) -> set[str]:
+    """The names read, of either kind."""
+    return {r.removeprefix(".") for r in reads}
 
 
 def test_reads_of_the_test_file_and_conftest_count(tmp_path: Path):
@@ -190,7 +201,7 @@ def test_reads_of_the_test_file_and_conftest_count(tmp_path: Path):
     (tmp_path / "tests" / "conftest.py").write_text("import cfg\nTIMEOUT = cfg.TIMEOUT\n")
     (tmp_path / "tests" / "unit" / "test_a.py").write_text("from lib import RATE\n")
     reads = Statements(tmp_path).defuse.test_reads("tests/unit/test_a.py")
-    assert {"RATE", "TIMEOUT", "cfg"} <= reads
+    assert {"RATE", ".TIMEOUT", "cfg"} <= reads
 
 
 SLICED = """\
@@ -262,13 +273,13 @@ def test_a_test_reads_its_own_part_of_the_test_file(tmp_path: Path):
         "CHECK_NAME",
         "PARAM_NAME",
     } <= one
-    assert not {"OTHER_NAME", "TWO_NAME", "UNUSED_NAME"} & one
+    assert not {"OTHER_NAME", "TWO_NAME", "UNUSED_NAME"} & words(one)
     # the parametrized cases share one answer
     assert defuse.test_reads("tests/test_s.py::TestX::test_one[PARAM-2]") == one
     # a test inherited from a base class in the file is found there
     inherited = defuse.test_reads("tests/test_s.py::TestX::test_inherited")
     assert {"INHERITED_NAME", "SETUP_NAME", "LOCALE_NAME"} <= inherited
-    assert not {"TWO_NAME", "HELPER_NAME", "OTHER_NAME"} & inherited
+    assert not {"TWO_NAME", "HELPER_NAME", "OTHER_NAME"} & words(inherited)
     # not found (or no test named): the whole file
     for whole in ("tests/test_s.py::test_missing", "tests/test_s.py"):
         assert {"OTHER_NAME", "TWO_NAME", "UNUSED_NAME"} <= defuse.test_reads(whole)
@@ -410,3 +421,72 @@ def test_a_test_that_only_reads_what_a_class_scoped_fixture_made_uses_its_class(
     }
     assert counts == {0: (1, 2), 1: (1, 2), 2: (1, 1)}
     assert ranked[tables[2]]["rank"] < ranked[tables[1]]["rank"]
+
+
+OPTIONS = {
+    "opts/__init__.py": "",
+    "opts/core.py": """
+        class Options:
+            max: float | None
+            limit = 3
+            doubled = limit * 2
+
+
+        def biggest(a, b):
+            return max(a, b)
+
+
+        def top(options):
+            return options.max
+
+
+        def twice(options):
+            return options.doubled
+        """,
+    "tests/test_core.py": """
+        from opts.core import Options, biggest, top, twice
+
+        def test_biggest():
+            assert biggest(1, 2) == 2
+
+        def test_top():
+            assert top(Options()) is None
+
+        def test_twice():
+            assert twice(Options()) == 6
+        """,
+}
+
+
+def test_a_class_attribute_is_read_as_an_attribute_not_by_a_plain_name(make_project):
+    """``max(a, b)`` cannot read a class-level ``max: float | None``: outside its class
+    body, only an attribute (``options.max``) or a string reaches a class attribute. In
+    its own class body a plain name does (``doubled = limit * 2``)."""
+    root = make_project(OPTIONS, use_git=False)
+    src = (root / "opts/core.py").read_text().splitlines()
+
+    def at(prefix: str) -> tuple[str, int]:
+        return (
+            "opts/core.py",
+            next(n for n, t in enumerate(src, 1) if t.strip().startswith(prefix)),
+        )
+
+    top_level = [at(p) for p in ("class Options", "max:", "limit =", "doubled =")]
+    top_level += [at(p) for p in ("def biggest", "def top", "def twice")]
+    runs = {"biggest": "return max", "top": "return options.max", "twice": "return options.d"}
+    trace = Trace(
+        engine="settrace",
+        phases={
+            f"tests/test_core.py::test_{t}": {"call": {"opts/core.py": [at(code)[1]]}}
+            for t, code in runs.items()
+        },
+        import_lines={"opts/core.py": [ln for _f, ln in top_level]},
+        session_lines={},
+        imports={"tests/test_core.py": ["opts/core.py"]},
+    )
+    spec = spectra(trace, trace.phases, Statements(root))
+    users = {ln: {t.rsplit("_", 1)[1] for t, s in spec.items() if ln in s} for ln in top_level}
+    assert users[at("max:")] == {"top"}  # not "biggest"
+    assert users[at("doubled =")] == {"twice"}
+    # what the class body's statement reads by a plain name is its own class attribute
+    assert users[at("limit =")] == {"twice"}

@@ -5,10 +5,13 @@ depends on a module "ran" all of its top-level lines, and a fault in one of them
 constant, a bad default value, a mistyped table entry) ties with hundreds of others. A
 definition matters to a test when the test reads what it binds:
 
-* an assignment at module or class level (``LIMIT = 3``, ``Point = namedtuple(...)``)
-  matters to the tests that ran a line reading its name (as a name, as an attribute,
-  ``cfg.LIMIT``, or as a string, ``getattr(cfg, "LIMIT")``), in any module they depend
-  on, or whose test file (or a conftest.py above it) names it;
+* an assignment at module level (``LIMIT = 3``, ``Point = namedtuple(...)``) matters to
+  the tests that ran a line reading its name (as a name, as an attribute, ``cfg.LIMIT``,
+  or as a string, ``getattr(cfg, "LIMIT")``), in any module they depend on, or whose
+  test file (or a conftest.py above it) names it;
+* an assignment at class level (``max: float | None = None``) is an attribute: outside
+  its class body no plain name reaches it, so only the attribute and string reads count
+  (and the plain names of its own class body); ``max(a, b)`` does not read it;
 * a ``def`` or ``class`` statement (decorators, default values, base classes) matters to
   the tests that ran a line inside it, or read its name;
 * what such a definition reads in turn (``TABLE = build(BASE)``) matters to the same tests.
@@ -30,6 +33,10 @@ from pathlib import Path
 from truegreen.localize.syntax import statements
 
 Line = tuple[str, int]
+#: the mark of a read that can reach an attribute: ``obj.NAME``, ``getattr(obj, "NAME")``,
+#: a dotted string's part. A read set holds ``NAME`` for a plain name and ``.NAME`` for
+#: these; a class-level binding is found by the second only
+ATTR = "."
 #: a class: its file and qualified name, as the tracer reports receivers
 Class = tuple[str, str]
 
@@ -46,15 +53,17 @@ class _File:
     qualnames: dict[int, str] = field(default_factory=dict)
     #: a class-level assignment's line -> its class's qualified name
     owners: dict[int, str] = field(default_factory=dict)
-    #: statement line -> names and attribute names it reads (its own expressions only)
+    #: statement line -> names and attribute names it reads (its own expressions only;
+    #: attribute-kind reads marked with :data:`ATTR`)
     reads: dict[int, frozenset[str]] = field(default_factory=dict)
 
 
 def _names_read(nodes: Iterable[ast.AST]) -> set[str]:
-    """Names and attribute names loaded, and strings that are identifiers (``getattr(obj,
-    "name")``, ``globals()["NAME"]``). A walk of its own: the data tables of a module
-    (tens of thousands of literals) are read element by element, without
-    ``ast.iter_child_nodes`` asking each constant for its fields."""
+    """Names loaded (``NAME``), and attribute names loaded and strings that are identifiers
+    (``getattr(obj, "name")``, ``globals()["NAME"]``), marked as attribute-kind reads
+    (``.name``, :data:`ATTR`). A walk of its own: the data tables of a module (tens of
+    thousands of literals) are read element by element, without ``ast.iter_child_nodes``
+    asking each constant for its fields."""
     out: set[str] = set()
     stack = list(nodes)
     pop, push = stack.pop, stack.extend
@@ -64,7 +73,7 @@ def _names_read(nodes: Iterable[ast.AST]) -> set[str]:
         if t is ast.Constant:
             v = n.value  # type: ignore[attr-defined]
             if type(v) is str and v.isidentifier():
-                out.add(v)
+                out.add(ATTR + v)
         elif t is ast.Tuple or t is ast.List or t is ast.Set:
             push(n.elts)  # type: ignore[attr-defined]
         elif t is ast.Dict:
@@ -75,7 +84,7 @@ def _names_read(nodes: Iterable[ast.AST]) -> set[str]:
                 out.add(n.id)  # type: ignore[attr-defined]
         else:
             if t is ast.Attribute and type(n.ctx) is ast.Load:  # type: ignore[attr-defined]
-                out.add(n.attr)  # type: ignore[attr-defined]
+                out.add(ATTR + n.attr)  # type: ignore[attr-defined]
             push(ast.iter_child_nodes(n))
     return out
 
@@ -115,12 +124,21 @@ def analyse(tree: ast.Module | None) -> _File:
     if tree is None:
         return info
 
+    #: a statement directly in a class body -> its class; a class -> the names it binds
+    in_class: dict[int, str] = {}
+    class_binds: dict[str, set[str]] = {}
+
     def definitions(stmts: list[ast.stmt], owner: str = "") -> None:
         """Module- or class-level statements (and those in top-level if/try blocks);
         ``owner``: the qualified name of the class whose body they are in."""
         for st in stmts:
             names = _targets(st)
-            if names:
+            if owner:
+                in_class[st.lineno] = owner
+                if isinstance(st, ast.ClassDef):
+                    names.add(st.name)
+                class_binds.setdefault(owner, set()).update(names)
+            if names and not isinstance(st, ast.ClassDef):
                 info.binds[st.lineno] = frozenset(names)
                 if owner:
                     info.owners[st.lineno] = owner
@@ -142,6 +160,10 @@ def analyse(tree: ast.Module | None) -> _File:
     definitions(tree.body)
     for node in statements(tree):
         read = _names_read(_own_expressions(node))
+        owner = in_class.get(node.lineno)
+        if owner is not None:
+            # in its class body, a plain name reads the class's own attributes
+            read |= {ATTR + n for n in read & class_binds[owner]}
         if read:
             info.reads[node.lineno] = frozenset(read)
     return info
@@ -151,8 +173,8 @@ _WORD = re.compile(r"[^\W\d]\w*")
 
 
 def file_reads(path: Path) -> frozenset[str]:
-    """Every identifier a (test) file reads (:func:`test_names`); every word of it when it
-    cannot be parsed."""
+    """Every identifier a (test) file reads (:func:`test_names`); every word of it, read
+    both ways, when it cannot be parsed."""
     try:
         text = path.read_text(encoding="utf-8", errors="replace")
     except OSError:
@@ -160,7 +182,8 @@ def file_reads(path: Path) -> frozenset[str]:
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError):
-        return frozenset(_WORD.findall(text))
+        words = _WORD.findall(text)
+        return frozenset([*words, *(ATTR + w for w in words)])
     return frozenset(test_names([tree]))
 
 
@@ -169,8 +192,8 @@ _DOTTED = re.compile(r"[^\W\d]\w*(?:\.[^\W\d]\w*)+")
 
 def test_names(nodes: Iterable[ast.AST]) -> set[str]:
     """What test code reads by name: as project code (:func:`_names_read`), plus the names
-    it imports (``from pkg.mod import NAME``) and the parts of dotted names written as
-    strings (``mock.patch("pkg.mod.NAME")``)."""
+    it imports (``from pkg.mod import NAME``, plain names) and the parts of dotted names
+    written as strings (``mock.patch("pkg.mod.Class.NAME")``, attribute-kind reads)."""
     out = _names_read(nodes)
     for top in nodes:
         for n in ast.walk(top):
@@ -182,7 +205,7 @@ def test_names(nodes: Iterable[ast.AST]) -> set[str]:
             elif (
                 isinstance(n, ast.Constant) and type(n.value) is str and _DOTTED.fullmatch(n.value)
             ):
-                out.update(n.value.split("."))
+                out.update(ATTR + part for part in n.value.split("."))
     return out
 
 
@@ -267,7 +290,8 @@ class SlicedTestFile:
             fresh -= words
             words |= fresh
             todo = []
-            for name in fresh:
+            for read in fresh:
+                name = read.removeprefix(ATTR)  # a function or method, read either way
                 if name in top and name not in taken:
                     taken.add(name)
                     todo.append(top[name])
@@ -314,7 +338,9 @@ class SlicedTestFile:
                     methods.setdefault(st.name, []).append(st)
         # the methods the module-level part names (its names are followed already)
         base = self._base
-        parts += [m for name, ms in methods.items() if name in base for m in ms]
+        parts += [
+            m for name, ms in methods.items() if ATTR + name in base or name in base for m in ms
+        ]
         # the classes around the test are in already, as far as the test can run them
         taken = self._base_taken | {c.name for c in classes}
         return self._close(parts, set(base), taken, methods)
@@ -454,11 +480,18 @@ class DefUse:
         for rel in sorted(set(files) - self._indexed):
             self._indexed.add(rel)
             f = self.file(rel)
+            by_name = self._by_name
             for ln, bound in f.binds.items():
+                # a class attribute is found by attribute-kind reads only
+                plain = ln not in f.owners
                 for n in bound:
-                    self._by_name.setdefault(n, []).append((rel, ln))
+                    by_name.setdefault(ATTR + n, []).append((rel, ln))
+                    if plain:
+                        by_name.setdefault(n, []).append((rel, ln))
             for ln, cls in f.classes.items():
-                self._by_name.setdefault(cls, []).append((rel, ln))
+                by_name.setdefault(ATTR + cls, []).append((rel, ln))
+                if "." not in f.qualnames[ln]:  # a nested class is an attribute too
+                    by_name.setdefault(cls, []).append((rel, ln))
                 self._class_at[(rel, ln)] = (rel, f.qualnames[ln])
             for ln, qual in f.owners.items():
                 self._owner[(rel, ln)] = (rel, qual)
