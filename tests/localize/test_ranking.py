@@ -166,3 +166,23 @@ def test_an_explicit_raise_or_a_recursion_error_is_not_put_first(tmp_path):
     assert first == frozenset() and second == {("m.py", 7)}
     first, second, _ = _near(tmp_path, {"type": "RecursionError", "frames": _frames(9, 4)})
     assert first == second == frozenset()
+
+
+def test_a_call_into_the_tests_own_code_that_raised_is_not_a_crash_site(tmp_path):
+    """A retry loop calls the test's function, which raises on purpose: the project line
+    that made the call did not fail, so it is not put before every score (nor its guard);
+    it is in the failing traceback like its callers."""
+    from truegreen.localize.values import CRASH, TRACEBACK, evidence
+
+    callback = {"file": "tests/test_m.py", "line": 5, "function": "flaky", "project": False}
+    failure = {"type": "IndexError", "frames": [*_frames(9, 4), callback]}
+    first, second, order = _near(tmp_path, failure)
+    assert first == second == frozenset()
+    assert order[("m.py", 4)] > order[("m.py", 3)]  # still the function that was running
+    ev = evidence([failure], [], [])
+    assert ev[("m.py", 4)] == (TRACEBACK, ("called the test code that raised",))
+    # raised inside a library the project called (json.loads): still the crash site
+    library = {**callback, "file": "<library>"}
+    failure = {"type": "IndexError", "frames": [*_frames(9, 4), library]}
+    assert _near(tmp_path, failure)[0] == {("m.py", 4)}
+    assert evidence([failure], [], [])[("m.py", 4)] == (CRASH, ("crash frame",))

@@ -853,7 +853,9 @@ def _near_crash(
     every score: an ``IndexError`` or ``TypeError`` is usually raised by the faulty
     statement itself. Not when the statement is an explicit ``raise`` or ``assert`` (the
     code detected a bad state that was made elsewhere), nor for a ``RecursionError``
-    (the deepest frame is wherever the stack ran out).
+    (the deepest frame is wherever the stack ran out), nor when the exception was raised
+    in the test's own code that the statement called (a callback: the call is not what
+    failed; :func:`values.raised_by_test_code`).
 
     ``second``: the innermost ``if``/``while``/``for`` whose body holds a crash statement
     (raised or explicit ``raise``/``assert``; not a ``RecursionError``): its condition
@@ -877,7 +879,9 @@ def _near_crash(
             continue
         file, line = str(frames[-1]["file"]), int(frames[-1]["line"])
         code = src.line(file, line).strip()
-        informative = fail.get("type") not in _UNINFORMATIVE_CRASH
+        informative = fail.get("type") not in _UNINFORMATIVE_CRASH and not val.raised_by_test_code(
+            fail
+        )
         if informative and not code.startswith(("raise", "assert")):
             first.add((file, stmts.line(file, line)))
         guard = stmts.guard(file, stmts.line(file, line)) if informative else None

@@ -432,6 +432,21 @@ def kind_diff_lines(failing: Mapping[str, Any], passing: Mapping[str, Any] | Non
     return out
 
 
+def raised_by_test_code(failure: Mapping[str, Any]) -> bool:
+    """Whether a failure's exception was raised in test code that project code called (a
+    callback, a test function given as a side effect): the innermost project
+    frame is then a call into the test's own code, not a statement that failed."""
+    frames = failure.get("frames") or []
+    if not frames:
+        return False
+    last = frames[-1]
+    return (
+        not last.get("project")
+        and last.get("file") != "<library>"
+        and any(f.get("project") for f in frames)
+    )
+
+
 def evidence(
     failures: Sequence[Mapping[str, Any]],
     origin_docs: Sequence[Mapping[str, Any]],
@@ -456,7 +471,10 @@ def evidence(
         project = [f for f in frames if f.get("project")]
         for f in project[:-1]:
             add((f["file"], int(f["line"])), TRACEBACK, "in the failing traceback")
-        if project:
+        if project and raised_by_test_code(fail):
+            f = project[-1]
+            add((f["file"], int(f["line"])), TRACEBACK, "called the test code that raised")
+        elif project:
             f = project[-1]
             add((f["file"], int(f["line"])), CRASH, "crash frame")
     for o in origin_docs:
