@@ -733,3 +733,82 @@ def test_a_text_the_failure_message_shows_breaks_the_tie(make_project):
     assert (top["file"], top["code"]) == ("pat/build.py", 's = r"\\d+\\.\\d+"')
     assert top["rank"] == 1
     assert "made a text the failure message shows" in top["evidence"]
+
+
+WRONG_TYPE_PROJECT = {
+    "loud/__init__.py": "",
+    "loud/shout.py": """
+        def shout(record, loud=False):
+            text = record.get("title") or record.get("id")  # the fault: str(...) missing
+            if loud:
+                mark = suffix(record)
+                return text.upper() + mark
+            return text
+
+
+        def suffix(record):
+            return "!" * record.get("level", 1)
+        """,
+    "tests/test_shout.py": """
+        from loud.shout import shout
+
+        def test_quiet():
+            assert shout({"title": "a"}) == "a"
+
+        def test_quiet_again():
+            assert shout({"title": "b c"}) == "b c"
+
+        def test_quiet_id():
+            assert shout({"title": "", "id": "x"}) == "x"
+
+        def test_loud():
+            assert shout({"title": "hey"}, loud=True) == "HEY!"
+
+        def test_loud_id():
+            assert shout({"id": 7}, loud=True) == "7!"
+        """,
+}
+
+
+def test_the_value_of_the_type_a_type_error_names_is_traced_to_its_origin(make_project):
+    """``'int' object has no attribute 'upper'``: the local holding the int is traced to
+    the line that bound it, which comes right after the crash site, with its guard, ahead
+    of lines that score higher (the loud branch's helper)."""
+    doc = localized(make_project, WRONG_TYPE_PROJECT, "tests/test_shout.py::test_loud_id")
+    (origin,) = doc["values"]["origins"]
+    assert (origin["var"], origin["value"], origin["type"]) == ("text", 7, "int")
+    assert origin["used_at"]["line"] == doc["failure"]["crash"]["line"]
+    top = [(r["code"], r["rank"]) for r in doc["ranking"][:3]]
+    assert top == [
+        ("return text.upper() + mark", 1),
+        ('text = record.get("title") or record.get("id")  # the fault: str(...) missing', 2),
+        ("if loud:", 3),
+    ]
+    assert "assigned the int the error names" in doc["ranking"][1]["evidence"]
+    assert "text is of type int at loud/shout.py:" in doc["context"]["text"]
+
+
+@pytest.mark.parametrize(
+    ("exc_type", "message", "named"),
+    [
+        ("TypeError", "'int' object is not iterable", {"int"}),
+        ("builtins.AttributeError", "'NoneType' object has no attribute 'x'", {"NoneType"}),
+        ("TypeError", "object of type 'float' has no len()", {"float"}),
+        ("TypeError", "decoding to str: need a bytes-like object, int found", {"int"}),
+        ("TypeError", 'can only concatenate str (not "int") to str', {"int"}),
+        (
+            "TypeError",
+            "join() argument must be str, bytes or os.PathLike object, not 'list'",
+            {"list"},
+        ),
+        ("TypeError", "unhashable type: 'dict'", {"dict"}),
+        # either operand may be the wrong one: none is named
+        ("TypeError", "unsupported operand type(s) for +: 'int' and 'str'", set()),
+        # not an error about a value's type
+        ("ValueError", "'int' object is not what I wanted", set()),
+    ],
+)
+def test_the_type_an_error_could_not_use(exc_type: str, message: str, named: set[str]):
+    from truegreen.localize.values import wrong_types
+
+    assert wrong_types(exc_type, message) == named

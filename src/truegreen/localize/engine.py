@@ -586,9 +586,11 @@ def _document(
                 "function": frame["function"],
                 "code": crash_src.strip()[:200],
             }
-    origin_docs = val.origins(primary_failure, fvals, crash_src) if fvals else []
-    kind_lines = val.kind_diff_lines(fvals, pvals) if fvals else set()
     result = runs.measured.by_id()[primary]
+    origin_docs = (
+        val.origins(primary_failure, fvals, crash_src, result.message or "") if fvals else []
+    )
+    kind_lines = val.kind_diff_lines(fvals, pvals) if fvals else set()
     rejected_docs: list[dict[str, Any]] = []
     key_writers: dict[Line, str] = {}
     if fvals:
@@ -619,6 +621,8 @@ def _document(
     )
     executed: frozenset[Line] = frozenset().union(*fail_sets)
     first, second, near = _near_crash(failures, stmts, src, executed)
+    # the line that made the bad value the crash used comes with the crash's guard
+    second |= _origin_lines(origin_docs, stmts, executed, is_source) - first
     defuse = stmts.defuse
     ranking = rank(
         fail_sets,
@@ -908,6 +912,25 @@ def _near_crash(
 _SPAN = 1 << 24
 
 
+def _origin_lines(
+    origin_docs: Sequence[Mapping[str, Any]],
+    stmts: Statements,
+    executed: frozenset[Line],
+    is_source: Callable[[str], bool],
+) -> frozenset[Line]:
+    """The source statements that bound or returned the bad value a crash used
+    (:func:`values.origins`): the crash statement may be right, and the value wrong."""
+    out: set[Line] = set()
+    for o in origin_docs:
+        for key in ("assigned_at", "returned_at"):
+            at = o.get(key)
+            if isinstance(at, Mapping) and is_source(str(at["file"])):
+                ln = (str(at["file"]), stmts.line(str(at["file"]), int(at["line"])))
+                if ln in executed:
+                    out.add(ln)
+    return frozenset(out)
+
+
 def _ranked_doc(r: Ranked, formula: Formula, src: _Source, stmts: Statements) -> dict[str, Any]:
     first, last = stmts.span(r.file, r.line)
     return {
@@ -1014,12 +1037,13 @@ def _context(
     if meas.get("checked") and not meas.get("consistent"):
         items.append(ctx.Item("measurement", "WARNING: " + meas["note"], required=True))
     for o in doc["values"]["origins"]:
-        parts = [f"{o['var']} is None at {o['used_at']['file']}:{o['used_at']['line']}"]
+        what = "None" if o.get("value") is None else f"of type {o.get('type')}"
+        parts = [f"{o['var']} is {what} at {o['used_at']['file']}:{o['used_at']['line']}"]
         if "assigned_at" in o:
             parts.append(f"assigned at {o['assigned_at']['file']}:{o['assigned_at']['line']}")
         if "returned_at" in o:
             parts.append(f"returned at {o['returned_at']['file']}:{o['returned_at']['line']}")
-        items.append(ctx.Item(f"origin:{o['var']}", "None origin: " + ", ".join(parts)))
+        items.append(ctx.Item(f"origin:{o['var']}", "bad value's origin: " + ", ".join(parts)))
     suspects = doc["ranking"]
     # differences on lines the passing test also reached say the most: those first
     diffs = sorted(doc["values"]["differences"], key=lambda d: not d["passing_reached"])

@@ -110,12 +110,49 @@ def differences(
 _IDENT = re.compile(r"[A-Za-z_]\w*")
 
 
+#: where a TypeError's or AttributeError's message names the type of the value it could
+#: not use: ``'int' object is not iterable``, ``object of type 'int' has no len()``, ``must
+#: be str, not int``, ``need a bytes-like object, int found``, ``unhashable type: 'list'``.
+#: Not ``unsupported operand type(s) for +: 'int' and 'str'``: either operand may be the
+#: wrong one
+_WRONG_TYPE = re.compile(
+    r"""'(\w+)' object|of type '(\w+)'|(?:, |\()not ["']?(\w+)|\b(\w+) found\b"""
+    r"""|unhashable type: '(\w+)'"""
+)
+#: exceptions whose message can name the type of the value that was used wrongly
+_TYPE_ERRORS = frozenset({"TypeError", "AttributeError"})
+
+
+def wrong_types(exc_type: str, message: str) -> frozenset[str]:
+    """The type names a ``TypeError``/``AttributeError`` message gives for the value it
+    could not use (not the type it expected: ``must be str, not int`` -> ``int``)."""
+    if exc_type.rsplit(".", 1)[-1] not in _TYPE_ERRORS:
+        return frozenset()
+    first_line = message.strip().splitlines()[0] if message.strip() else ""
+    return frozenset(name for m in _WRONG_TYPE.finditer(first_line) for name in m.groups() if name)
+
+
+def type_name(value: Any) -> str:
+    """The Python type name of a serialized value (``NoneType``, ``int``, ``list``, a
+    class's name)."""
+    if value is None:
+        return "NoneType"
+    if isinstance(value, dict):
+        return str(value.get("type", "dict"))
+    return type(value).__name__
+
+
 def origins(
     failure: Mapping[str, Any] | None,
     failing: Mapping[str, Any],
     source_line: str,
+    message: str = "",
 ) -> list[dict[str, Any]]:
-    """Where the ``None`` (or other value) used at the crash line came from."""
+    """Where a bad value used at the crash line came from: a ``None``, or a value of the
+    type a ``TypeError``'s message names (``decoding to str: need a bytes-like object, int
+    found``: the local holding an ``int``). ``assigned_at``: the last line of the crash's
+    file that bound the variable to that value; ``returned_at``: the ``return`` that
+    produced it."""
     if not failure or "crash_frame" not in failure:
         return []
     frames = failure.get("frames") or []
@@ -125,17 +162,22 @@ def origins(
     crash = frames[idx]
     used = set(_IDENT.findall(source_line))
     loc = failure.get("locals") or {}
-    suspects = sorted(n for n, v in loc.items() if v is None and n in used)
+    named = wrong_types(str(failure.get("type") or ""), message)
+    suspects = sorted(
+        n for n, v in loc.items() if n in used and (v is None or type_name(v) in named)
+    )
     out: list[dict[str, Any]] = []
     assigns = list(failing.get("assigns", ()))
     for name in suspects:
+        value = loc[name]
         doc: dict[str, Any] = {
             "var": name,
-            "value": None,
+            "value": value,
+            "type": type_name(value),
             "used_at": {"file": crash["file"], "line": crash["line"]},
         }
         for a in reversed(assigns):
-            if a.get("var") == name and a.get("file") == crash["file"] and a.get("value") is None:
+            if a.get("var") == name and a.get("file") == crash["file"] and a.get("value") == value:
                 doc["assigned_at"] = {"file": a["file"], "line": a["line"]}
                 if isinstance(a.get("from"), dict):
                     doc["returned_at"] = dict(a["from"])
@@ -478,9 +520,10 @@ def evidence(
             f = project[-1]
             add((f["file"], int(f["line"])), CRASH, "crash frame")
     for o in origin_docs:
+        what = "the None" if o.get("value") is None else f"the {o.get('type')} the error names"
         for key, note in (
-            ("assigned_at", "assigned the None"),
-            ("returned_at", "returned the None"),
+            ("assigned_at", f"assigned {what}"),
+            ("returned_at", f"returned {what}"),
         ):
             at = o.get(key)
             if isinstance(at, dict):
