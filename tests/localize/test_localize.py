@@ -812,3 +812,89 @@ def test_the_type_an_error_could_not_use(exc_type: str, message: str, named: set
     from truegreen.localize.values import wrong_types
 
     assert wrong_types(exc_type, message) == named
+
+
+ATTRIBUTE_PROJECT = {
+    "scope/__init__.py": "",
+    "scope/names.py": """
+        class Binding:
+            def __init__(self, name):
+                self.name = name
+                self.used = False
+
+
+        def reset(binding):
+            binding.used = ()
+
+
+        def use(binding, where):
+            if where == "global":
+                binding.used = True  # the fault: (where,) like the other branch
+            else:
+                binding.used = (where,)
+
+
+        def audit(binding):
+            name = binding.name
+            return name.strip()
+
+
+        def first_use(binding):
+            used = binding.used
+            if not used:
+                return None
+            return used[0]
+        """,
+    "tests/test_names.py": """
+        from scope.names import Binding, audit, first_use, reset, use
+
+        def test_unused():
+            assert first_use(Binding("a")) is None
+
+        def test_local():
+            b = Binding("b")
+            use(b, "f")
+            assert first_use(b) == "f"
+
+        def test_local_again():
+            b = Binding("c")
+            use(b, "g")
+            assert first_use(b) == "g"
+
+        def test_global_marks():
+            b = Binding("d")
+            use(b, "global")
+            assert b.used
+
+        def test_global():
+            b = Binding(" e ")
+            reset(b)
+            use(b, "global")
+            assert audit(b) == "e"
+            assert first_use(b) == "global"
+        """,
+}
+
+
+def test_a_bad_value_read_from_an_attribute_is_traced_to_the_attributes_writers(make_project):
+    """``used = binding.used`` bound the bool that ``used[0]`` could not subscript: the
+    statements the failing test ran that wrote ``.used`` made it, and come right after
+    the crash site, ahead of lines only the failing test ran. A writer of a literal of
+    another type (``binding.used = ()``) is not one of them."""
+    doc = localized(make_project, ATTRIBUTE_PROJECT, "tests/test_names.py::test_global")
+    (origin,) = doc["values"]["origins"]
+    assert (origin["var"], origin["value"], origin["type"]) == ("used", True, "bool")
+    src = doc["failure"]["crash"]["file"]
+    written = [w["line"] for w in origin["written_at"]]
+    lines = {r["line"]: r for r in doc["ranking"]}
+    assert [lines[n]["code"] for n in written] == [
+        "self.used = False",
+        "binding.used = True  # the fault: (where,) like the other branch",
+    ]
+    assert [(r["code"], r["rank"]) for r in doc["ranking"][:2]] == [
+        ("return used[0]", 1),
+        ("binding.used = True  # the fault: (where,) like the other branch", 2),
+    ]
+    note = "wrote the attribute the bool the error names was read from"
+    assert note in doc["ranking"][1]["evidence"]
+    assert f"its .used written at {src}:{written[1]}" in doc["context"]["text"]

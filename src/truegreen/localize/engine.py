@@ -590,6 +590,22 @@ def _document(
     origin_docs = (
         val.origins(primary_failure, fvals, crash_src, result.message or "") if fvals else []
     )
+    for o in origin_docs:
+        # bound from an attribute (``scope[name].used``): the statements the failing test
+        # ran that wrote that attribute made the value
+        at = o.get("assigned_at")
+        if isinstance(at, dict) and "returned_at" not in o:
+            attrs = keys.value_attributes(stmts, str(at["file"]), int(at["line"]))
+            writers = {
+                ln: a
+                for ln, a in keys.writer_lines(attrs, spec[primary], stmts, is_source).items()
+                # not one that writes a literal of another type than the bad value's
+                if keys.written_literal_type(stmts, *ln) in (None, o["type"])
+            }
+            if writers:
+                o["written_at"] = [
+                    {"file": f, "line": n, "attribute": a} for (f, n), a in sorted(writers.items())
+                ]
     kind_lines = val.kind_diff_lines(fvals, pvals) if fvals else set()
     rejected_docs: list[dict[str, Any]] = []
     key_writers: dict[Line, str] = {}
@@ -922,8 +938,7 @@ def _origin_lines(
     (:func:`values.origins`): the crash statement may be right, and the value wrong."""
     out: set[Line] = set()
     for o in origin_docs:
-        for key in ("assigned_at", "returned_at"):
-            at = o.get(key)
+        for at in [o.get("assigned_at"), o.get("returned_at"), *o.get("written_at", ())]:
             if isinstance(at, Mapping) and is_source(str(at["file"])):
                 ln = (str(at["file"]), stmts.line(str(at["file"]), int(at["line"])))
                 if ln in executed:
@@ -1043,6 +1058,8 @@ def _context(
             parts.append(f"assigned at {o['assigned_at']['file']}:{o['assigned_at']['line']}")
         if "returned_at" in o:
             parts.append(f"returned at {o['returned_at']['file']}:{o['returned_at']['line']}")
+        for w in o.get("written_at", ()):
+            parts.append(f"its .{w['attribute']} written at {w['file']}:{w['line']}")
         items.append(ctx.Item(f"origin:{o['var']}", "bad value's origin: " + ", ".join(parts)))
     suspects = doc["ranking"]
     # differences on lines the passing test also reached say the most: those first

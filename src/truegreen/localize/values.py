@@ -528,6 +528,12 @@ def evidence(
             at = o.get(key)
             if isinstance(at, dict):
                 add((str(at["file"]), int(at["line"])), ORIGIN, note)
+        for w in o.get("written_at", ()):
+            add(
+                (str(w["file"]), int(w["line"])),
+                ORIGIN,
+                f"wrote the attribute {what} was read from",
+            )
     for r in rejected_docs:
         at = r["produced_at"]
         note = (
