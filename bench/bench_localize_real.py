@@ -27,7 +27,9 @@ test files). For each bug:
    exactly as a user would run it (default scope, default sandbox), timed; the rank of the
    bug is the best worst-case rank over its faulty lines (the document's ``rank``: the
    position of the last line of the line's tie group, as in bench/bench_localize.py), with
-   and without the evidence tie-breaks;
+   and without the evidence tie-breaks. ``rank_any`` is the same worst case when several
+   of the fix's statements tie with each other: the group's other lines come first, then
+   one of the fix's (``first_faulty``); with one faulty line in the group, it is ``rank``;
 5. the wall time of a bare ``python -m pytest`` of the failing tests alone and of
    truegreen's selection (the same tests localize runs);
 6. FauxPy 0.7 (SBFL, statement granularity, Ochiai) on the same tree, the same selection
@@ -1218,6 +1220,10 @@ class Bug:
     ties: int | None = None
     best_line: str | None = None
     spectrum_rank: int | None = None
+    #: the same two ranks when several of the fix's statements tie: the worst case puts
+    #: the tie group's other lines first, then one of the fix's (``first_faulty``)
+    rank_any: int | None = None
+    spectrum_rank_any: int | None = None
     ranked_lines: int | None = None
     selection: int | None = None
     localize_s: float | None = None
@@ -1365,8 +1371,29 @@ def localize(b: Bug, d: Path, py: Path, reuse: bool) -> dict[str, Any] | None:
     return doc
 
 
+def first_faulty(ranks: list[int], hits: list[bool]) -> int | None:
+    """The worst-case rank of the first faulty line shown: ``ranks`` are the worst-case
+    ranks of the listed lines (the last position of each tie group), ``hits`` which lines
+    the fix changed. In a tie group of n lines of which k are the fix's, the worst order
+    shows the n - k others first, so the first faulty line is at rank - k + 1 (with one
+    faulty line, the group's last position: ``rank``)."""
+    faulty_in: dict[int, int] = {}
+    for r, h in zip(ranks, hits, strict=True):
+        faulty_in[r] = faulty_in.get(r, 0) + h
+    got = [r - faulty_in[r] + 1 for r, h in zip(ranks, hits, strict=True) if h]
+    return min(got) if got else None
+
+
 def score(b: Bug, doc: dict[str, Any]) -> None:
     ranking = doc.get("ranking") or []
+    hits = [
+        any(lo <= ln <= hi for ln in b.faulty.get(r["file"], ()))
+        for r in ranking
+        for lo, hi in [r.get("lines") or (r["line"], r["line"])]
+    ]
+    b.rank_any = first_faulty([r["rank"] for r in ranking], hits)
+    by_score = [spectrum_rank(ranking, r["file"], r["line"]) or 0 for r in ranking]
+    b.spectrum_rank_any = first_faulty(by_score, hits)
     b.ranked_lines = len(ranking)
     b.selection = (doc.get("tests") or {}).get("selection")
     best: dict[str, Any] | None = None
@@ -1570,6 +1597,8 @@ def main() -> int:
         rows = [
             ("truegreen (Ochiai + evidence)", [b.rank for b in done]),
             ("truegreen (Ochiai only)", [b.spectrum_rank for b in done]),
+            ("tied fix lines counted once", [b.rank_any for b in done]),
+            ("  ... Ochiai only", [b.spectrum_rank_any for b in done]),
         ]
         ran = [b for b in done if b.fauxpy_s is not None]  # a run without a report: a miss
         if ran:
