@@ -355,8 +355,16 @@ def fauxpy_rank(csv: Path, root: Path, file: str, line: int) -> int | None:
     """FauxPy's worst-case rank of the statement that holds ``line`` (its statement
     granularity reports a statement by one of its lines: both sides are mapped to the
     statement, as truegreen's ranking is)."""
+    rows = fauxpy_scores(csv, root)
+    mine = rows.get((file, Statements(root).line(file, line)))
+    if mine is None:
+        return None
+    return sum(1 for v in rows.values() if v >= mine)
+
+
+def fauxpy_scores(csv: Path, root: Path) -> dict[tuple[str, int], float]:
+    """FauxPy's score of each source statement (file, first line) in its report."""
     stmts = Statements(root)
-    line = stmts.line(file, line)
     rows: dict[tuple[str, int], float] = {}
     for raw in csv.read_text().splitlines()[1:]:
         ent, _, score = raw.rpartition(",")
@@ -368,10 +376,7 @@ def fauxpy_rank(csv: Path, root: Path, file: str, line: int) -> int | None:
         if is_source(rel):  # the same rule as ours: tests are not ranked
             key = (rel, stmts.line(rel, int(ln)))
             rows[key] = max(rows.get(key, float(score)), float(score))
-    mine = rows.get((file, line))
-    if mine is None:
-        return None
-    return sum(1 for v in rows.values() if v >= mine)
+    return rows
 
 
 # ---------------------------------------------------------------- the run
