@@ -68,6 +68,9 @@ after round 8, chosen blind and measured once on the final code
 ``--bugs pyflakes,python-dateutil,xmltodict,tenacity`` runs held-out set 7
 (``HELD_OUT_7_BUGS``), added after round 10, chosen blind and measured once on the final code
 (``--out bench/results/localize_real_heldout7.json``).
+``--bugs rfc3986,wcwidth,sortedcontainers`` runs held-out set 8 (``HELD_OUT_8_BUGS``), added
+after round 12, chosen blind and measured once on the final code
+(``--out bench/results/localize_real_heldout8.json``).
 
 (``project:lo-hi+n`` selects BugsInPy ids; a mined project alone takes all its commits,
 ``project:sha+sha`` some of them.) Two projects need help to be measured at all, each
@@ -960,6 +963,87 @@ PROJECTS |= {
     ),
 }
 HELD_OUT_7_BUGS = "pyflakes,python-dateutil,xmltodict,tenacity"
+#: Held-out set 8, added after round 12 and chosen blind (no localize run on any of its bugs
+#: before the final measurement, once, on the final code). The same rules as set 7, fixed
+#: before any repository was fetched, with a new candidate list: jmespath (jmespath.py),
+#: isodate, rfc3986, webcolors, dictdiffer, python-slugify, wcwidth, sortedcontainers
+#: (python-sortedcontainers), in this order; the first three that work taken, a fourth (the
+#: next) only if the three give fewer than 30 verified bugs, a fifth likewise, and so on until
+#: 30 verified bugs or the list is used up. A project works if its whole suite runs here
+#: (Python 3.11, deps from the package index) in under about 60 s and the rules below give it
+#: a commit. Commits as set 7's: the default branch's `git log -i --grep fix --no-merges
+#: --since 2019-01-01`, the diff to the parent changes exactly one non-test .py file, of the
+#: package, and adds or changes a test .py file (``is_test_path``); left out by their message:
+#: "fix" only inside another word, lint, typing, wording and docs, deprecations, features,
+#: refactors, performance, version bumps, reverts and review follow-ups (each named below);
+#: the first 12 in log order per project. Then excluded only by what the verification finds
+#: (noted at the commit), and replaced by the next one in log order. Left out whole: jmespath
+#: (the rules give it one commit, c501751606 "Fix race condition in cache eviction", which does
+#: not verify: no test of its changed tests/test_parser.py fails on its buggy tree here),
+#: isodate (the rules give it no commit: its fix commits from 2019 on change no test .py file,
+#: or three source files, as cc57560c10 "Fix typos", wording too), webcolors (the rules give it
+#: one commit, 60199b664f "Add testing for the gray/grey fix.", which does not verify: its
+#: change to the package is to a comment, and its new tests pass on the buggy tree too;
+#: 9071f16f7a "u-prefixed strings are no longer necessary." is left out by message: "fix" only
+#: inside another word), dictdiffer (its suite does not run as the bench runs pytest: its
+#: pytest.ini's addopts has --isort, --pydocstyle and --pycodestyle; under pytest 9
+#: pytest-pydocstyle fails to load, and under pytest < 9 pytest-isort needs pytest's cache
+#: provider, which the bench's runs turn off (`-p no:cacheprovider`): every session errors,
+#: so neither of its two commits, bfb5dd4e9f and 5601b11c4a, verifies; at 5601b11c4a the
+#: addopts has --pep8 instead, of pytest-pep8, which today's pytest cannot load) and
+#: python-slugify (the rules give it no commit: its tests are the top-level test.py, not a test
+#: path here, so none of its fix commits changes a test .py file). rfc3986 gave 3 verified
+#: bugs, so wcwidth was added (6), then sortedcontainers (7 in all: the candidate list is used
+#: up). wcwidth's messages say "Bugfix": taken as fixes ("fix" there is the word, not a part
+#: of another, as in "prefix"). Their whole suites at the newest commit take 2 s, 7 s (with
+#: pytest-cov and pytest-codspeed, as configured below; its test_package_version fails: the
+#: checkout is not installed) and 5 s.
+PROJECTS |= {
+    "rfc3986": Project(
+        "python-hyper+rfc3986",
+        "src/rfc3986",
+        ("pytest", "idna"),  # its idna extra (for IRIs)
+        (
+            "fd01b27230",  # fix unreserved character compliance
+            "2ca2afce35",  # Fix ParseResultBytes when we have a valid IRI
+            "a1a69e1df0",  # Guard against wide-domain checks (its message: "the fix in ...")
+            # not 03bfa65bbe (Fix regex for IPv4 hosts): its one changed test file is
+            # tests/conftest.py (new IPv4 hosts for its fixtures), from which pytest runs no
+            # test
+            # (no further commit from 2019 on meets the rules: 03bfa65bbe is not replaced)
+        ),
+        editable=True,
+    ),
+    "wcwidth": Project(
+        "jquast+wcwidth",
+        "wcwidth",
+        # its test requirements: pytest-cov for its addopts' --cov, pytest-codspeed for the
+        # benchmark fixture of tests/test_benchmarks.py
+        ("pytest", "pytest-cov", "pytest-codspeed"),
+        (
+            "7de2e9b088",  # Bugfix OSC Hyperlinks when broken mid-text by wrap() (#193)
+            "b1cdbdf4ba",  # Bugfix: OSC Hyperlinks should not be broken by wrap() (#191)
+            "030b4b53a6",  # Bugfix our center() padding algorithm (#188)
+            # (no further commit from 2019 on meets the rules; none left out by message)
+        ),
+    ),
+    "sortedcontainers": Project(
+        "grantjenks+python-sortedcontainers",
+        "sortedcontainers",  # src/sortedcontainers from 2024-02
+        ("pytest",),  # no install requirements
+        (
+            "7dc426c95a",  # Fix update() ordering to be more consistent with add() ordering ...
+            # not be06d8d1b2 (Pickle fix for SortedSet on py27): no test fails on its buggy
+            # tree under Python 3
+            # left out by message: 2678a78b6d (Implement SortedDict methods: __or__, __ror__,
+            # and __ior__: a feature, though it names an issue it fixes) and 2b037039bb (Fix
+            # for issue #147 -- Stop caching dict methods using super: performance, memory
+            # pressure and GC pauses)
+            # (no further commit from 2019 on meets the rules: be06d8d1b2 is not replaced)
+        ),
+    ),
+}
+HELD_OUT_8_BUGS = "rfc3986,wcwidth,sortedcontainers"
 DEFAULT_BUGS = (
     "thefuck:1-32,PySnooper:1-3,tqdm:1-9,cookiecutter:1-4,more-itertools,boltons,toolz,click"
 )
