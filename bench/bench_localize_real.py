@@ -113,7 +113,7 @@ BUGSINPY = "soarsmu+BugsInPy"
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(ROOT / "src"))
 
-from bench_localize import fauxpy_rank, fauxpy_scores, spectrum_rank, top  # noqa: E402
+from bench_localize import fauxpy_scores, spectrum_rank, top  # noqa: E402
 
 from truegreen.localize.spectrum import Statements  # noqa: E402
 
@@ -1658,18 +1658,16 @@ def run_fauxpy(b: Bug, d: Path, proj: Project, fpy: Path, sel: list[str], reuse:
     if not csvs:
         b.fauxpy_error = meta["tail"]
         return
-    ranks = [fauxpy_rank(csvs[-1], d, f, ln) for f, lines in b.faulty.items() for ln in lines]
-    got = [r for r in ranks if r is not None]
-    b.fauxpy_rank = min(got) if got else None
-    # tied fix lines counted once, as for truegreen's rank_any: its worst-case rank per
-    # statement is the number of statements scoring at least as high
+    # FauxPy's worst-case rank of a statement: how many statements score at least as
+    # high (as fauxpy_rank); rank_any counts tied fix lines once, as truegreen's does
     rows = fauxpy_scores(csvs[-1], d)
     stmts = Statements(d)
     fix = {(f, stmts.line(f, ln)) for f, lines in b.faulty.items() for ln in lines}
     keys = list(rows)
-    b.fauxpy_rank_any = first_faulty(
-        [sum(1 for v in rows.values() if v >= rows[k]) for k in keys], [k in fix for k in keys]
-    )
+    ranks = [sum(1 for v in rows.values() if v >= rows[k]) for k in keys]
+    hits = [k in fix for k in keys]
+    b.fauxpy_rank = min((r for r, h in zip(ranks, hits, strict=True) if h), default=None)
+    b.fauxpy_rank_any = first_faulty(ranks, hits)
 
 
 def editable(py: Path, d: Path, proj: Project) -> None:

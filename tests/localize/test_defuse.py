@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 from truegreen.localize import LocalizeOptions, localize
@@ -91,16 +91,37 @@ def test_a_wrong_constant_ranks_first_not_among_every_import_time_line(make_proj
     assert doc["ranking"][2]["rank"] > 2
 
 
+def _finder(root: Path, rel: str) -> Callable[[str], tuple[str, int]]:
+    """(rel, line) of the first line of ``rel`` that starts with a prefix (indent aside)."""
+    src = (root / rel).read_text().splitlines()
+    return lambda prefix: (
+        rel,
+        next(n for n, t in enumerate(src, 1) if t.lstrip().startswith(prefix)),
+    )
+
+
+def _users(
+    root: Path, rel: str, runs: Mapping[str, Iterable[int]], top_level: list[tuple[str, int]]
+) -> dict[tuple[str, int], set[str]]:
+    """For each import-time line of ``rel``: the tests (``test_<name>`` of the test file
+    importing it, by ``<name>``) it goes to, when each test ran the lines ``runs`` gives."""
+    test_file = f"tests/test_{Path(rel).stem}.py"
+    trace = Trace(
+        engine="settrace",
+        phases={
+            f"{test_file}::test_{t}": {"call": {rel: list(lines)}} for t, lines in runs.items()
+        },
+        import_lines={rel: [ln for _f, ln in top_level]},
+        session_lines={},
+        imports={test_file: [rel]},
+    )
+    spec = spectra(trace, trace.phases, Statements(root))
+    return {ln: {t.rsplit("_", 1)[1] for t, s in spec.items() if ln in s} for ln in top_level}
+
+
 def test_definitions_go_to_their_users_the_rest_to_every_dependent(make_project):
     root = make_project(UNITS, use_git=False)
-    src = (root / "units/convert.py").read_text().splitlines()
-
-    def at(prefix: str) -> tuple[str, int]:
-        return (
-            "units/convert.py",
-            next(n for n, t in enumerate(src, 1) if t.lstrip().startswith(prefix)),
-        )
-
+    at = _finder(root, "units/convert.py")
     top_level = [
         at(p)
         for p in (
@@ -129,26 +150,13 @@ def test_definitions_go_to_their_users_the_rest_to_every_dependent(make_project)
         )
     }
     tests = {
-        "km": [body["km"]],
-        "feet": [body["feet"]],
-        "rounded": [body["rounded"]],
-        "scale": [body["up"]],
-        "lookup": [body["lookup"]],
+        "km": [body["km"][1]],
+        "feet": [body["feet"][1]],
+        "rounded": [body["rounded"][1]],
+        "scale": [body["up"][1]],
+        "lookup": [body["lookup"][1]],
     }
-    trace = Trace(
-        engine="settrace",
-        phases={
-            f"tests/test_convert.py::test_{t}": {
-                "call": {"units/convert.py": [ln for _f, ln in lines]}
-            }
-            for t, lines in tests.items()
-        },
-        import_lines={"units/convert.py": [ln for _f, ln in top_level]},
-        session_lines={},
-        imports={"tests/test_convert.py": ["units/convert.py"]},
-    )
-    spec = spectra(trace, trace.phases, Statements(root))
-    users = {ln: {t.rsplit("_", 1)[1] for t, s in spec.items() if ln in s} for ln in top_level}
+    users = _users(root, "units/convert.py", tests, top_level)
     everyone = set(tests)
     assert users[at("import math")] == everyone  # not a definition
     assert users[at("KM_PER_MILE")] == {"km"}
@@ -463,29 +471,11 @@ def test_a_class_attribute_is_read_as_an_attribute_not_by_a_plain_name(make_proj
     body, only an attribute (``options.max``) or a string reaches a class attribute. In
     its own class body a plain name does (``doubled = limit * 2``)."""
     root = make_project(OPTIONS, use_git=False)
-    src = (root / "opts/core.py").read_text().splitlines()
-
-    def at(prefix: str) -> tuple[str, int]:
-        return (
-            "opts/core.py",
-            next(n for n, t in enumerate(src, 1) if t.strip().startswith(prefix)),
-        )
-
+    at = _finder(root, "opts/core.py")
     top_level = [at(p) for p in ("class Options", "max:", "limit =", "doubled =")]
     top_level += [at(p) for p in ("def biggest", "def top", "def twice")]
     runs = {"biggest": "return max", "top": "return options.max", "twice": "return options.d"}
-    trace = Trace(
-        engine="settrace",
-        phases={
-            f"tests/test_core.py::test_{t}": {"call": {"opts/core.py": [at(code)[1]]}}
-            for t, code in runs.items()
-        },
-        import_lines={"opts/core.py": [ln for _f, ln in top_level]},
-        session_lines={},
-        imports={"tests/test_core.py": ["opts/core.py"]},
-    )
-    spec = spectra(trace, trace.phases, Statements(root))
-    users = {ln: {t.rsplit("_", 1)[1] for t, s in spec.items() if ln in s} for ln in top_level}
+    users = _users(root, "opts/core.py", {t: [at(c)[1]] for t, c in runs.items()}, top_level)
     assert users[at("max:")] == {"top"}  # not "biggest"
     assert users[at("doubled =")] == {"twice"}
     # what the class body's statement reads by a plain name is its own class attribute

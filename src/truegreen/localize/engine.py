@@ -28,7 +28,7 @@ import shlex
 import shutil
 import tempfile
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
@@ -590,22 +590,7 @@ def _document(
     origin_docs = (
         val.origins(primary_failure, fvals, crash_src, result.message or "") if fvals else []
     )
-    for o in origin_docs:
-        # bound from an attribute (``scope[name].used``): the statements the failing test
-        # ran that wrote that attribute made the value
-        at = o.get("assigned_at")
-        if isinstance(at, dict) and "returned_at" not in o:
-            attrs = keys.value_attributes(stmts, str(at["file"]), int(at["line"]))
-            writers = {
-                ln: a
-                for ln, a in keys.writer_lines(attrs, spec[primary], stmts, is_source).items()
-                # not one that writes a literal of another type than the bad value's
-                if keys.written_literal_type(stmts, *ln) in (None, o["type"])
-            }
-            if writers:
-                o["written_at"] = [
-                    {"file": f, "line": n, "attribute": a} for (f, n), a in sorted(writers.items())
-                ]
+    _add_attribute_writers(origin_docs, spec[primary], stmts)
     kind_lines = val.kind_diff_lines(fvals, pvals) if fvals else set()
     rejected_docs: list[dict[str, Any]] = []
     key_writers: dict[Line, str] = {}
@@ -926,6 +911,29 @@ def _near_crash(
 
 
 _SPAN = 1 << 24
+
+
+def _add_attribute_writers(
+    origin_docs: Sequence[dict[str, Any]], executed: Iterable[Line], stmts: Statements
+) -> None:
+    """A bad value bound from an attribute (``used = scope[name].used``) was made by the
+    statements the failing test ran (``executed``) that wrote that attribute: each origin
+    gets them as ``written_at`` (at most :data:`keys.MAX_WRITERS` an attribute, and not one
+    that writes a literal of another type than the bad value's)."""
+    for o in origin_docs:
+        at = o.get("assigned_at")
+        if not isinstance(at, dict) or "returned_at" in o:
+            continue
+        attrs = keys.value_attributes(stmts, str(at["file"]), int(at["line"]))
+        writers = {
+            ln: a
+            for ln, a in keys.writer_lines(attrs, executed, stmts, is_source).items()
+            if keys.written_literal_type(stmts, *ln) in (None, o["type"])
+        }
+        if writers:
+            o["written_at"] = [
+                {"file": f, "line": n, "attribute": a} for (f, n), a in sorted(writers.items())
+            ]
 
 
 def _origin_lines(

@@ -129,32 +129,40 @@ def writer_lines(
     return out
 
 
-def value_attributes(stmts: Statements, file: str, line: int) -> list[str]:
-    """The attributes an assignment's value reads as data, where the value it bound may
-    have come from: ``used = name in scope and scope[name].used`` -> ``used``. Not the
-    names an attribute is looked up on (``self`` and ``node`` of ``self.node.x``) nor
-    methods called (``self.get(...)``)."""
+def _assignment_at(
+    stmts: Statements, file: str, line: int
+) -> ast.Assign | ast.AnnAssign | ast.AugAssign | None:
+    """The assignment statement (with a value) keyed ``line`` in ``file``."""
     tree = stmts.tree(file)
-    if tree is None:
-        return []
-    for node in ast.walk(tree):
+    for node in ast.walk(tree) if tree is not None else ():
         if (
             isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign)
             and node.value is not None
             and stmts.line(file, node.lineno) == line
         ):
-            inner: set[int] = set()
-            for n in ast.walk(node.value):
-                if isinstance(n, ast.Attribute):
-                    inner.add(id(n.value))
-                elif isinstance(n, ast.Call):
-                    inner.add(id(n.func))
-            out: list[str] = []
-            for n in ast.walk(node.value):
-                if isinstance(n, ast.Attribute) and id(n) not in inner and n.attr not in out:
-                    out.append(n.attr)
-            return out
-    return []
+            return node
+    return None
+
+
+def value_attributes(stmts: Statements, file: str, line: int) -> list[str]:
+    """The attributes an assignment's value reads as data, where the value it bound may
+    have come from: ``used = name in scope and scope[name].used`` -> ``used``. Not the
+    names an attribute is looked up on (``self`` and ``node`` of ``self.node.x``) nor
+    methods called (``self.get(...)``)."""
+    node = _assignment_at(stmts, file, line)
+    if node is None or node.value is None:
+        return []
+    inner: set[int] = set()
+    for n in ast.walk(node.value):
+        if isinstance(n, ast.Attribute):
+            inner.add(id(n.value))
+        elif isinstance(n, ast.Call):
+            inner.add(id(n.func))
+    out: list[str] = []
+    for n in ast.walk(node.value):
+        if isinstance(n, ast.Attribute) and id(n) not in inner and n.attr not in out:
+            out.append(n.attr)
+    return out
 
 
 _LITERALS = {ast.Tuple: "tuple", ast.List: "list", ast.Dict: "dict", ast.Set: "set"}
@@ -163,17 +171,10 @@ _LITERALS = {ast.Tuple: "tuple", ast.List: "list", ast.Dict: "dict", ast.Set: "s
 def written_literal_type(stmts: Statements, file: str, line: int) -> str | None:
     """The type of the literal an assignment statement writes (``x.used = True`` ->
     ``bool``, ``x.used = (a, b)`` -> ``tuple``); None when its value is not a literal."""
-    tree = stmts.tree(file)
-    if tree is None:
+    node = _assignment_at(stmts, file, line)
+    if node is None or isinstance(node, ast.AugAssign) or node.value is None:
         return None
-    for node in ast.walk(tree):
-        if (
-            isinstance(node, ast.Assign | ast.AnnAssign)
-            and node.value is not None
-            and stmts.line(file, node.lineno) == line
-        ):
-            v = node.value
-            if isinstance(v, ast.Constant):
-                return "NoneType" if v.value is None else type(v.value).__name__
-            return _LITERALS.get(type(v))
-    return None
+    v = node.value
+    if isinstance(v, ast.Constant):
+        return "NoneType" if v.value is None else type(v.value).__name__
+    return _LITERALS.get(type(v))
