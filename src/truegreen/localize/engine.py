@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from truegreen.errors import UsageError
-from truegreen.localize import boundary, keys, mocks, raises
+from truegreen.localize import boundary, keys, mocks, raises, texts
 from truegreen.localize import context as ctx
 from truegreen.localize import values as val
 from truegreen.localize.ranking import FORMULAS, Formula, Ranked, Score, rank
@@ -594,6 +594,8 @@ def _document(
     kind_lines = val.kind_diff_lines(fvals, pvals) if fvals else set()
     rejected_docs: list[dict[str, Any]] = []
     key_writers: dict[Line, str] = {}
+    text_writers: dict[Line, str] = {}
+    literal: list[bool] = []
     if fvals:
         literal = _literal_operands(primary_failure, fvals, stmts)
         rejected_docs = val.rejected(fvals, literal, source=is_source)
@@ -602,6 +604,16 @@ def _document(
         rejected_docs += val.in_message(fvals, result.message or "", test_text, source=is_source)
         key_writers = keys.writer_lines(
             keys.differing_keys(fvals, literal), spec[primary], stmts, is_source
+        )
+        text_writers = texts.rejected_text_writers(
+            fvals,
+            literal,
+            result.message or "",
+            test_text,
+            spec[primary],
+            stmts,
+            is_source,
+            raised_in_project=_raised_in_project(primary_failure),
         )
     expected = raises.expected_exceptions(result.excerpt)
     evidence = _by_statement(
@@ -617,11 +629,16 @@ def _document(
             else (),
             key_writers,
             boundary.truth_lines(fvals, pvals, stmts, is_source) if fvals else None,
+            text_writers,
         ),
         stmts,
     )
     executed: frozenset[Line] = frozenset().union(*fail_sets)
     first, second, near = _near_crash(failures, stmts, src, executed)
+    if text_writers and texts.literal_is_wrong(fvals, literal, spec[primary], stmts, is_source):
+        # the literal wrote the rejected text, and none could have written the expected
+        # one: it ranks with the crash's guard
+        second |= frozenset(text_writers) - first
     # the line that made the bad value the crash used comes with the crash's guard
     second |= _origin_lines(origin_docs, stmts, executed, is_source) - first
     defuse = stmts.defuse
@@ -695,6 +712,12 @@ def _document(
     doc = scrub.document(doc)
     doc["context"] = _context(doc, project.root, src, opts.budget_tokens, scrub)
     return dict(doc)
+
+
+def _raised_in_project(failure: Mapping[str, Any] | None) -> bool:
+    """The failure's innermost frame is project code (not the test's, not pytest's)."""
+    frames = list((failure or {}).get("frames") or ())
+    return bool(frames) and bool(frames[-1].get("project"))
 
 
 def _outcomes(executed: frozenset[Line], stmts: Statements) -> dict[Line, tuple[Line, ...]]:

@@ -25,8 +25,9 @@ from typing import Any
 
 Line = tuple[str, int]
 
-#: evidence levels, strongest first (see ranking.rank)
-CRASH, ORIGIN, KIND_DIFF, TRACEBACK = 4, 3, 2, 1
+#: evidence levels, strongest first (see ranking.rank); TEXT: a literal of the line is
+#: the text the failure rejected (a producer of the whole value only assembled it)
+CRASH, TEXT, ORIGIN, KIND_DIFF, TRACEBACK = 5, 4, 3, 2, 1
 
 _MAX_DIFFS = 40
 #: the shortest part of a one-line text that is traced to its producer (a single
@@ -499,6 +500,7 @@ def evidence(
     mock_calls: Iterable[Line] = (),
     key_writers: Mapping[Line, str] | None = None,
     truths: Mapping[Line, str] | None = None,
+    text_writers: Mapping[Line, str] | None = None,
 ) -> dict[Line, tuple[int, tuple[str, ...]]]:
     """Tie-breaking evidence per line: (level, notes); the strongest level wins."""
     ev: dict[Line, tuple[int, set[str]]] = {}
@@ -552,6 +554,8 @@ def evidence(
         add(ln, ORIGIN, "called the mock whose calls the test checks")
     for ln, key in (key_writers or {}).items():
         add(ln, ORIGIN, f"wrote the entry {key!r}, which the assertion found different")
+    for ln, part in (text_writers or {}).items():
+        add(ln, TEXT, f"holds the text {part!r}, which the failure shows where it differs")
     for ln, name in (raise_guards or {}).items():
         add(ln, ORIGIN, f"decides the {name} the test expected, which was not raised")
     for ln in kind_lines:

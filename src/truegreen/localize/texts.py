@@ -1,0 +1,219 @@
+"""The statements that wrote the text a failure rejected, found by the literals they hold.
+
+Much of what a test checks is text that project code writes from string literals: a
+translation table (``future = "efter {0}"``), a message template, a warning, a help
+line. When the wrong text is the fault, the spectrum ties the literal's line with the
+code around it (a class body's assignments run together), but the failure itself shows
+the literal: the rejected text holds a constant part of it (the text between a
+template's fields) where it differs from the expected one.
+
+* A failed ``==`` of two texts: the code's side (see :func:`keys.differing_keys` for
+  which side that is; for texts of several lines, the first line where they differ)
+  holds the part over the span where it differs from the expected side (after their
+  common prefix, before their common suffix), and the expected side does not hold it.
+* A failure that compared nothing (``pytest.fail``, ``pytest.warns``'s "DID NOT WARN"
+  naming the warnings that were emitted, ``assert ok, msg``): the message holds the part,
+  and the test's source does not (so not an input the test wrote and the message echoes).
+
+Only the statements the failing test ran count, and a part must be at least
+:data:`MIN_PART` characters with a letter in it. When more than :data:`MAX_WRITERS`
+statements match, the text says little about any one of them, and none is evidence.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+from truegreen.localize.spectrum import Line, Statements
+
+#: the shortest constant part of a literal that counts (without surrounding blanks)
+MIN_PART = 4
+#: more statements than this holding the text: it is evidence for none of them
+MAX_WRITERS = 3
+
+#: a template's fields: ``{0}``, ``{name!r:>10}``, ``%s``, ``%(name)d``, ``%-5.2f``
+_FIELD = re.compile(r"\{[^{}]*\}|%(?:\([^()]*\))?[-#0 +]*\d*(?:\.\d+)?[a-zA-Z%]")
+_LETTER = re.compile(r"[^\W\d_]")
+
+
+def constant_parts(text: str) -> list[str]:
+    """The parts of a literal that reach the output as written: the text between its
+    template fields, long enough to say something (:data:`MIN_PART`, with a letter)."""
+    return [p for p in _FIELD.split(text) if len(p.strip()) >= MIN_PART and _LETTER.search(p)]
+
+
+def differing_span(actual: str, expected: str) -> tuple[int, int]:
+    """The span of ``actual`` where it differs from ``expected``: after their common
+    prefix, before their common suffix (empty when ``actual`` only lacks text)."""
+    n = min(len(actual), len(expected))
+    start = 0
+    while start < n and actual[start] == expected[start]:
+        start += 1
+    end = 0
+    while end < n - start and actual[-1 - end] == expected[-1 - end]:
+        end += 1
+    return start, len(actual) - end
+
+
+def compared_texts(
+    failing: Mapping[str, Any], literal: Sequence[bool] = ()
+) -> tuple[str, str] | None:
+    """``(produced, expected)`` of a failed ``==`` of two texts (for texts of several
+    lines, the first line where they differ); None for any other failure. The produced
+    side is the left one unless the left operand is a literal written in the assertion
+    and the right one is not."""
+    compared = list(failing.get("compared", ()))[:1]
+    if not compared or compared[0].get("op") != "==":
+        return None
+    cmp = compared[0]
+    values = list(cmp.get("values") or ())
+    differs = cmp.get("differs")
+    if isinstance(differs, Mapping):
+        values = list(differs.get("values") or ())
+    if len(values) != 2 or not all(isinstance(v, str) for v in values):
+        return None  # not two texts, or one too long to be kept whole
+    left_literal = len(literal) > 0 and literal[0]
+    right_literal = len(literal) > 1 and literal[1]
+    if left_literal and not right_literal:
+        return str(values[1]), str(values[0])
+    return str(values[0]), str(values[1])
+
+
+def _header(node: ast.stmt) -> list[ast.AST]:
+    """The parts of a statement that run on its own line: a compound statement's header
+    expression (a condition, an iterable, a context manager), a simple statement whole."""
+    if isinstance(node, (ast.If, ast.While)):
+        return [node.test]
+    if isinstance(node, (ast.For, ast.AsyncFor)):
+        return [node.iter]
+    if isinstance(node, (ast.With, ast.AsyncWith)):
+        return [i.context_expr for i in node.items]
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Try)):
+        return []
+    if isinstance(node, ast.Match):
+        return [node.subject]
+    return [node]
+
+
+def _literals_by_line(tree: ast.Module) -> dict[int, tuple[str, ...]]:
+    """Each statement's string literals (its header's, for a compound statement), by the
+    statement's first line."""
+    out: dict[int, tuple[str, ...]] = {}
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.stmt) or node.lineno in out:
+            continue
+        found = [
+            n.value
+            for part in _header(node)
+            for n in ast.walk(part)
+            if isinstance(n, ast.Constant) and isinstance(n.value, str)
+        ]
+        if found:
+            out[node.lineno] = tuple(found)
+    return out
+
+
+def _literals(stmts: Statements, rel: str) -> dict[int, tuple[str, ...]]:
+    def make() -> dict[int, tuple[str, ...]]:
+        tree = stmts.tree(rel)
+        return _literals_by_line(tree) if tree is not None else {}
+
+    return stmts.memo("texts.literals", rel, make)
+
+
+def writers(
+    holds: Callable[[str], bool],
+    executed: Iterable[Line],
+    stmts: Statements,
+    source: Callable[[str], bool],
+) -> dict[Line, str]:
+    """The statements among ``executed`` (in files ``source`` accepts) with a literal
+    whose constant part ``holds`` accepts: line -> the longest such part. Empty when more
+    than :data:`MAX_WRITERS` statements match."""
+    out: dict[Line, str] = {}
+    for file, line in sorted(set(executed)):
+        if not file.endswith(".py") or not source(file):
+            continue
+        texts = _literals(stmts, file).get(line)
+        if not texts:
+            continue
+        parts = [p for t in texts for p in constant_parts(t) if holds(p)]
+        if parts:
+            out[(file, line)] = max(parts, key=len)
+            if len(out) > MAX_WRITERS:
+                return {}
+    return out
+
+
+def literal_is_wrong(
+    failing: Mapping[str, Any],
+    literal: Sequence[bool],
+    executed: Iterable[Line],
+    stmts: Statements,
+    source: Callable[[str], bool],
+) -> bool:
+    """For a failed ``==`` of two texts: no literal the failing test ran (in files
+    ``source`` accepts) could have written the expected text where it differs, so the
+    literal that wrote the rejected text is itself wrong (a translation, a template), rather
+    than the code having picked the wrong entry of a table that holds the right one too
+    (``"googol"`` where ``"decillion"`` was due: the fault is in the choosing)."""
+    texts = compared_texts(failing, literal)
+    if texts is None:
+        return False
+    produced, expected = texts
+    start, end = differing_span(expected, produced)
+    wanted = expected[start:end]
+    if not wanted.strip():
+        return False
+    for file, line in set(executed):
+        if not file.endswith(".py") or not source(file):
+            continue
+        for t in _literals(stmts, file).get(line, ()):
+            if any(p.strip() in wanted for p in constant_parts(t)):
+                return False
+    return True
+
+
+def rejected_text_writers(
+    failing: Mapping[str, Any],
+    literal: Sequence[bool],
+    message: str,
+    test_source: str,
+    executed: Iterable[Line],
+    stmts: Statements,
+    source: Callable[[str], bool],
+    *,
+    raised_in_project: bool = False,
+) -> dict[Line, str]:
+    """The statements whose literals wrote the text the failure rejected (see the
+    module's description): line -> the literal's part the failure shows.
+    ``raised_in_project``: the failure was raised in project code, whose message its own
+    ``raise`` wrote (that statement found the bad state; it did not make it)."""
+    texts = compared_texts(failing, literal)
+    if texts is not None:
+        produced, expected = texts
+        start, end = differing_span(produced, expected)
+        if start >= end:
+            return {}
+
+        def in_difference(part: str) -> bool:
+            if part in expected or part in test_source:
+                return False
+            at = produced.find(part)
+            while at != -1:
+                if at < end and at + len(part) > start:
+                    return True
+                at = produced.find(part, at + 1)
+            return False
+
+        return writers(in_difference, executed, stmts, source)
+    if failing.get("compared") or not message or raised_in_project:
+        return {}
+
+    def in_message(part: str) -> bool:
+        return part in message and part not in test_source
+
+    return writers(in_message, executed, stmts, source)
