@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from truegreen.localize.spectrum import Line, Statements
@@ -124,6 +124,18 @@ def _literals(stmts: Statements, rel: str) -> dict[int, tuple[str, ...]]:
     return stmts.memo("texts.literals", rel, make)
 
 
+def _executed_literals(
+    executed: Iterable[Line], stmts: Statements, source: Callable[[str], bool]
+) -> Iterator[tuple[Line, tuple[str, ...]]]:
+    """The statements among ``executed`` (in files ``source`` accepts) that hold string
+    literals, in file and line order, each with its literals."""
+    for file, line in sorted(set(executed)):
+        if file.endswith(".py") and source(file):
+            found = _literals(stmts, file).get(line)
+            if found:
+                yield (file, line), found
+
+
 def writers(
     holds: Callable[[str], bool],
     executed: Iterable[Line],
@@ -134,13 +146,8 @@ def writers(
     whose constant part ``holds`` accepts: line -> the longest such part. Empty when more
     than :data:`MAX_WRITERS` statements match."""
     out: dict[Line, str] = {}
-    for file, line in sorted(set(executed)):
-        if not file.endswith(".py") or not source(file):
-            continue
-        texts = _literals(stmts, file).get(line)
-        if not texts:
-            continue
-        parts = [p for t in texts for p in constant_parts(t) if holds(p)]
+    for (file, line), found in _executed_literals(executed, stmts, source):
+        parts = [p for t in found for p in constant_parts(t) if holds(p)]
         if parts:
             out[(file, line)] = max(parts, key=len)
             if len(out) > MAX_WRITERS:
@@ -160,21 +167,20 @@ def literal_is_wrong(
     literal that wrote the rejected text is itself wrong (a translation, a template), rather
     than the code having picked the wrong entry of a table that holds the right one too
     (``"googol"`` where ``"decillion"`` was due: the fault is in the choosing)."""
-    texts = compared_texts(failing, literal)
-    if texts is None:
+    pair = compared_texts(failing, literal)
+    if pair is None:
         return False
-    produced, expected = texts
+    produced, expected = pair
     start, end = differing_span(expected, produced)
     wanted = expected[start:end]
     if not wanted.strip():
         return False
-    for file, line in set(executed):
-        if not file.endswith(".py") or not source(file):
-            continue
-        for t in _literals(stmts, file).get(line, ()):
-            if any(p.strip() in wanted for p in constant_parts(t)):
-                return False
-    return True
+    return not any(
+        p.strip() in wanted
+        for _line, found in _executed_literals(executed, stmts, source)
+        for t in found
+        for p in constant_parts(t)
+    )
 
 
 def rejected_text_writers(
@@ -192,9 +198,9 @@ def rejected_text_writers(
     module's description): line -> the literal's part the failure shows.
     ``raised_in_project``: the failure was raised in project code, whose message its own
     ``raise`` wrote (that statement found the bad state; it did not make it)."""
-    texts = compared_texts(failing, literal)
-    if texts is not None:
-        produced, expected = texts
+    pair = compared_texts(failing, literal)
+    if pair is not None:
+        produced, expected = pair
         start, end = differing_span(produced, expected)
         if start >= end:
             return {}
