@@ -28,6 +28,14 @@ from truegreen.localize.spectrum import Line, Statements
 MAX_WRITERS = 3
 
 
+def produced_side(literal: Sequence[bool]) -> int:
+    """Which operand of a failed comparison the code produced (0 left, 1 right): the left
+    one unless the left is a literal written in the assertion and the right one is not."""
+    left_literal = len(literal) > 0 and literal[0]
+    right_literal = len(literal) > 1 and literal[1]
+    return 1 if left_literal and not right_literal else 0
+
+
 def differing_keys(failing: Mapping[str, Any], literal: Sequence[bool] = ()) -> list[str]:
     """The keys of the failed comparison's differing entries that the code's side has:
     changed ones, and those only the produced side has. The produced side is the left
@@ -36,9 +44,7 @@ def differing_keys(failing: Mapping[str, Any], literal: Sequence[bool] = ()) -> 
     compared = list(failing.get("compared", ()))[:1]
     if not compared:
         return []
-    left_literal = len(literal) > 0 and literal[0]
-    right_literal = len(literal) > 1 and literal[1]
-    only_produced = "missing" if left_literal and not right_literal else "extra"
+    only_produced = "missing" if produced_side(literal) == 1 else "extra"
     out: list[str] = []
     for entry in compared[0].get("keys") or ():
         if not (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[1], str)):

@@ -7,7 +7,7 @@ code around it (a class body's assignments run together), but the failure itself
 the literal: the rejected text holds a constant part of it (the text between a
 template's fields) where it differs from the expected one.
 
-* A failed ``==`` of two texts: the code's side (see :func:`keys.differing_keys` for
+* A failed ``==`` of two texts: the code's side (see :func:`keys.produced_side` for
   which side that is; for texts of several lines, the first line where they differ)
   holds the part over the span where it differs from the expected side (after their
   common prefix, before their common suffix), and the expected side does not hold it.
@@ -27,6 +27,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
+from truegreen.localize.keys import produced_side
 from truegreen.localize.spectrum import Line, Statements
 
 #: the shortest constant part of a literal that counts (without surrounding blanks)
@@ -62,9 +63,8 @@ def compared_texts(
     failing: Mapping[str, Any], literal: Sequence[bool] = ()
 ) -> tuple[str, str] | None:
     """``(produced, expected)`` of a failed ``==`` of two texts (for texts of several
-    lines, the first line where they differ); None for any other failure. The produced
-    side is the left one unless the left operand is a literal written in the assertion
-    and the right one is not."""
+    lines, the first line where they differ; :func:`keys.produced_side` says which is
+    which); None for any other failure."""
     compared = list(failing.get("compared", ()))[:1]
     if not compared or compared[0].get("op") != "==":
         return None
@@ -75,11 +75,8 @@ def compared_texts(
         values = list(differs.get("values") or ())
     if len(values) != 2 or not all(isinstance(v, str) for v in values):
         return None  # not two texts, or one too long to be kept whole
-    left_literal = len(literal) > 0 and literal[0]
-    right_literal = len(literal) > 1 and literal[1]
-    if left_literal and not right_literal:
-        return str(values[1]), str(values[0])
-    return str(values[0]), str(values[1])
+    side = produced_side(literal)
+    return str(values[side]), str(values[1 - side])
 
 
 def _header(node: ast.stmt) -> list[ast.AST]:
@@ -136,7 +133,7 @@ def _executed_literals(
                 yield (file, line), found
 
 
-def writers(
+def _writers(
     holds: Callable[[str], bool],
     executed: Iterable[Line],
     stmts: Statements,
@@ -215,11 +212,11 @@ def rejected_text_writers(
                 at = produced.find(part, at + 1)
             return False
 
-        return writers(in_difference, executed, stmts, source)
+        return _writers(in_difference, executed, stmts, source)
     if failing.get("compared") or not message or raised_in_project:
         return {}
 
     def in_message(part: str) -> bool:
         return part in message and part not in test_source
 
-    return writers(in_message, executed, stmts, source)
+    return _writers(in_message, executed, stmts, source)
