@@ -25,3 +25,12 @@ def localized(
 def ranked_in(doc: Mapping[str, Any], file: str) -> dict[int, dict[str, Any]]:
     """The ranking entries of ``file``, by line."""
     return {r["line"]: r for r in doc["ranking"] if r["file"] == file}
+
+
+def ranked_by_text(doc: Mapping[str, Any], file: str) -> dict[str, dict[str, Any]]:
+    """The ranking entries of ``file``, by their statement's first line stripped (the
+    source read from the document's checkout)."""
+    lines = (Path(doc["repo"]) / file).read_text().splitlines()
+    at = {text.strip(): n for n, text in enumerate(lines, 1)}
+    by_line = ranked_in(doc, file)
+    return {text: by_line[n] for text, n in at.items() if n in by_line}

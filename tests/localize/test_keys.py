@@ -8,7 +8,7 @@ from collections import OrderedDict, namedtuple
 from pathlib import Path
 from typing import Any
 
-from tests.localize.helpers import localized, ranked_in
+from tests.localize.helpers import localized, ranked_by_text
 from truegreen.localize import keys
 from truegreen.localize._tracer import truegreen_trace as tracer
 from truegreen.localize.spectrum import Statements
@@ -131,11 +131,9 @@ SCHEMAS = {
 
 def test_the_writer_of_the_differing_entry_wins_its_tie(make_project):
     doc = localized(make_project, SCHEMAS, "tests/test_build.py::test_all_of_one_is_the_one")
-    lines = (Path(doc["repo"]) / "jschema/build.py").read_text().splitlines()
-    at = {text.strip(): n for n, text in enumerate(lines, 1)}
-    ranked = ranked_in(doc, "jschema/build.py")
-    writer = ranked[at['extra = {"allOf": list(parts)}']]
-    plain = ranked[at['title = "all"']]
+    ranked = ranked_by_text(doc, "jschema/build.py")
+    writer = ranked['extra = {"allOf": list(parts)}']
+    plain = ranked['title = "all"']
     assert writer["counts"] == plain["counts"]  # the spectrum alone ties them
     assert "wrote the entry 'allOf', which the assertion found different" in writer["evidence"]
     assert writer["rank"] < plain["rank"] and not plain["evidence"]

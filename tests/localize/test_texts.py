@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.localize.helpers import localized, ranked_in
+from tests.localize.helpers import localized, ranked_by_text
 from truegreen.localize import texts
 from truegreen.localize.spectrum import Statements
 
@@ -143,11 +143,9 @@ RELATIVE = {
 
 def test_the_literal_that_wrote_the_rejected_text_wins_its_tie(make_project):
     doc = localized(make_project, RELATIVE, "tests/test_describe.py::test_future")
-    lines = (Path(doc["repo"]) / "relt/describe.py").read_text().splitlines()
-    at = {text.strip(): n for n, text in enumerate(lines, 1)}
-    ranked = ranked_in(doc, "relt/describe.py")
-    literal = ranked[at['template = "efter {0} {1}"']]
-    made = ranked[at["return template.format(n, unit)"]]
+    ranked = ranked_by_text(doc, "relt/describe.py")
+    literal = ranked['template = "efter {0} {1}"']
+    made = ranked["return template.format(n, unit)"]
     assert literal["counts"] == made["counts"]  # the spectrum alone ties them
     assert "produced the value the assertion rejected" in made["evidence"]
     assert (
@@ -182,11 +180,9 @@ WARNS = {
 def test_the_warning_the_message_names_wins_its_tie(make_project):
     doc = localized(make_project, WARNS, "tests/test_api.py::test_call_is_deprecated")
     assert "DID NOT WARN" in doc["failure"]["message"]
-    lines = (Path(doc["repo"]) / "warny/api.py").read_text().splitlines()
-    at = {text.strip(): n for n, text in enumerate(lines, 1)}
-    ranked = ranked_in(doc, "warny/api.py")
-    warn = ranked[at['warnings.warn("call() is deprecated: call the object itself")']]
-    call = ranked[at["return f()"]]
+    ranked = ranked_by_text(doc, "warny/api.py")
+    warn = ranked['warnings.warn("call() is deprecated: call the object itself")']
+    call = ranked["return f()"]
     assert warn["counts"] == call["counts"]
     assert warn["rank"] == 1 and call["rank"] > 1
 
@@ -258,10 +254,8 @@ LOCALES = {
 
 def test_a_wrong_literal_ranks_above_higher_scores(make_project):
     doc = localized(make_project, LOCALES, "tests/test_locales.py::test_danish_future")
-    lines = (Path(doc["repo"]) / "loc/locales.py").read_text().splitlines()
-    at = {text.strip(): n for n, text in enumerate(lines, 1)}
-    ranked = ranked_in(doc, "loc/locales.py")
-    literal = ranked[at['future = "efter {0}"']]
-    own = ranked[at['return f"{n}"']]  # only the failing test ran it: the top score
+    ranked = ranked_by_text(doc, "loc/locales.py")
+    literal = ranked['future = "efter {0}"']
+    own = ranked['return f"{n}"']  # only the failing test ran it: the top score
     assert (own["counts"]["ep"], literal["counts"]["ep"]) == (0, 1)
     assert literal["rank"] == 1 and own["rank"] > 1
