@@ -72,6 +72,9 @@ after round 8, chosen blind and measured once on the final code
 after round 12, chosen blind and measured once on the final code
 (``--out bench/results/localize_real_heldout8.json``); it was then extended, blind, with
 w3lib, hyperframe, hpack and glom (``HELD_OUT_8_BUGS`` now names all seven).
+``--bugs tomli-w,python-json-logger,pyjwt`` runs held-out set 9 (``HELD_OUT_9_BUGS``),
+added after round 13, chosen blind and measured once on the final code
+(``--out bench/results/localize_real_heldout9.json``).
 
 (``project:lo-hi+n`` selects BugsInPy ids; a mined project alone takes all its commits,
 ``project:sha+sha`` some of them.) Two projects need help to be measured at all, each
@@ -1134,6 +1137,77 @@ PROJECTS |= {
     ),
 }
 HELD_OUT_8_BUGS = "rfc3986,wcwidth,sortedcontainers,w3lib,hyperframe,hpack,glom"
+#: Held-out set 9, added after round 13 and chosen blind (no localize run on any of its bugs
+#: before the final measurement, once, on the final code): the three projects of set 8's
+#: second candidate list that set 8 did not need, tomli-w, python-json-logger (madzak's
+#: repository) and pyjwt, in this order, with exactly set 8's rules (each adding up to 12
+#: commits, or until its list is used up). tomli-w's left out by message: 21b8be3891
+#: ([pre-commit.ci] pre-commit autoupdate and auto fixes: lint), 100394da3a (Fix codecov),
+#: 36354bdb8a (Fix GitHub Actions badge) and 77a2716d56 (Fix changelog description about
+#: AoT), which change no .py file anyway. python-json-logger's: 5f85723f46
+#: (fix(JsonFormatter): type the constructor: typing; it changes no test .py file). pyjwt's:
+#: 9f36c24c45 (Improve coverage config and eliminate unused test suite code: a refactor; its
+#: "fix" is of duplicate dev dependencies), ebc941de50 (Feat #1024: Add iterator for PyJWKSet:
+#: a feature), 332774fa79 (Update jwt-api to accept either a string or list of strings for
+#: issuer validation: a feature), 6cef6f28fa (Patch 1: support for an ssl.SSLContext, a
+#: feature; its "fix"es are a typo and pre-commit's), c35e59b9f2 (Add `as_dict` option to
+#: `Algorithm.to_jwk`: a feature), b407c63b17 (Improve error messages when cryptography isn't
+#: installed: wording), 300348f7bc (Custom header configuration in jwk client: a feature),
+#: 98a5c1d61e (Update audience typing: typing; its "fix: handle audience=0" is a follow-up
+#: within its own pull request), 599aba9dac (Do not fail when an unusable key occurs) and
+#: aabeb06134 (Explicit check the key for ECAlgorithm): their one "fix" is pre-commit's auto
+#: fixes (lint), 9d4c06e07f (Add to_jwk static method to ECAlgorithm), 675fa10db5 (adding
+#: support for compressed payloads), 545931dafd (Add to_jwk to Ed25519Algorithm) and
+#: 66e39be534 (Implementation of ECAlgorithm.from_jwk): features, 23feb3b068 (chore: fix lint
+#: errors: lint), 258d7bab0e (Use timezone package as Python 3.5+ is required: a refactor)
+#: and e875db1357 (Fix 406: "Added header option for encode", a feature, though it names an
+#: issue it fixes). tomli-w gave 1 verified bug, python-json-logger 3 and pyjwt 7 (11 in
+#: all). Their whole suites at the newest commit take 2 s, under 1 s and 5 s (4 of its tests,
+#: for a missing cryptography, skip).
+PROJECTS |= {
+    "tomli-w": Project(
+        "hukkin+tomli-w",
+        "tomli_w",  # src/tomli_w only after the commit below
+        ("pytest", "tomli"),  # its tests/requirements.txt (less pytest-randomly, pytest-cov)
+        (
+            # taken for its fix (a feature too: its test_tuple fails on the buggy tree with
+            # its test_decimal)
+            "83639ce333",  # Support tuples. Fix formatting of special decimal.Decimals (#17)
+            # (no further commit from 2019 on meets the rules)
+        ),
+    ),
+    "python-json-logger": Project(
+        "madzak+python-json-logger",
+        "src/pythonjsonlogger",
+        ("pytest",),  # no install requirements; its tests are unittest's
+        (
+            "7b80d440e8",  # Fix rename_fields for exc_info (#160)
+            "d42f92c3f8",  # Removed invalid # type ignore and fixed None to "" given ...
+            "b0dbe22cbe",  # Fix too strict regex for pecentage style logging
+            # (no further commit from 2019 on meets the rules)
+        ),
+        editable=True,
+    ),
+    "pyjwt": Project(
+        "jpadilla+pyjwt",
+        "jwt",
+        ("pytest", "cryptography"),  # its crypto extra
+        (
+            "412cb67a93",  # fix: close HTTPError to prevent ResourceWarning on Python 3.14 ...
+            "5b86227733",  # fix: enforce ECDSA curve validation per RFC 7518 Section 3.4
+            "9085670a1f",  # Fixes #1039: Add iss, issuer type checks (#1040)
+            "d5ca701dd8",  # Fixes #964: Validate key against allowed types for Algorithm ...
+            "0a99cc2427",  # Fix `_validate_iat` validation (#847)
+            "435e826da5",  # Improve PyJWKSet error accuracy (#786) (fix(PyJWKSet): ...)
+            # not 3d4d82248f (Don't mutate options dictionary in .decode_complete()): its new
+            # test, test_decode_no_options_mutation, passes on its buggy tree too (no test of
+            # its changed tests/test_api_jwt.py fails there)
+            "c8ab900b83",  # Fix aud validation to support {'aud': null} case. (#670)
+            # (no further commit from 2019 on meets the rules: 3d4d82248f is not replaced)
+        ),
+    ),
+}
+HELD_OUT_9_BUGS = "tomli-w,python-json-logger,pyjwt"
 DEFAULT_BUGS = (
     "thefuck:1-32,PySnooper:1-3,tqdm:1-9,cookiecutter:1-4,more-itertools,boltons,toolz,click"
 )
