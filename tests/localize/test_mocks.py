@@ -88,7 +88,10 @@ def test_the_line_that_called_the_checked_mock_leads_its_tie(make_project):
     doc = localized(make_project, NOTIFY, "tests/test_notify.py::test_alert_retries_twice")
     core = ranked_in(doc, "notify/core.py")
     assert core[8]["rank"] == 1 and core[8]["ties"] == 1, doc["ranking"]
-    assert core[8]["evidence"] == ["called the mock whose calls the test checks"]
+    assert core[8]["evidence"] == [
+        "called the mock whose calls the test checks",
+        "in alert, which the failing test's name names",
+    ]
     assert core[5]["rank"] > 1 and core[5]["ties"] > 1  # subject = ...
     # the mocked module's own line never ran: not ranked
     assert all(r["file"] != "notify/mail.py" or r["line"] != 2 for r in doc["ranking"])

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from truegreen.errors import UsageError
-from truegreen.localize import boundary, keys, mocks, raises, texts
+from truegreen.localize import boundary, keys, mocks, names, raises, texts
 from truegreen.localize import context as ctx
 from truegreen.localize import values as val
 from truegreen.localize.ranking import FORMULAS, Formula, Ranked, Score, rank
@@ -641,6 +641,10 @@ def _document(
         second |= frozenset(text_writers) - first
     # the line that made the bad value the crash used comes with the crash's guard
     second |= _origin_lines(origin_docs, stmts, executed, is_source) - first
+    named = names.named_lines(failing, executed, stmts)
+    for ln, name in named.items():
+        level, notes = evidence.get(ln, (0, ()))
+        evidence[ln] = (level, (*notes, f"in {name}, which the failing test's name names"))
     defuse = stmts.defuse
     ranking = rank(
         fail_sets,
@@ -652,6 +656,7 @@ def _document(
         order=near,
         later=frozenset(ln for ln in executed if ln[1] in defuse.file(ln[0]).blocks),
         outcomes=_outcomes(executed, stmts),
+        named=frozenset(named),
     )
     focus: list[Line] = []
     if crash_doc is not None:

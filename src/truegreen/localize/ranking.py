@@ -115,13 +115,15 @@ def rank(
     second: frozenset[Line] = frozenset(),
     later: frozenset[Line] = frozenset(),
     outcomes: Mapping[Line, Sequence[Line]] | None = None,
+    named: frozenset[Line] = frozenset(),
 ) -> list[Ranked]:
     """Rank ``candidates`` (default: every line a failing test executed).
 
     Order: the lines in ``first`` (the site of a crash in project code) before all others,
     then those in ``second`` (the conditions that guard a crash site); then the formula's
     score, higher first; then, among equal scores only, the evidence level (the crash
-    frame, where a differing or ``None`` value was produced), then the score of the branch
+    frame, where a differing or ``None`` value was produced), then lines in ``named`` (inside
+    a function or class the failing test's name names), then the score of the branch
     a condition took (``outcomes``), then ``order`` (nearness to the crash), then lines not
     in ``later`` (``def`` and ``class`` statements: a function's header runs whenever its
     body does, and is less often the fault than the body statement it ties with); lines
@@ -164,7 +166,7 @@ def rank(
             decided[ln] = by
         level = ev.get(ln, (0, ()))[0]
         top = 2 if ln in first else 1 if ln in second else 0
-        key = (top, own.key(), level, best, near.get(ln, 0), int(ln not in later))
+        key = (top, own.key(), level, int(ln in named), best, near.get(ln, 0), int(ln not in later))
         rows.append((key, ln, c))
     rows.sort(key=lambda r: (_neg(r[0]), r[1]))
     out: list[Ranked] = []
@@ -184,12 +186,12 @@ def rank(
     return out
 
 
-_Key = tuple[int, tuple[int, Fraction], int, tuple[int, Fraction], int, int]
+_Key = tuple[int, tuple[int, Fraction], int, int, tuple[int, Fraction], int, int]
 
 
-def _neg(key: _Key) -> tuple[int, int, Fraction, int, int, Fraction, int, int]:
-    top, (inf, value), level, (b_inf, branch), near, early = key
-    return (-top, -inf, -value, -level, -b_inf, -branch, -near, -early)
+def _neg(key: _Key) -> tuple[int, int, Fraction, int, int, int, Fraction, int, int]:
+    top, (inf, value), level, name, (b_inf, branch), near, early = key
+    return (-top, -inf, -value, -level, -name, -b_inf, -branch, -near, -early)
 
 
 def rank_of(ranking: Sequence[Ranked], file: str, line: int) -> Ranked | None:
