@@ -7,7 +7,7 @@ from typing import Any
 from unittest import mock
 
 from truegreen.localize._tracer import truegreen_trace as tracer
-from truegreen.localize.values import in_message, rejected
+from truegreen.localize.values import ORIGIN, evidence, in_message, rejected
 
 
 def _run(*events: dict[str, Any], compared: list[Any]) -> dict[str, Any]:
@@ -245,3 +245,46 @@ def test_values_are_rendered_as_far_as_they_are_shown_and_proxies_each_time() ->
     assert tracer._safe(Proxy(p))["type"].endswith("Proxy")
     assert tracer._safe(mock.Mock(spec=len)) == {"type": "function"}
     assert tracer._safe(len) == {"type": "function"} and tracer._safe(Plain) == {"type": "class"}
+
+
+def test_the_caller_that_received_a_helpers_wrong_text_is_traced_too() -> None:
+    """``alt = escape(text)`` on a text already escaped: ``escape`` made the doubled
+    ``&amp;amp;`` as asked, and the call is the fault. The line that received the
+    helper's return is traced beside the helper's own line."""
+    made = "a &amp;amp; b"
+    run = _run(
+        {"file": "pkg/util.py", "line": 25, "func": "escape", "var": "s", "value": made, "seq": 5},
+        {"file": "pkg/util.py", "line": 29, "func": "escape", "value": made, "seq": 7},
+        {
+            "file": "pkg/html.py",
+            "line": 83,
+            "func": "image",
+            "var": "alt",
+            "value": made,
+            "seq": 8,
+            "from": {"file": "pkg/util.py", "line": 29},
+        },
+        _return(90, f"<p>{made}</p>", 9, file="pkg/html.py"),
+        compared=[{"op": "==", "values": [f"<p>{made}</p>", "<p>a &amp; b</p>"]}],
+    )
+    got = rejected(run, [False, True])
+    assert [(g.get("part"), g["produced_at"], g.get("from_call")) for g in got] == [
+        (None, {"file": "pkg/html.py", "line": 90}, None),
+        ("where the text first differs", {"file": "pkg/util.py", "line": 25}, None),
+        (
+            "where the text first differs",
+            {"file": "pkg/html.py", "line": 83},
+            {"file": "pkg/util.py", "line": 25},
+        ),
+    ]
+    notes = evidence([], [], [], got)[("pkg/html.py", 83)]
+    assert notes == (
+        ORIGIN,
+        (
+            "called the code that produced the part of the rejected text where it first "
+            "differs (pkg/util.py:25)",
+        ),
+    )
+    # a helper whose function never returned the value it made: nothing received it
+    run["returns"] = [r for r in run["returns"] if r["line"] != 29]
+    assert [g["produced_at"]["line"] for g in rejected(run, [False, True])] == [90, 25]

@@ -331,6 +331,57 @@ def rejected(
                             "produced_at": {"file": at[0], "line": at[1]},
                         }
                     )
+    return out + _receivers(out, failing, source)
+
+
+def _receivers(
+    docs: Sequence[Mapping[str, Any]],
+    failing: Mapping[str, Any],
+    source: Callable[[str], bool] | None,
+) -> list[dict[str, Any]]:
+    """For each producer in ``docs`` inside a function that returned the value it made,
+    the caller's line that received it (``alt = escape(striptags(text))``, where
+    ``escape`` made the doubled ``&amp;amp;``): a helper that made the wrong value often
+    did what it was asked, and the call is the fault, so the call site is evidence too.
+    One level up: the first assignment of the returned value."""
+    made = _made_in_order(failing, source)
+    first: dict[tuple[str, int, str], Mapping[str, Any]] = {}
+    received: dict[tuple[str, int, str], Mapping[str, Any]] = {}
+    for m in made:
+        key = _key(m.get("value"))
+        first.setdefault((str(m.get("file")), int(m.get("line", 0)), key), m)
+        came = m.get("from")
+        if "var" in m and isinstance(came, dict):
+            received.setdefault((str(came["file"]), int(came["line"]), key), m)
+    out: list[dict[str, Any]] = []
+    for d in docs:
+        at = d["produced_at"]
+        key = _key(d.get("value"))
+        e: Mapping[str, Any] | None = first.get((str(at["file"]), int(at["line"]), key))
+        if e is not None and "var" in e:  # an assignment: the function's return of it
+            made_at = e
+            e = next(
+                (
+                    r
+                    for r in made
+                    if "var" not in r
+                    and int(r.get("seq", 0)) > int(made_at.get("seq", 0))
+                    and (r.get("file"), r.get("func")) == (made_at.get("file"), made_at.get("func"))
+                    and _key(r.get("value")) == key
+                ),
+                None,
+            )
+        if e is None:
+            continue
+        got = received.get((str(e["file"]), int(e["line"]), key))
+        if got is not None and (got["file"], got["line"]) != (at["file"], at["line"]):
+            out.append(
+                {
+                    **d,
+                    "produced_at": {"file": got["file"], "line": got["line"]},
+                    "from_call": dict(at),
+                }
+            )
     return out
 
 
@@ -549,6 +600,9 @@ def evidence(
             if r.get("received")
             else "produced the value the assertion rejected"
         )
+        came = r.get("from_call")
+        if isinstance(came, dict):
+            note = f"called the code that {note} ({came['file']}:{came['line']})"
         add((str(at["file"]), int(at["line"])), ORIGIN, note)
     for ln in mock_calls:
         add(ln, ORIGIN, "called the mock whose calls the test checks")
