@@ -20,6 +20,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 
 from truegreen.localize.spectrum import Statements
+from truegreen.localize.syntax import statements
 
 Line = tuple[str, int]
 
@@ -61,11 +62,11 @@ def _scopes(tree: ast.Module | None) -> list[tuple[int, int, str]]:
     """Every ``def`` and ``class`` of a module: (first line, last line, name)."""
     if tree is None:
         return []
-    out: list[tuple[int, int, str]] = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            out.append((node.lineno, node.end_lineno or node.lineno, node.name))
-    return out
+    return [
+        (node.lineno, node.end_lineno or node.lineno, node.name)
+        for node in statements(tree)
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+    ]
 
 
 def _scopes_of(stmts: Statements, file: str) -> Callable[[], list[tuple[int, int, str]]]:
