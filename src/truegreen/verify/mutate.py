@@ -71,7 +71,8 @@ def _replace(text: str, node: ast.expr, new: str) -> str | None:
     return (data[:a] + new.encode() + data[b:]).decode()
 
 
-def _variants(node: ast.expr) -> Iterator[tuple[str, ast.expr]]:
+def variants(node: ast.expr) -> Iterator[tuple[str, ast.expr]]:
+    """The single-point changes of ``node`` itself: (description, replacement node)."""
     if isinstance(node, ast.Compare):
         for i, op in enumerate(node.ops):
             swap = _CMP_SWAP.get(type(op))
@@ -150,7 +151,7 @@ def mutants_for(path: str, text: str, lines: Iterable[int], per_line: int = 3) -
         if id(node) in skip:
             continue
         bucket = by_line.setdefault(node.lineno, [])
-        candidates = list(_variants(node))
+        candidates = list(variants(node))
         if id(node) in conditions:
             candidates.insert(0, ("negate condition", ast.UnaryOp(op=ast.Not(), operand=node)))
         for description, replacement in candidates:
