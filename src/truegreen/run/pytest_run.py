@@ -102,6 +102,10 @@ class PytestRequest:
     origin: Path | None = None
     #: bytes of stdout/stderr kept (head and tail)
     capture_limit: int = 4 * 1024 * 1024
+    #: where the probe writes its records (JSON lines, flushed per record), for a caller
+    #: that reads them while the process still runs (:func:`read_held`); default: a
+    #: temporary file removed with the run
+    records: Path | None = None
 
 
 def child_env(
@@ -168,7 +172,7 @@ def run_pytest(
     ex = executor or default_executor()
     tmp = Path(tempfile.mkdtemp(prefix="truegreen-probe-"))
     try:
-        out = tmp / "probe.jsonl"
+        out = request.records or tmp / "probe.jsonl"
         out.touch()
         argfile: Path | None = None
         if len(request.test_ids) > ARGFILE_THRESHOLD and request.interpreter.pytest_version >= (
@@ -194,7 +198,8 @@ def run_pytest(
         spec = SandboxSpec(
             workdir=request.repo,
             python=request.interpreter.path,
-            writable=(tmp, *request.writable),
+            writable=(tmp, *request.writable)
+            + ((request.records.parent,) if request.records is not None else ()),
             readonly=(PROBE_DIR, *sorted(prefixes), *request.pythonpath, *request.readonly),
             grant_workdir=request.grant_workdir,
         )
@@ -215,6 +220,27 @@ def run_pytest(
     )
     _raise_for_unknown_ids(run, request)
     return run
+
+
+def read_held(request: PytestRequest) -> PytestRun | None:
+    """The outcomes of a run that reported the end of its session but has not exited (a
+    plugin holds it, e.g. to run more work on request): read from ``request.records``.
+    None if the records do not report the end of the session yet."""
+    if request.records is None:
+        return None
+    records = list(_read_records(request.records))
+    end = next((r for r in records if r.get("event") == "finish"), None)
+    if end is None:
+        return None
+    return parse_records(
+        records,
+        command=tuple(rerun_command(request)),
+        cwd=str(request.repo),
+        exit_code=int(end.get("exitstatus", 1)),
+        timed_out=False,
+        duration=0.0,
+        requested=request.test_ids,
+    )
 
 
 def _read_records(path: Path) -> Iterable[dict[str, Any]]:
