@@ -12,14 +12,18 @@ from truegreen.project import open_project
 
 
 def localized(
-    make_project: Callable[..., Path], files: Mapping[str, str], test_id: str
+    make_project: Callable[..., Path],
+    files: Mapping[str, str],
+    test_id: str,
+    *,
+    mutants: bool = False,
 ) -> dict[str, Any]:
     """The localization document of ``test_id`` in a project made of ``files`` (no git, no
-    sandbox, this interpreter)."""
+    sandbox, this interpreter). Without mutants unless asked: each test that uses this
+    checks one kind of evidence (test_mutation.py checks the mutants')."""
     root = make_project(files, use_git=False)
-    return localize(
-        open_project(root, sys.executable, "none"), [test_id], LocalizeOptions(timeout=60)
-    )
+    opts = LocalizeOptions(timeout=60, mutants=mutants)
+    return localize(open_project(root, sys.executable, "none"), [test_id], opts)
 
 
 def ranked_in(doc: Mapping[str, Any], file: str) -> dict[int, dict[str, Any]]:

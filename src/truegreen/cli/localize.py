@@ -46,6 +46,13 @@ from truegreen.cli._app import (
     show_default=True,
     help="Ranking entries in the JSON document (ranked_lines counts all).",
 )
+@click.option(
+    "--mutants/--no-mutants",
+    default=True,
+    show_default=True,
+    help="Break ties near the top by rerunning the failing test under small changes of "
+    "the tied lines (in the bare run's process, after its session).",
+)
 @json_option
 def localize(
     test_ids: tuple[str, ...],
@@ -57,6 +64,7 @@ def localize(
     formula: str,
     timeout: float | None,
     limit: int,
+    mutants: bool,
     json_out: bool,
 ) -> None:
     """Localize a failing test: crash site, ranked suspect lines, values, order dependence.
@@ -79,6 +87,7 @@ def localize(
         formula=formula,
         timeout=timeout,
         limit=limit,
+        mutants=mutants,
     )
     doc = run_localize(project, list(test_ids), opts, notify=notify)
     if json_out:

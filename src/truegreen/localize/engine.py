@@ -21,6 +21,7 @@ from __future__ import annotations
 import ast
 import contextlib
 import fnmatch
+import functools
 import hashlib
 import json
 import os
@@ -35,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from truegreen.errors import UsageError
-from truegreen.localize import boundary, keys, mocks, names, raises, texts
+from truegreen.localize import boundary, keys, mocks, mutation, names, raises, texts
 from truegreen.localize import context as ctx
 from truegreen.localize import values as val
 from truegreen.localize.ranking import FORMULAS, Formula, Ranked, Score, rank
@@ -54,7 +55,7 @@ from truegreen.localize.spectrum import (
 from truegreen.project import Project
 from truegreen.run.executor import Executor
 from truegreen.run.pytest_ini import checkout_suite_exclusions
-from truegreen.run.pytest_run import PytestRequest, rerun_command, run_pytest
+from truegreen.run.pytest_run import PytestRequest, read_held, rerun_command, run_pytest
 from truegreen.run.results import Outcome, PytestRun, TestResult
 from truegreen.sandbox.blocked import classify
 
@@ -98,6 +99,9 @@ class LocalizeOptions:
     check_measurement: bool = True
     #: run the value capture (C); off in benchmarks that only score the spectrum
     values: bool = True
+    #: break ties near the top with mutants run in the bare run's process (needs the
+    #: measurement check or the values: the bare run)
+    mutants: bool = True
 
 
 @dataclass
@@ -164,12 +168,15 @@ def _request(
     first: Sequence[str] = (),
     keep: Sequence[str] = (),
     code: tuple[Path, Path] | None = None,
+    hold: Path | None = None,
 ) -> PytestRequest:
     """The pytest run: bare; bare with the tests ``first`` moved to the front (the tracer
     plugin only reorders then); or under the tracer, writing to ``tracer``. With ``keep``
     (the targets), the project's own ``-m``, ``-k``, ``--deselect`` and ``--ignore`` from
     its addopts leave out of the passing tests what its suite leaves out (a ``-m "not
-    slow"``), and the tracer plugin keeps the tests ``keep`` whatever they say."""
+    slow"``), and the tracer plugin keeps the tests ``keep`` whatever they say. With
+    ``hold`` (a directory), the run waits there after its session for mutants to run
+    (:mod:`truegreen.localize.mutation`), its probe records in ``hold``."""
     # a test module of the selection that cannot be collected must not stop the others
     args = [
         *project.settings.pytest_args,
@@ -198,19 +205,29 @@ def _request(
             readonly += (code[0],)
             writable += (code[1],)
     plugin = bool(env)
+    plugins: tuple[str, ...] = (TRACER_PLUGIN,) if plugin else ()
+    records: Path | None = None
+    if hold is not None:
+        env[mutation.DIR_VAR] = str(hold)
+        # a run is never left waiting: truegreen writes the spec or ``stop`` in all cases
+        env[mutation.WAIT_VAR] = str(int(timeout or project.settings.suite_timeout))
+        plugins += (mutation.PLUGIN,)
+        writable += (hold,)
+        records = hold / "bare.jsonl"
     return PytestRequest(
         repo=project.root,
         interpreter=project.interpreter,
         test_ids=tuple(ids),
         args=tuple(args),
         timeout=timeout or project.settings.suite_timeout,
-        plugins=(TRACER_PLUGIN,) if plugin else (),
+        plugins=plugins,
         launcher=TRACER_LAUNCHER if tracer is not None else None,
-        pythonpath=(TRACER_DIR,) if plugin else (),
+        pythonpath=(TRACER_DIR,) if plugins else (),
         env=env,
         writable=writable,
         readonly=readonly,
         sandbox=project.sandbox,
+        records=records,
     )
 
 
@@ -307,6 +324,7 @@ def localize(
     targets = list(dict.fromkeys(test_ids))
     selection = _selection(project, targets, opts.scope)
     runs = _Runs()
+    hold: Path | None = None
     tmp = Path(tempfile.mkdtemp(prefix="truegreen-localize-"))
     try:
         say(f"localize: running {len(selection)} selection item(s) under the tracer")
@@ -320,28 +338,70 @@ def localize(
 
         stmts = Statements(project.root)
         traced = threading.Event()
+        wanted = opts.check_measurement or opts.values
+        if wanted and opts.mutants:
+            # its own temp dir: the sandbox hands a writable dir's entries to its uid only
+            # while truegreen still owns them, and the measured run is handed ``tmp``'s
+            hold = Path(tempfile.mkdtemp(prefix="truegreen-mutants-"))
+        bare_request = _request(
+            project, selection, opts.timeout, first=targets, keep=targets, hold=hold
+        )
 
         def bare() -> None:
             try:
-                runs.bare = run_pytest(
-                    _request(project, selection, opts.timeout, first=targets, keep=targets),
-                    executor,
-                )
+                runs.bare = run_pytest(bare_request, executor)
             except BaseException as exc:  # reported, never raised from the thread
                 runs.bare_error = exc
+
+        def ready() -> bool:
+            return hold is not None and (hold / "ready").exists()
+
+        def warmer() -> None:
             # the traced run usually takes longer: analyse the modules the tests import
-            # meanwhile, on the core this run freed (stopped when the traced run ends)
+            # meanwhile, on the core the bare run freed (stopped when the traced run ends)
+            while not traced.is_set() and not ready() and bare_thread.is_alive():
+                traced.wait(0.005)
             with contextlib.suppress(Exception):
                 warm(stmts, selection, traced.is_set)
 
-        thread = None
-        wanted = opts.check_measurement or opts.values
+        released = False
+
+        def release(spec: dict[str, Any] | None) -> Mapping[str, Any] | None:
+            """Let the held bare run go: with mutants to run first (``spec``), or none;
+            then wait for it to end. The mutants' results, if any."""
+            nonlocal released
+            if released:
+                return None
+            released = True
+            if hold is not None:
+                if spec is not None:
+                    part = hold / "spec.json.tmp"
+                    part.write_text(json.dumps(spec), encoding="utf-8")
+                    part.replace(hold / "spec.json")
+                else:
+                    (hold / "stop").write_text("stop\n", encoding="utf-8")
+            if bare_thread.ident is not None:
+                bare_thread.join()
+            if hold is None or spec is None:
+                return None
+            try:
+                got = json.loads((hold / "results.json").read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                return None
+            if os.environ.get("TG_DEBUG_MUTANTS"):
+                import sys
+
+                print("MUTANTS", got.get("seconds"), file=sys.stderr)
+            return got if isinstance(got, dict) else None
+
+        bare_thread = threading.Thread(target=bare, daemon=True)
+        warm_thread = threading.Thread(target=warmer, daemon=True)
         # in parallel, except without a sandbox: then both runs share the checkout, and
         # tests that write into it (generated files, caches) would see each other's writes
         parallel = wanted and project.sandbox != "none"
         if parallel:
-            thread = threading.Thread(target=bare, daemon=True)
-            thread.start()
+            bare_thread.start()
+            warm_thread.start()
 
         def measure(first: Sequence[str] = ()) -> None:
             out = tmp / ("measured-first.json" if first else "measured.json")
@@ -368,63 +428,108 @@ def localize(
                 keep_code(code[1], code[0], project.root, runs.trace)
 
         try:
-            measure()
-        finally:
-            traced.set()
-            if thread is not None:
-                thread.join()
-        if wanted and not parallel:
             try:
-                runs.bare = run_pytest(
-                    _request(project, selection, opts.timeout, first=targets, keep=targets),
-                    executor,
+                measure()
+            finally:
+                traced.set()
+                if parallel:
+                    warm_thread.join()
+            if wanted and not parallel:
+                bare_thread.start()
+            if wanted:
+                # the bare run's outcomes, once it reported its session's end (it then
+                # waits for mutants) or ended
+                while bare_thread.is_alive() and not ready():
+                    bare_thread.join(0.005)
+                if bare_thread.is_alive():
+                    runs.bare = read_held(bare_request) or runs.bare
+                if runs.bare is None and runs.bare_error is None:
+                    release(None)  # held, but its records cannot be read: let it end
+            if _fails_only_first(targets, runs):
+                # it passed after the other tests and failed run first (the bare run):
+                # measure it first, where it fails; the order check says why
+                assert runs.measured is not None
+                runs.in_suite = {t.id: t.outcome for t in runs.measured.tests}
+                say(
+                    "localize: the test passed after the other tests but fails run first: "
+                    "measuring it first"
                 )
-            except Exception as exc:  # reported in the document, as from the thread
-                runs.bare_error = exc
-        if _fails_only_first(targets, runs):
-            # it passed after the other tests and failed run first (the bare run): measure
-            # it first, where it fails; the order check says why
-            assert runs.measured is not None
-            runs.in_suite = {t.id: t.outcome for t in runs.measured.tests}
-            say(
-                "localize: the test passed after the other tests but fails run first: measuring it first"
+                measure(first=targets)
+            measured = runs.measured
+            assert measured is not None
+            by_id = measured.by_id()
+            targets = _expand(targets, measured)
+            _check_targets(targets, by_id, measured)
+            failing = [t for t in targets if by_id[t].outcome in FAILED]
+            warning = _sandbox_warning(by_id[failing[0]], project.sandbox)
+            if warning:
+                runs.notes.append(warning)
+            if runs.trace is not None and runs.trace.preloaded:
+                some = ", ".join(runs.trace.preloaded[:3])
+                more = len(runs.trace.preloaded) - 3
+                runs.notes.append(
+                    f"{len(runs.trace.preloaded)} project module(s) were imported before the "
+                    f"tracer could see them ({some}{f', and {more} more' if more > 0 else ''}): "
+                    "the lines their import ran are not in the spectrum"
+                )
+            if runs.trace is None:
+                raise UsageError(
+                    "the tracer wrote no data (the test process may have crashed)",
+                    hint="run `truegreen run` on the test to see what happened",
+                )
+            passing = sorted(
+                t.id for t in measured.tests if t.outcome == "passed" and t.id not in targets
             )
-            measure(first=targets)
-        measured = runs.measured
-        assert measured is not None
-        by_id = measured.by_id()
-        targets = _expand(targets, measured)
-        _check_targets(targets, by_id, measured)
-        failing = [t for t in targets if by_id[t].outcome in FAILED]
-        warning = _sandbox_warning(by_id[failing[0]], project.sandbox)
-        if warning:
-            runs.notes.append(warning)
-        if runs.trace is not None and runs.trace.preloaded:
-            some = ", ".join(runs.trace.preloaded[:3])
-            more = len(runs.trace.preloaded) - 3
-            runs.notes.append(
-                f"{len(runs.trace.preloaded)} project module(s) were imported before the "
-                f"tracer could see them ({some}{f', and {more} more' if more > 0 else ''}): "
-                "the lines their import ran are not in the spectrum"
+            spec = spectra(runs.trace, [*failing, *passing], stmts)
+            primary = failing[0]
+            # the values to compare with come from the watched neighbours that passed
+            valued = [p for p in passing if p in runs.trace.values]
+            best, best_sim = _most_similar(spec, primary, valued or passing)
+
+            def mutate(ranking: Sequence[Ranked]) -> dict[Line, tuple[Fraction, str]]:
+                held = bare_thread.is_alive() and not released
+                todo = (
+                    mutation.plan(ranking, failing, passing, spec, stmts, _durations(runs))
+                    if held
+                    else None
+                )
+                if todo is not None:
+                    say(f"localize: running {len(todo.mutants)} mutant(s) of tied suspects")
+                got = release(todo.spec if todo is not None else None)
+                if todo is None:
+                    return {}
+                problem = mutation.problem(todo, got)
+                if problem:
+                    runs.notes.append(problem)
+                return mutation.scores(todo, got) if got else {}
+
+            return _document(
+                project,
+                targets,
+                failing,
+                passing,
+                primary,
+                best,
+                best_sim,
+                spec,
+                stmts,
+                runs,
+                opts,
+                mutate,
             )
-        if runs.trace is None:
-            raise UsageError(
-                "the tracer wrote no data (the test process may have crashed)",
-                hint="run `truegreen run` on the test to see what happened",
-            )
-        passing = sorted(
-            t.id for t in measured.tests if t.outcome == "passed" and t.id not in targets
-        )
-        spec = spectra(runs.trace, [*failing, *passing], stmts)
-        primary = failing[0]
-        # the values to compare with come from the watched neighbours that passed
-        valued = [p for p in passing if p in runs.trace.values]
-        best, best_sim = _most_similar(spec, primary, valued or passing)
+        finally:
+            if bare_thread.ident is not None:
+                release(None)  # once released, nothing: a run is never left waiting
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    return _document(
-        project, targets, failing, passing, primary, best, best_sim, spec, stmts, runs, opts
-    )
+        if hold is not None:
+            shutil.rmtree(hold, ignore_errors=True)
+
+
+def _durations(runs: _Runs) -> dict[str, float]:
+    """Each test's duration in the bare run (the measured run's, traced, if none)."""
+    run = runs.bare or runs.measured
+    return {t.id: t.duration or 0.0 for t in run.tests} if run is not None else {}
 
 
 def _fails_only_first(targets: Sequence[str], runs: _Runs) -> bool:
@@ -558,6 +663,7 @@ def _document(
     stmts: Statements,
     runs: _Runs,
     opts: LocalizeOptions,
+    mutate: Callable[[Sequence[Ranked]], Mapping[Line, tuple[Fraction, str]]] | None = None,
 ) -> dict[str, Any]:
     assert runs.measured is not None and runs.trace is not None
     src = _Source(project.root)
@@ -646,7 +752,9 @@ def _document(
         level, notes = evidence.get(ln, (0, ()))
         evidence[ln] = (level, (*notes, f"in {name}, which the failing test's name names"))
     defuse = stmts.defuse
-    ranking = rank(
+    later = frozenset(ln for ln in executed if ln[1] in defuse.file(ln[0]).blocks)
+    ranked = functools.partial(
+        rank,
         fail_sets,
         pass_sets,
         opts.formula,
@@ -654,10 +762,17 @@ def _document(
         first=first,
         second=second,
         order=near,
-        later=frozenset(ln for ln in executed if ln[1] in defuse.file(ln[0]).blocks),
+        later=later,
         outcomes=_outcomes(executed, stmts),
         named=frozenset(named),
     )
+    ranking = ranked()
+    mutated = mutate(ranking) if mutate is not None else {}
+    if mutated:
+        for ln, (_score, note) in mutated.items():
+            level, notes = evidence.get(ln, (0, ()))
+            evidence[ln] = (level, (*notes, note))
+        ranking = ranked(mutation={ln: score for ln, (score, _note) in mutated.items()})
     focus: list[Line] = []
     if crash_doc is not None:
         focus.append((str(crash_doc["file"]), int(crash_doc["line"])))

@@ -116,6 +116,7 @@ def rank(
     later: frozenset[Line] = frozenset(),
     outcomes: Mapping[Line, Sequence[Line]] | None = None,
     named: frozenset[Line] = frozenset(),
+    mutation: Mapping[Line, Fraction] | None = None,
 ) -> list[Ranked]:
     """Rank ``candidates`` (default: every line a failing test executed).
 
@@ -126,7 +127,9 @@ def rank(
     a function or class the failing test's name names), then the score of the branch
     a condition took (``outcomes``), then ``order`` (nearness to the crash), then lines not
     in ``later`` (``def`` and ``class`` statements: a function's header runs whenever its
-    body does, and is less often the fault than the body statement it ties with); lines
+    body does, and is less often the fault than the body statement it ties with), then
+    the ``mutation`` score (see :mod:`truegreen.localize.mutation`; a line without one
+    goes after those that scored 0 or more, before those that scored less); lines
     equal in all of these form one tie group, listed by file and line, all with the
     worst-case rank.
 
@@ -141,6 +144,7 @@ def rank(
     lines = candidates if candidates is not None else frozenset().union(*failing)
     ev = evidence or {}
     near = order or {}
+    mutated = mutation or {}
     shows = {ln: outs for ln, outs in (outcomes or {}).items() if ln in lines}
     counted = lines | frozenset(o for outs in shows.values() for o in outs)
     ef_of = _tally(failing, counted)
@@ -166,7 +170,16 @@ def rank(
             decided[ln] = by
         level = ev.get(ln, (0, ()))[0]
         top = 2 if ln in first else 1 if ln in second else 0
-        key = (top, own.key(), level, int(ln in named), best, near.get(ln, 0), int(ln not in later))
+        key = (
+            top,
+            own.key(),
+            level,
+            int(ln in named),
+            best,
+            near.get(ln, 0),
+            int(ln not in later),
+            mutated.get(ln, _UNMUTATED),
+        )
         rows.append((key, ln, c))
     rows.sort(key=lambda r: (_neg(r[0]), r[1]))
     out: list[Ranked] = []
@@ -186,12 +199,18 @@ def rank(
     return out
 
 
-_Key = tuple[int, tuple[int, Fraction], int, int, tuple[int, Fraction], int, int]
+_Key = tuple[int, tuple[int, Fraction], int, int, tuple[int, Fraction], int, int, Fraction]
+
+#: where a line no mutant was run for goes among mutated lines: after those whose mutants
+#: showed something or nothing (0), before those whose mutants broke passing tests
+_UNMUTATED = Fraction(-1, 1000)
 
 
-def _neg(key: _Key) -> tuple[int, int, Fraction, int, int, int, Fraction, int, int]:
-    top, (inf, value), level, name, (b_inf, branch), near, early = key
-    return (-top, -inf, -value, -level, -name, -b_inf, -branch, -near, -early)
+def _neg(
+    key: _Key,
+) -> tuple[int, int, Fraction, int, int, int, Fraction, int, int, Fraction]:
+    top, (inf, value), level, name, (b_inf, branch), near, early, mutated = key
+    return (-top, -inf, -value, -level, -name, -b_inf, -branch, -near, -early, -mutated)
 
 
 def rank_of(ranking: Sequence[Ranked], file: str, line: int) -> Ranked | None:

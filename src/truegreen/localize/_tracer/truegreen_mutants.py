@@ -1,0 +1,290 @@
+"""truegreen's mutant runner: after a pytest session, rerun chosen tests, in this process,
+under small changes (mutants) of the project's functions, and say how each outcome changed.
+
+Loaded with ``-p truegreen_mutants`` (this directory on ``PYTHONPATH``) into the bare run
+of ``truegreen localize``; stdlib and pytest only, like the tracer. Mutation-based fault
+localization: a statement whose mutants change the failing test's outcome (or make it
+pass) while the passing tests that run it stay green is more likely the fault than one
+whose mutants change nothing, or break everything.
+
+Environment:
+
+* ``TRUEGREEN_MUTANTS_DIR`` a directory shared with truegreen. At the end of the session
+  (after truegreen's probe has reported it), this process writes ``ready`` there, waits
+  for ``spec.json`` (or ``stop``), runs it, and writes ``results.json``;
+* ``TRUEGREEN_MUTANTS_WAIT`` (optional) how long to wait for the spec, in seconds (300).
+
+``spec.json``::
+
+    {"tests": [node ids], "timeouts": [seconds, per test],
+     "mutants": [{"id": "...", "file": "/abs/path.py", "line": N, "start": S,
+                  "source": "<the mutated text of lines S.. of the file>",
+                  "tests": [indexes into tests]}]}
+
+Each mutant replaces, in memory, the code objects of the live functions of ``file`` that
+hold line ``line``: ``source`` (the whole top-level statement that holds the line, its
+first line ``start``) is compiled with its line numbers kept, and a function whose code
+has the same qualified name and first line gets the new code until its tests have run.
+Nothing is written to disk, and no module is imported again.
+
+``results.json``::
+
+    {"base": [[outcome, digest, message digest] per test, run twice: a pair per test],
+     "results": {"<id>": [[outcome, digest, message digest] per test of the mutant]
+                         | {"error": "..."}}}
+
+An outcome is ``passed``, ``failed`` (with the phase: ``failed:call``), ``skipped`` or
+``timeout``. The digests are of the failure's text and of its one-line message, with
+memory addresses and pytest's numbered temporary directories made equal.
+"""
+
+from __future__ import annotations
+import __future__
+
+import contextlib
+import gc
+import hashlib
+import json
+import os
+import re
+import signal
+import threading
+import time
+import types
+
+import pytest
+
+_DIR_VAR = "TRUEGREEN_MUTANTS_DIR"
+_WAIT_VAR = "TRUEGREEN_MUTANTS_WAIT"
+
+_ADDR = re.compile(r"0x[0-9a-fA-F]{4,}")
+_PYTEST_TMP = re.compile(r"pytest-\d+")
+_TEST_TMP = re.compile(r"(/test_\w+?)\d+(?=/|\b)")
+
+
+class _Timeout(BaseException):
+    """Raised in the test by the alarm: a mutant that loops."""
+
+
+def _alarm(signum, frame):
+    raise _Timeout("truegreen: the mutant's test run timed out")
+
+
+def _digest(text: str) -> str:
+    text = _TEST_TMP.sub(r"\1N", _PYTEST_TMP.sub("pytest-N", _ADDR.sub("0x?", text)))
+    return hashlib.sha256(text.encode("utf-8", "replace")).hexdigest()[:16]
+
+
+def _signature(reports) -> list[str]:
+    outcome = "passed"
+    for r in reports:
+        if r.failed:
+            lr = r.longrepr
+            crash = getattr(lr, "reprcrash", None)
+            msg = str(crash.message) if crash is not None else ""
+            return [f"failed:{r.when}", _digest(str(lr)), _digest(msg)]
+        if r.skipped and outcome == "passed":
+            outcome = "skipped"
+    return [outcome, "", ""]
+
+
+def _run(item, timeout: float) -> list[str]:
+    from _pytest.runner import runtestprotocol
+
+    use_alarm = hasattr(signal, "setitimer")
+    if use_alarm:
+        # the alarm repeats until the run ends: code that catches the first (a retry loop's
+        # ``except BaseException``) meets the next one somewhere else
+        signal.setitimer(signal.ITIMER_REAL, timeout, 0.05)
+    try:
+        return _signature(runtestprotocol(item, nextitem=None, log=False))
+    except _Timeout:
+        return ["timeout", "", ""]
+    finally:
+        if use_alarm:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+
+
+def _codes(code, out) -> None:
+    out[
+        (code.co_qualname if hasattr(code, "co_qualname") else code.co_name, code.co_firstlineno)
+    ] = code
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            _codes(c, out)
+
+
+def _span(code) -> tuple[int, int]:
+    lines = [code.co_firstlineno]
+    lines += [ln for _, _, ln in code.co_lines() if ln is not None]
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            lines += list(_span(c))
+    return min(lines), max(lines)
+
+
+def _live_functions(files: set[str]) -> dict[str, list[types.FunctionType]]:
+    found: dict[str, list[types.FunctionType]] = {}
+    for o in gc.get_objects():
+        if type(o) is types.FunctionType:
+            path = os.path.realpath(o.__code__.co_filename)
+            if path in files:
+                found.setdefault(path, []).append(o)
+    return found
+
+
+def _swap(m, funcs) -> list[tuple[types.FunctionType, types.CodeType]]:
+    path = os.path.realpath(m["file"])
+    live = funcs.get(path, ())
+    if not live:
+        return []
+    flags = 0
+    if live[0].__code__.co_flags & __future__.annotations.compiler_flag:
+        flags = __future__.annotations.compiler_flag
+    text = "\n" * (int(m["start"]) - 1) + m["source"]
+    tree = compile(text, live[0].__code__.co_filename, "exec", flags=flags, dont_inherit=True)
+    new: dict[tuple[str, int], types.CodeType] = {}
+    _codes(tree, new)
+    swapped = []
+    line = int(m["line"])
+    for f in live:
+        old = f.__code__
+        lo, hi = _span(old)
+        if not lo <= line <= hi:
+            continue
+        name = old.co_qualname if hasattr(old, "co_qualname") else old.co_name
+        code = new.get((name, old.co_firstlineno))
+        if code is None or code.co_freevars != old.co_freevars:
+            continue
+        f.__code__ = code
+        swapped.append((f, old))
+    return swapped
+
+
+def _wait(where: str) -> dict | None:
+    deadline = time.monotonic() + float(os.environ.get(_WAIT_VAR) or 300)
+    spec = os.path.join(where, "spec.json")
+    stop = os.path.join(where, "stop")
+    pause = 0.005
+    while time.monotonic() < deadline:
+        if os.path.exists(spec):
+            with open(spec, encoding="utf-8") as fh:
+                return json.load(fh)
+        if os.path.exists(stop):
+            return None
+        time.sleep(pause)
+        pause = min(pause * 2, 0.05)
+    return None
+
+
+def _write(where: str, doc: dict) -> None:
+    tmp = os.path.join(where, "results.json.tmp")
+    with open(tmp, "w", encoding="utf-8") as fh:
+        json.dump(doc, fh)
+    os.replace(tmp, os.path.join(where, "results.json"))
+
+
+class _Results:
+    """What the mutants did so far: written at the end, or by the watchdog when the
+    phase passes its deadline (then the process ends: a test stuck in C code, or one
+    that swallows every alarm, must not hold the bare run)."""
+
+    def __init__(self, where: str) -> None:
+        self.where = where
+        self.lock = threading.Lock()
+        self.doc: dict = {"base": [], "results": {}}
+        self.written = False
+
+    def put(self, key: str, value) -> None:
+        with self.lock:
+            self.doc[key] = value
+
+    def result(self, mid: str, value) -> None:
+        with self.lock:
+            self.doc["results"][mid] = value
+
+    def write(self, **extra) -> None:
+        with self.lock:
+            if self.written:
+                return
+            self.written = True
+            with contextlib.suppress(OSError):
+                _write(self.where, {**self.doc, **extra})
+
+    def cut(self) -> None:
+        self.write(stopped="the mutants passed their deadline")
+        os._exit(0)
+
+
+def _mutate(session, spec: dict, out: _Results) -> None:
+    by_id = {item.nodeid: item for item in session.items}
+    tests = [by_id.get(t) for t in spec.get("tests", [])]
+    limits = [float(t) for t in spec.get("timeouts", [])]
+    limits += [10.0] * (len(tests) - len(limits))
+    base = []
+    for item, limit in ((tests[i], limits[i]) for i in range(len(tests))):
+        if item is None:
+            base.append([["missing", "", ""], ["missing", "", ""]])
+        else:
+            base.append([_run(item, limit), _run(item, limit)])
+    out.put("base", base)
+    files = {os.path.realpath(m["file"]) for m in spec.get("mutants", [])}
+    funcs = _live_functions(files)
+    for m in spec.get("mutants", []):
+        try:
+            swapped = _swap(m, funcs)
+        except (SyntaxError, ValueError, TypeError) as exc:
+            out.result(m["id"], {"error": f"{type(exc).__name__}: {exc}"})
+            continue
+        if not swapped:
+            out.result(m["id"], {"error": "no live function holds the line"})
+            continue
+        got = []
+        try:
+            for i in m.get("tests", []):
+                item = tests[i]
+                got.append(_run(item, limits[i]) if item is not None else ["missing", "", ""])
+                if got[-1][0] == "timeout":
+                    break
+        finally:
+            for f, old in swapped:
+                f.__code__ = old
+        if got and got[-1][0] == "timeout" and len(got) < len(m.get("tests", [])):
+            got += [["not run", "", ""]] * (len(m["tests"]) - len(got))
+        out.result(m["id"], got)
+        if any(g[0] == "timeout" for g in got):
+            # a run cut by the alarm may have left pytest's set-up state half torn down:
+            # the runs after it would not be comparable
+            out.put("stopped", "a mutant's test run timed out")
+            return
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session, exitstatus) -> None:
+    # last: truegreen's probe has written the session's reports and its end
+    where = os.environ.get(_DIR_VAR)
+    if not where or not os.path.isdir(where):
+        return
+    with open(os.path.join(where, "ready"), "w", encoding="utf-8") as fh:
+        fh.write("ready\n")
+    waited = time.monotonic()
+    spec = _wait(where)
+    if spec is None:
+        return
+    started = time.monotonic()
+    out = _Results(where)
+    watchdog = threading.Timer(float(spec.get("deadline") or 60), out.cut)
+    watchdog.daemon = True
+    watchdog.start()
+    old = signal.signal(signal.SIGALRM, _alarm) if hasattr(signal, "SIGALRM") else None
+    try:
+        _mutate(session, spec, out)
+    except Exception as exc:  # reported to truegreen, never fails the run
+        out.put("error", f"{type(exc).__name__}: {exc}")
+    finally:
+        if old is not None:
+            signal.signal(signal.SIGALRM, old)
+        watchdog.cancel()
+    out.write(
+        seconds={"wait": round(started - waited, 3), "run": round(time.monotonic() - started, 3)}
+    )

@@ -1,0 +1,363 @@
+"""Mutation evidence: which of the tied suspects change the failure when changed.
+
+Lines that the spectrum cannot tell apart (the same score, the same evidence) often differ
+in what they do to the failure. Mutation-based fault localization (Metallaxis, MUSE)
+asks: make a small change to a statement (flip a comparison, nudge a constant, return
+None, negate a condition) and rerun the failing test and a few passing tests that run it.
+A change to the faulty statement tends to change the failure, or to make the test pass,
+while the passing tests stay green; a change to a correct statement that feeds the
+failure tends to break passing tests too; a change that touches nothing the test checks
+changes nothing.
+
+truegreen mutates only the statements of the tie groups near the top of the ranking
+(:func:`plan`), at most :data:`PER_STATEMENT` mutants each, and only statements inside a
+function: the mutants are swapped into the live functions of the bare run's process after
+its session (``_tracer/truegreen_mutants.py``), so no module is imported again and no file
+is written. Each statement's score (:func:`scores`) is the mean over its mutants of
+
+    passed/F + (changed/F) / 2 - broken/P
+
+(F failing tests, of which ``passed`` now pass and ``changed`` end differently; P passing
+tests that run the line, of which ``broken`` no longer pass). It breaks ties only: it
+orders lines that are equal in every other key (see :func:`truegreen.localize.ranking.rank`).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from truegreen.localize.ranking import Ranked
+from truegreen.localize.spectrum import Statements, similarity
+from truegreen.localize.syntax import statements
+from truegreen.verify.mutate import variants
+
+Line = tuple[str, int]
+
+#: the plugin module run in the bare run's process, and its environment variable
+PLUGIN = "truegreen_mutants"
+DIR_VAR = "TRUEGREEN_MUTANTS_DIR"
+WAIT_VAR = "TRUEGREEN_MUTANTS_WAIT"
+
+#: tie groups that start within this many places of the top are mutated
+TOP = 10
+#: at most this many statements mutated in all, and mutants per statement
+STATEMENTS = 12
+PER_STATEMENT = 3
+#: failing tests rerun per mutant, and passing tests that run the statement
+FAILING = 5
+PASSING = 3
+
+
+@dataclass(frozen=True)
+class Mutant:
+    id: str
+    line: Line  # the statement (file, first line)
+    description: str
+    tests: tuple[int, ...]  # indexes into Plan.tests
+
+
+@dataclass(frozen=True)
+class Plan:
+    tests: tuple[str, ...]  # the failing tests first
+    failing: int
+    mutants: tuple[Mutant, ...]
+    spec: dict[str, Any]
+
+
+def _replace(line: str, node: ast.expr, new: str) -> str | None:
+    """``line`` with ``node`` (on that line only) replaced by ``new``."""
+    if node.end_lineno != node.lineno or node.end_col_offset is None:
+        return None
+    raw = line.encode()
+    return (raw[: node.col_offset] + new.encode() + raw[node.end_col_offset :]).decode()
+
+
+def _own_expressions(stmt: ast.stmt) -> list[ast.expr]:
+    """The expressions a statement evaluates itself: a compound statement's header
+    (an ``if``'s test, a ``for``'s iterable), not its body."""
+    if isinstance(stmt, ast.If | ast.While):
+        return [stmt.test]
+    if isinstance(stmt, ast.For | ast.AsyncFor):
+        return [stmt.iter]
+    if isinstance(stmt, ast.With | ast.AsyncWith):
+        return [i.context_expr for i in stmt.items]
+    if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        return []
+    if isinstance(stmt, ast.Try | ast.Match):
+        return []
+    return [n for n in ast.iter_child_nodes(stmt) if isinstance(n, ast.expr)]
+
+
+def _candidates(stmt: ast.stmt) -> Iterator[tuple[str, ast.expr, str]]:
+    """(description, node, replacement source), in the order they are tried."""
+    roots = _own_expressions(stmt)
+    if isinstance(stmt, ast.If | ast.While):
+        yield ("negate the condition", stmt.test, "")
+    nodes = sorted(
+        (n for r in roots for n in ast.walk(r) if isinstance(n, ast.expr)),
+        key=lambda n: (n.lineno, n.col_offset, -(n.end_col_offset or 0)),
+    )
+    for n in nodes:
+        for description, replacement in variants(n):
+            src = ast.unparse(replacement)
+            if isinstance(replacement, ast.BoolOp | ast.BinOp | ast.Compare):
+                src = f"({src})"
+            yield (description, n, src)
+    value = getattr(stmt, "value", None)
+    if isinstance(stmt, ast.Return) and value is not None:
+        if not (isinstance(value, ast.Constant) and value.value is None):
+            yield ("return None", value, "None")
+    elif isinstance(stmt, ast.Assign | ast.AnnAssign | ast.AugAssign) and value is not None:
+        yield ("assign None", value, "None")
+    elif isinstance(stmt, ast.Expr) and isinstance(value, ast.Call):
+        yield ("skip the call", value, "None")
+    for n in nodes:
+        if isinstance(n, ast.Constant) and isinstance(n.value, bool):
+            yield (f"{n.value} -> {not n.value}", n, repr(not n.value))
+        elif isinstance(n, ast.Constant) and isinstance(n.value, str) and n.value:
+            yield ("change the string", n, repr(n.value + "~"))
+
+
+def _start(node: ast.stmt) -> int:
+    decorators: list[ast.expr] = getattr(node, "decorator_list", [])
+    return min([node.lineno, *(d.lineno for d in decorators)])
+
+
+def _holder(body: list[ast.stmt], line: int) -> ast.stmt | None:
+    for node in body:
+        if _start(node) <= line <= (node.end_lineno or node.lineno):
+            return node
+    return None
+
+
+def _unit(tree: ast.Module, line: int) -> tuple[list[ast.ClassDef], ast.stmt] | None:
+    """The outermost function holding ``line``, with the classes around it: what is
+    compiled again for a mutant (a nested function shares its outer function's cells)."""
+    classes: list[ast.ClassDef] = []
+    node = _holder(tree.body, line)
+    while isinstance(node, ast.ClassDef):
+        classes.append(node)
+        node = _holder(node.body, line)
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+        return classes, node
+    return None  # module or class-level code: it runs once, at import
+
+
+def statement_mutants(
+    text: str, tree: ast.Module, line: int, limit: int = PER_STATEMENT
+) -> list[tuple[str, int, str, int]]:
+    """Mutants of the statement whose first line is ``line``, inside a function: each as
+    (description, the line it changes, the source to compile, the line it starts at).
+    The source is the outermost function holding the statement, mutated, under the
+    headers of the classes around it (for its qualified name, ``super()`` and private
+    names), placed so that every line keeps its number. Deterministic."""
+    unit = _unit(tree, line)
+    if unit is None:
+        return []
+    classes, func = unit
+    stmt = next((s for s in statements(func) if s.lineno == line), None)
+    if stmt is None or stmt is func:
+        return []
+    lines = text.splitlines(keepends=True)
+    first, last = _start(func), func.end_lineno or func.lineno
+    start = first - len(classes)
+    if start < 1:
+        return []
+    headers = [" " * c.col_offset + f"class {c.name}:\n" for c in classes]
+    skip = {id(n) for n in ast.walk(stmt) if isinstance(n, ast.JoinedStr)}
+    skip |= {id(v) for n in ast.walk(stmt) if isinstance(n, ast.JoinedStr) for v in n.values}
+    out: list[tuple[str, int, str, int]] = []
+    seen: set[str] = set()
+    for description, node, new in _candidates(stmt):
+        if len(out) >= limit:
+            break
+        if id(node) in skip:
+            continue  # the parts of an f-string are not expressions of their own
+        old = lines[node.lineno - 1]
+        if description == "negate the condition":
+            segment = ast.get_source_segment(text, node)
+            if segment is None or "\n" in segment:
+                continue
+            new = f"not ({segment})"
+        changed = _replace(old, node, new)
+        if changed is None or changed == old:
+            continue
+        mutated = list(lines[first - 1 : last])
+        mutated[node.lineno - first] = changed
+        source = "".join(headers + mutated)
+        if source in seen:
+            continue
+        seen.add(source)
+        out.append((description, node.lineno, source, start))
+    return out
+
+
+def _groups(ranking: Sequence[Ranked], top: int) -> list[Ranked]:
+    """The lines of the tie groups (two lines or more) that start within ``top``."""
+    out: list[Ranked] = []
+    for r in ranking:
+        start = r.rank - r.ties + 1
+        if start > top:
+            break
+        if r.ties > 1:
+            out.append(r)
+    return out
+
+
+def plan(
+    ranking: Sequence[Ranked],
+    failing: Sequence[str],
+    passing: Sequence[str],
+    spectra: Mapping[str, frozenset[Line]],
+    stmts: Statements,
+    durations: Mapping[str, float],
+) -> Plan | None:
+    """The mutants to run, or None when no tie near the top needs breaking. ``durations``:
+    each test's duration in the bare run, for the time limits."""
+    tied = _groups(ranking, TOP)
+    if not tied or not failing:
+        return None
+    fails = list(failing[:FAILING])
+    primary = spectra.get(fails[0], frozenset())
+    tests: list[str] = list(fails)
+    index = {t: i for i, t in enumerate(tests)}
+    mutants: list[Mutant] = []
+    spec_mutants: list[dict[str, Any]] = []
+    texts: dict[str, str | None] = {}
+    done = 0
+    for r in tied:
+        if done >= STATEMENTS:
+            break
+        tree = stmts.tree(r.file)
+        if r.file not in texts:
+            try:
+                texts[r.file] = (stmts.root / r.file).read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                texts[r.file] = None
+        text = texts[r.file]
+        if tree is None or text is None:
+            continue
+        made = statement_mutants(text, tree, r.line)
+        if not made:
+            continue
+        done += 1
+        runs = sorted(
+            (p for p in passing if (r.file, r.line) in spectra.get(p, frozenset())),
+            key=lambda p: (-similarity(primary, spectra[p]), p),
+        )[:PASSING]
+        for p in runs:
+            if p not in index:
+                index[p] = len(tests)
+                tests.append(p)
+        ids = tuple(range(len(fails))) + tuple(index[p] for p in runs)
+        for description, line, source, start in made:
+            mid = f"m{len(mutants)}"
+            mutants.append(Mutant(mid, (r.file, r.line), description, ids))
+            spec_mutants.append(
+                {
+                    "id": mid,
+                    "file": str(stmts.root / r.file),
+                    "line": line,
+                    "start": start,
+                    "source": source,
+                    "tests": list(ids),
+                }
+            )
+    if not mutants:
+        return None
+    # a mutant that loops is stopped: at 10 times the test's bare duration, at least 1 s
+    timeouts = [max(1.0, 10 * durations.get(t, 0.1)) for t in tests]
+    # and all of them, at most as long as the bare run's tests took (5 s at least): the
+    # process then ends with what it has
+    deadline = max(5.0, sum(durations.values()))
+    spec = {"tests": tests, "timeouts": timeouts, "deadline": deadline, "mutants": spec_mutants}
+    return Plan(tuple(tests), len(fails), tuple(mutants), spec)
+
+
+def problem(plan: Plan, results: Mapping[str, Any] | None) -> str | None:
+    """What went wrong with the mutants, for the document's warnings; None if nothing."""
+    if not results:
+        return (
+            f"the {len(plan.mutants)} mutant(s) of tied suspects reported nothing "
+            "(the bare run ended early?): those ties stand"
+        )
+    got = results.get("results")
+    ran = len(got) if isinstance(got, Mapping) else 0
+    why = results.get("error") or results.get("stopped")
+    if why:
+        return f"mutants of tied suspects: {why}; {ran} of {len(plan.mutants)} ran"
+    return None
+
+
+def _stable(pair: Any) -> tuple[int, ...] | None:
+    """Which parts of a test's result compare across runs: (outcome, digest) when the two
+    baseline runs agree on them, else (outcome, message digest), else None (unstable)."""
+    try:
+        (o1, d1, m1), (o2, d2, m2) = pair
+    except (TypeError, ValueError):
+        return None
+    if o1 != o2 or o1 in ("missing", "timeout"):
+        return None
+    if d1 == d2:
+        return (0, 1)
+    if m1 == m2:
+        return (0, 2)
+    return None
+
+
+def scores(plan: Plan, results: Mapping[str, Any]) -> dict[Line, tuple[Fraction, str]]:
+    """Each mutated statement's score and its evidence note, from the plugin's results."""
+    base = results.get("base")
+    got = results.get("results")
+    if not isinstance(base, list) or not isinstance(got, Mapping) or len(base) != len(plan.tests):
+        return {}
+    parts = [_stable(pair) for pair in base]
+    first = [pair[0] for pair in base]
+    per: dict[Line, list[tuple[int, int, int, int, int]]] = {}
+    for m in plan.mutants:
+        runs = got.get(m.id)
+        if not isinstance(runs, list) or len(runs) != len(m.tests):
+            continue
+        nf = np = passed = changed = broken = 0
+        for i, run in zip(m.tests, runs, strict=True):
+            keep = parts[i]
+            if keep is None or not isinstance(run, list) or len(run) != 3 or run[0] == "not run":
+                continue
+            differs = any(run[k] != first[i][k] for k in keep)
+            if i < plan.failing:
+                if first[i][0] == "passed":
+                    continue  # it did not fail here: nothing to learn from it
+                nf += 1
+                passed += run[0] == "passed"
+                changed += differs
+            else:
+                if first[i][0] != "passed":
+                    continue
+                np += 1
+                broken += differs
+        if nf:
+            per.setdefault(m.line, []).append((nf, passed, changed, np, broken))
+    out: dict[Line, tuple[Fraction, str]] = {}
+    for line, runs in per.items():
+        total = sum(
+            (
+                Fraction(p, nf) + Fraction(c, 2 * nf) - (Fraction(b, np) if np else Fraction(0))
+                for nf, p, c, np, b in runs
+            ),
+            Fraction(0),
+        )
+        n = len(runs)
+        passed = sum(1 for r in runs if r[1])
+        changed = sum(1 for r in runs if r[2])
+        broke = sum(1 for r in runs if r[4])
+        note = (
+            f"{changed} of {n} mutant(s) changed the failing test's result"
+            + (f", {passed} made it pass" if passed else "")
+            + f"; {broke} broke a passing test that runs the line"
+        )
+        out[line] = (total / n, note)
+    return out

@@ -1,0 +1,314 @@
+"""localize.mutation: tied suspects near the top are told apart by rerunning the failing
+test (and passing tests that run the line) under small changes of each."""
+
+from __future__ import annotations
+
+import ast
+import json
+import sys
+import textwrap
+from fractions import Fraction
+from pathlib import Path
+
+from tests.localize.helpers import ranked_by_text
+from truegreen.localize import LocalizeOptions, localize, mutation
+from truegreen.localize.ranking import Counts, Ranked, rank
+from truegreen.project import open_project
+
+F = frozenset
+
+SOURCE = textwrap.dedent(
+    """\
+    LIMIT = 3 + 1
+
+
+    class Box:
+        size = 2 * 2
+
+        def grow(self, n):
+            if n < LIMIT:
+                return n + 1
+            return n
+
+
+    def count(n):
+        i = 0
+        while i < n:
+            i += 1
+        return i
+    """
+)
+
+
+def _mutants(line: int) -> list[tuple[str, int, str, int]]:
+    return mutation.statement_mutants(SOURCE, ast.parse(SOURCE), line)
+
+
+def test_a_statement_in_a_function_gets_small_changes_of_its_own_expressions():
+    got = _mutants(8)  # if n < LIMIT:
+    assert [d for d, *_ in got] == ["negate the condition", "< -> <="]
+    for _description, line, source, start in got:
+        # the method alone, under its class's header, every line at its own number
+        assert line == 8 and start == 6 and source.startswith("class Box:\n    def grow(")
+        code = compile("\n" * (start - 1) + source, "m.py", "exec")
+        klass = next(c for c in code.co_consts if hasattr(c, "co_consts"))
+        method = next(c for c in klass.co_consts if hasattr(c, "co_qualname"))
+        assert (method.co_qualname, method.co_firstlineno) == ("Box.grow", 7)
+    assert "if not (n < LIMIT):" in got[0][2]
+    assert "if (n <= LIMIT):" in got[1][2]
+    assert [d for d, *_ in _mutants(9)] == ["Add -> Sub", "1 -> 2", "1 -> 0"]
+
+
+def test_a_return_can_return_none_and_at_most_three_mutants_are_made():
+    got = _mutants(17)  # return i
+    assert [d for d, *_ in got] == ["return None"]
+    assert "        return None\n" not in SOURCE and "    return None\n" in got[0][2]
+    assert len(_mutants(15)) <= mutation.PER_STATEMENT
+
+
+def test_code_that_runs_once_at_import_is_not_mutated():
+    assert _mutants(1) == []  # module level
+    assert _mutants(5) == []  # class body
+    assert _mutants(7) == []  # a def statement itself
+
+
+def _ranked(line: int, rank_: int, ties: int) -> Ranked:
+    return Ranked("m.py", line, Counts(ef=1, nf=0, ep=1, np=1), 0, (), rank_, ties)
+
+
+def test_only_tie_groups_that_start_near_the_top_are_planned(tmp_path: Path):
+    (tmp_path / "m.py").write_text(SOURCE)
+    from truegreen.localize.spectrum import Statements
+
+    stmts = Statements(tmp_path)
+    alone = [_ranked(8, 1, 1), _ranked(9, 2, 1)]
+    assert mutation.plan(alone, ["t::f"], [], {}, stmts, {}) is None
+    ranking = [_ranked(8, 1, 1), _ranked(9, 3, 2), _ranked(15, 3, 2)]
+    spectra = {
+        "t::f": F({("m.py", 8), ("m.py", 9), ("m.py", 15)}),
+        "t::p1": F({("m.py", 9)}),
+        "t::p2": F({("m.py", 1)}),
+    }
+    got = mutation.plan(ranking, ["t::f"], ["t::p1", "t::p2"], spectra, stmts, {"t::f": 0.5})
+    assert got is not None
+    assert {m.line for m in got.mutants} == {("m.py", 9), ("m.py", 15)}
+    # the passing test that runs line 9 is rerun with its mutants; the other is not
+    assert got.tests == ("t::f", "t::p1")
+    assert all(m.tests == (0, 1) for m in got.mutants if m.line == ("m.py", 9))
+    assert all(m.tests == (0,) for m in got.mutants if m.line == ("m.py", 15))
+    assert got.spec["timeouts"][0] == 5.0  # ten times the bare duration, at least 1 s
+    far = [_ranked(n, 10 + i, 1) for i, n in enumerate((1, 4, 5, 7, 8, 9, 13, 14, 15))]
+    assert mutation.plan([*far, _ranked(16, 21, 2)], ["t::f"], [], {}, stmts, {}) is None
+
+
+def _plan(tests: tuple[str, ...], failing: int, ids: tuple[int, ...]) -> mutation.Plan:
+    mutants = (
+        mutation.Mutant("m0", ("m.py", 9), "1 -> 2", ids),
+        mutation.Mutant("m1", ("m.py", 9), "Add -> Sub", ids),
+        mutation.Mutant("m2", ("m.py", 15), "1 -> 0", ids),
+    )
+    return mutation.Plan(tests, failing, mutants, {})
+
+
+FAIL = ["failed:call", "d1", "m1"]
+PASS = ["passed", "", ""]
+
+
+def test_scores_reward_changing_the_failure_and_punish_breaking_a_passing_test():
+    plan = _plan(("t::f", "t::p"), 1, (0, 1))
+    results = {
+        "base": [[FAIL, FAIL], [PASS, PASS]],
+        "results": {
+            "m0": [PASS, PASS],  # the failing test passes, the passing one still does
+            "m1": [["failed:call", "d2", "m2"], PASS],  # the failure changed
+            "m2": [FAIL, ["failed:call", "x", "y"]],  # nothing changed but a break
+        },
+    }
+    got = mutation.scores(plan, results)
+    assert got[("m.py", 9)][0] == (Fraction(3, 2) + Fraction(1, 2)) / 2
+    assert got[("m.py", 15)][0] == -1
+    assert (
+        "2 of 2 mutant(s) changed the failing test's result, 1 made it pass"
+        in (got[("m.py", 9)][1])
+    )
+    assert "1 broke a passing test" in got[("m.py", 15)][1]
+
+
+def test_a_test_whose_baseline_differs_between_two_runs_is_not_used():
+    plan = _plan(("t::f",), 1, (0,))
+    # the full text differs (a timestamp), the one-line message does not: compare that
+    wobbly = [[FAIL, ["failed:call", "other", "m1"]]]
+    results = {"base": wobbly, "results": {"m0": [["failed:call", "d3", "m1"]]}}
+    got = mutation.scores(plan, results)
+    assert got[("m.py", 9)][0] == 0  # same message: no change seen
+    unstable = [[FAIL, ["failed:call", "other", "m9"]]]
+    assert mutation.scores(plan, {"base": unstable, "results": {"m0": [PASS]}}) == {}
+    # a failing target that passed when rerun tells nothing either
+    assert mutation.scores(plan, {"base": [[PASS, PASS]], "results": {"m0": [FAIL]}}) == {}
+    assert mutation.scores(plan, {"error": "boom"}) == {}
+
+
+def test_the_mutation_score_breaks_ties_only():
+    a, b, c = ("m.py", 1), ("m.py", 2), ("m.py", 3)
+    failing = [F({a, b, c})]
+    passing = [F({a})]
+    plain = rank(failing, passing)
+    assert [(r.line, r.rank, r.ties) for r in plain] == [(2, 2, 2), (3, 2, 2), (1, 3, 1)]
+    got = rank(failing, passing, mutation={c: Fraction(1, 2), b: Fraction(0), a: Fraction(1)})
+    assert [(r.line, r.rank, r.ties) for r in got] == [(3, 1, 1), (2, 2, 1), (1, 3, 1)]
+    # unmutated lines go after a score of 0, before a negative one
+    got = rank(failing, passing, mutation={c: Fraction(-1, 3)})
+    assert [r.line for r in got] == [2, 3, 1]
+
+
+AREA = {
+    "shapes/__init__.py": "",
+    "shapes/area.py": """
+        def area(w, h):
+            label = "area"
+            return w * h + 1
+        """,
+    "tests/test_area.py": """
+        from shapes.area import area
+
+        def test_area_is_a_number():
+            assert isinstance(area(2, 2), int)
+
+        def test_area():
+            assert area(2, 3) == 6
+        """,
+}
+
+
+def _localize(root: Path, test_id: str, mutants: bool):
+    opts = LocalizeOptions(timeout=60, values=False, mutants=mutants)
+    return localize(open_project(root, sys.executable, "none"), [test_id], opts)
+
+
+def test_mutants_of_a_tied_line_that_change_the_failure_put_it_first(make_project):
+    test = "tests/test_area.py::test_area"
+    root = make_project(AREA, use_git=False)
+    source = (root / "shapes/area.py").read_text()
+    before = ranked_by_text(_localize(root, test, False), "shapes/area.py")
+    assert before['label = "area"']["rank"] == before["return w * h + 1"]["rank"] == 2
+    doc = _localize(root, test, True)
+    ranked = ranked_by_text(doc, "shapes/area.py")
+    fault, label = ranked["return w * h + 1"], ranked['label = "area"']
+    assert fault["counts"] == label["counts"]
+    assert (fault["rank"], fault["ties"]) == (1, 1)
+    assert (label["rank"], label["ties"]) == (2, 1)
+    assert any("3 of 3 mutant(s) changed the failing test's result" in n for n in fault["evidence"])
+    assert any("0 of 2 mutant(s) changed" in n for n in label["evidence"])
+    # the run is still checked against a bare run that ran the whole selection
+    assert doc["measurement"]["checked"] is True
+    # mutants live in the test process's memory only: the file is as it was
+    assert (root / "shapes/area.py").read_text() == source
+
+
+LOOP = {
+    "counting/__init__.py": "",
+    "counting/steps.py": """
+        def steps(n):
+            i = 0
+            while i < n:
+                i += 1
+            return i + 1
+        """,
+    "tests/test_steps.py": """
+        from counting.steps import steps
+
+        def test_steps_is_positive():
+            assert steps(3) > 0
+
+        def test_steps():
+            assert steps(3) == 3
+        """,
+}
+
+
+def test_a_mutant_that_loops_forever_is_stopped(make_project):
+    root = make_project(LOOP, use_git=False)
+    doc = _localize(root, "tests/test_steps.py::test_steps", True)
+    ranked = ranked_by_text(doc, "counting/steps.py")
+    # `i += 1` -> `i += 0` loops: stopped by the timeout, it counts as a change
+    notes = ranked["i += 1"]["evidence"]
+    assert any("mutant(s) changed the failing test's result" in n for n in notes)
+    assert doc["failing"] == ["tests/test_steps.py::test_steps"]
+
+
+RETRY = {
+    "flaky/__init__.py": "",
+    "flaky/retry.py": """
+        def retry(fn, attempts):
+            while True:
+                try:
+                    return fn()
+                except BaseException:
+                    attempts -= 1
+                    if attempts < 0:
+                        raise
+
+        def always_fails():
+            raise OSError("down")
+        """,
+    "tests/test_retry.py": """
+        import pytest
+        from flaky.retry import always_fails, retry
+
+        def test_retry_returns():
+            assert retry(lambda: 1, 2) == 1
+
+        def test_retry_gives_up():
+            with pytest.raises(OSError):
+                retry(always_fails, 3)
+            assert retry(lambda: 2, 0) == 3
+        """,
+}
+
+
+def test_a_mutant_in_a_loop_that_swallows_every_exception_is_stopped(make_project):
+    # `attempts -= 1` -> `attempts -= 0` retries forever, and `except BaseException`
+    # catches the first alarm: the alarm repeats until one lands outside the `try`
+    root = make_project(RETRY, use_git=False)
+    doc = _localize(root, "tests/test_retry.py::test_retry_gives_up", True)
+    notes = ranked_by_text(doc, "flaky/retry.py")["attempts -= 1"]["evidence"]
+    assert "2 of 3 mutant(s) changed the failing test's result" in " ".join(notes)
+    assert doc["measurement"]["checked"] is True
+
+
+def test_past_its_deadline_the_runner_writes_what_it_has_and_ends(tmp_path, monkeypatch):
+    plugin = mutation_plugin()
+    out = plugin._Results(str(tmp_path))
+    out.put("base", [[FAIL, FAIL]])
+    out.result("m0", [PASS])
+
+    def end(code):
+        raise SystemExit(code)
+
+    monkeypatch.setattr(plugin.os, "_exit", end)
+    try:
+        out.cut()
+    except SystemExit as exc:
+        assert exc.code == 0
+    else:
+        raise AssertionError("cut() must end the process")
+    written = json.loads((tmp_path / "results.json").read_text())
+    assert written == {
+        "base": [[FAIL, FAIL]],
+        "results": {"m0": [PASS]},
+        "stopped": "the mutants passed their deadline",
+    }
+    out.write(seconds={})  # once written, never again
+    assert json.loads((tmp_path / "results.json").read_text()) == written
+
+
+def mutation_plugin():
+    import importlib.util
+
+    from truegreen.localize.engine import TRACER_DIR
+
+    spec = importlib.util.spec_from_file_location("tg_mutants", TRACER_DIR / "truegreen_mutants.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
