@@ -6,9 +6,12 @@ from __future__ import annotations
 import ast
 import json
 import sys
+import tempfile
 import textwrap
 from fractions import Fraction
 from pathlib import Path
+
+import pytest
 
 from tests.localize.helpers import ranked_by_text
 from truegreen.localize import LocalizeOptions, localize, mutation
@@ -312,3 +315,31 @@ def mutation_plugin():
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def test_no_mutants_on_the_command_line_turns_them_off(make_project, capsys):
+    from tests.localize.test_engines import PROJECT
+    from truegreen.cli import main
+
+    root = make_project(PROJECT, use_git=False)
+    args = ["localize", "tests/test_mod.py::test_missing", "--repo", str(root), "--python"]
+    args += [sys.executable, "--sandbox", "none", "--json"]
+
+    def notes(*more: str) -> list[str]:
+        with pytest.raises(SystemExit) as exc:
+            main([*args, *more])
+        assert exc.value.code in (0, None)
+        doc = json.loads(capsys.readouterr().out)
+        return [n for r in doc["ranking"] for n in r["evidence"] if "mutant(s)" in n]
+
+    assert notes() and not notes("--no-mutants")
+
+
+def test_the_mutants_leave_no_temporary_files(make_project, tmp_path, monkeypatch):
+    root = make_project(AREA, use_git=False)
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
+    doc = _localize(root, "tests/test_area.py::test_area", True)
+    assert ranked_by_text(doc, "shapes/area.py")["return w * h + 1"]["rank"] == 1
+    assert list(temp.iterdir()) == []
