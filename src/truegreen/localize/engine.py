@@ -349,9 +349,14 @@ def localize(
 
         def bare() -> None:
             try:
-                runs.bare = run_pytest(bare_request, executor)
+                done = run_pytest(bare_request, executor)
+                # once read while it was held, the outcomes stay those: the document
+                # may be written while the run ends
+                if runs.bare is None:
+                    runs.bare = done
             except BaseException as exc:  # reported, never raised from the thread
-                runs.bare_error = exc
+                if runs.bare is None:
+                    runs.bare_error = exc
 
         def ready() -> bool:
             return hold is not None and (hold / "ready").exists()
@@ -364,35 +369,35 @@ def localize(
             with contextlib.suppress(Exception):
                 warm(stmts, selection, traced.is_set)
 
-        released = False
+        sent = False
 
-        def release(spec: dict[str, Any] | None) -> Mapping[str, Any] | None:
-            """Let the held bare run go: with mutants to run first (``spec``), or none;
-            then wait for it to end. The mutants' results, if any."""
-            nonlocal released
-            if released:
+        def send(spec: dict[str, Any] | None) -> Mapping[str, Any] | None:
+            """Let the held bare run go on: with mutants to run first (``spec``) or with
+            none. With mutants, wait for their results (the run then ends on its own)."""
+            nonlocal sent
+            if sent or hold is None:
                 return None
-            released = True
-            if hold is not None:
-                if spec is not None:
-                    part = hold / "spec.json.tmp"
-                    part.write_text(json.dumps(spec), encoding="utf-8")
-                    part.replace(hold / "spec.json")
-                else:
-                    (hold / "stop").write_text("stop\n", encoding="utf-8")
-            if bare_thread.ident is not None:
-                bare_thread.join()
-            if hold is None or spec is None:
+            sent = True
+            if spec is None:
+                (hold / "stop").write_text("stop\n", encoding="utf-8")
                 return None
+            part = hold / "spec.json.tmp"
+            part.write_text(json.dumps(spec), encoding="utf-8")
+            part.replace(hold / "spec.json")
+            results = hold / "results.json"  # written whole (renamed into place)
+            while not results.exists() and bare_thread.is_alive():
+                bare_thread.join(0.002)
             try:
-                got = json.loads((hold / "results.json").read_text(encoding="utf-8"))
+                got = json.loads(results.read_text(encoding="utf-8"))
             except (OSError, ValueError):
                 return None
-            if os.environ.get("TG_DEBUG_MUTANTS"):
-                import sys
-
-                print("MUTANTS", got.get("seconds"), file=sys.stderr)
             return got if isinstance(got, dict) else None
+
+        def finish() -> None:
+            """Let the bare run end, and wait for it: a run is never left waiting."""
+            send(None)
+            if bare_thread.ident is not None:
+                bare_thread.join()
 
         bare_thread = threading.Thread(target=bare, daemon=True)
         warm_thread = threading.Thread(target=warmer, daemon=True)
@@ -444,7 +449,7 @@ def localize(
                 if bare_thread.is_alive():
                     runs.bare = read_held(bare_request) or runs.bare
                 if runs.bare is None and runs.bare_error is None:
-                    release(None)  # held, but its records cannot be read: let it end
+                    finish()  # held, but its records cannot be read: let it end
             if _fails_only_first(targets, runs):
                 # it passed after the other tests and failed run first (the bare run):
                 # measure it first, where it fails; the order check says why
@@ -487,7 +492,7 @@ def localize(
             best, best_sim = _most_similar(spec, primary, valued or passing)
 
             def mutate(ranking: Sequence[Ranked]) -> dict[Line, tuple[Fraction, str]]:
-                held = bare_thread.is_alive() and not released
+                held = bare_thread.is_alive() and not sent
                 todo = (
                     mutation.plan(ranking, failing, passing, spec, stmts, _durations(runs))
                     if held
@@ -495,7 +500,7 @@ def localize(
                 )
                 if todo is not None:
                     say(f"localize: running {len(todo.mutants)} mutant(s) of tied suspects")
-                got = release(todo.spec if todo is not None else None)
+                got = send(todo.spec if todo is not None else None)
                 if todo is None:
                     return {}
                 problem = mutation.problem(todo, got)
@@ -518,8 +523,7 @@ def localize(
                 mutate,
             )
         finally:
-            if bare_thread.ident is not None:
-                release(None)  # once released, nothing: a run is never left waiting
+            finish()
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
         if hold is not None:

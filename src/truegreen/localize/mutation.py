@@ -196,6 +196,16 @@ def statement_mutants(
     return out
 
 
+def _future(tree: ast.Module) -> list[str]:
+    """The file's ``from __future__`` imports (they change how its code compiles)."""
+    return sorted(
+        a.name
+        for node in tree.body
+        if isinstance(node, ast.ImportFrom) and node.module == "__future__"
+        for a in node.names
+    )
+
+
 def _groups(ranking: Sequence[Ranked], top: int) -> list[Ranked]:
     """The lines of the tie groups (two lines or more) that start within ``top``."""
     out: list[Ranked] = []
@@ -264,6 +274,7 @@ def plan(
                     "line": line,
                     "start": start,
                     "source": source,
+                    "future": _future(tree),
                     "tests": list(ids),
                 }
             )

@@ -19,6 +19,7 @@ Environment:
     {"tests": [node ids], "timeouts": [seconds, per test],
      "mutants": [{"id": "...", "file": "/abs/path.py", "line": N, "start": S,
                   "source": "<the mutated text of lines S.. of the file>",
+                  "future": ["annotations"] (the file's __future__ imports),
                   "tests": [indexes into tests]}]}
 
 Each mutant replaces, in memory, the code objects of the live functions of ``file`` that
@@ -48,6 +49,7 @@ import json
 import os
 import re
 import signal
+import sys
 import threading
 import time
 import types
@@ -55,6 +57,7 @@ import types
 import pytest
 
 _DIR_VAR = "TRUEGREEN_MUTANTS_DIR"
+_NEWLOCALS = 0x2  # inspect.CO_NEWLOCALS: a function's code, not a module's or class body's
 _WAIT_VAR = "TRUEGREEN_MUTANTS_WAIT"
 
 _ADDR = re.compile(r"0x[0-9a-fA-F]{4,}")
@@ -106,9 +109,7 @@ def _run(item, timeout: float) -> list[str]:
 
 
 def _codes(code, out) -> None:
-    out[
-        (code.co_qualname if hasattr(code, "co_qualname") else code.co_name, code.co_firstlineno)
-    ] = code
+    out[_key(code)] = code
     for c in code.co_consts:
         if isinstance(c, types.CodeType):
             _codes(c, out)
@@ -123,57 +124,116 @@ def _span(code) -> tuple[int, int]:
     return min(lines), max(lines)
 
 
-def _live_functions(files: set[str]) -> dict[str, list[types.FunctionType]]:
-    found: dict[str, list[types.FunctionType]] = {}
-    for o in gc.get_objects():
-        if type(o) is types.FunctionType:
-            path = os.path.realpath(o.__code__.co_filename)
-            if path in files:
-                found.setdefault(path, []).append(o)
-    return found
+def _reachable(module, found: list) -> None:
+    """The functions of ``module`` reachable from its globals: functions, methods of its
+    classes (static, class, property accessors), what decorators wrapped (``__wrapped__``,
+    the functions in a wrapper's closure)."""
+    seen: set[int] = set()
+    todo = list(vars(module).values())
+    while todo:
+        o = todo.pop()
+        if id(o) in seen:
+            continue
+        seen.add(id(o))
+        if isinstance(o, types.FunctionType):
+            found.append(o)
+            for cell in o.__closure__ or ():
+                with contextlib.suppress(ValueError):  # an empty cell
+                    todo.append(cell.cell_contents)
+            wrapped = getattr(o, "__wrapped__", None)
+            if wrapped is not None:
+                todo.append(wrapped)
+        elif isinstance(o, staticmethod | classmethod):
+            todo.append(o.__func__)
+        elif isinstance(o, property):
+            todo += [o.fget, o.fset, o.fdel]
+        elif isinstance(o, type) and getattr(o, "__module__", None) == module.__name__:
+            with contextlib.suppress(TypeError):
+                todo += list(vars(o).values())
 
 
-def _swap(m, funcs) -> list[tuple[types.FunctionType, types.CodeType]]:
+class _Functions:
+    """The live functions of the mutated files: first those reachable from their modules
+    (fast), and when a mutant's function is not among them, every function the garbage
+    collector knows (slow, once)."""
+
+    def __init__(self, files: set[str]) -> None:
+        self.files = files
+        self.found: dict[str, list[types.FunctionType]] = {}
+        self.scanned = False
+        for module in list(sys.modules.values()):
+            path = getattr(module, "__file__", None)
+            if not isinstance(path, str) or os.path.realpath(path) not in files:
+                continue
+            got: list = []
+            _reachable(module, got)
+            for f in got:
+                real = os.path.realpath(f.__code__.co_filename)
+                if real in files:
+                    self.found.setdefault(real, []).append(f)
+
+    def of(self, path: str, key: tuple[str, int]) -> list[types.FunctionType]:
+        live = self.found.get(path, [])
+        if not self.scanned and not any(_key(f.__code__) == key for f in live):
+            self.scanned = True
+            everything: dict[str, list[types.FunctionType]] = {}
+            for o in gc.get_objects():
+                if type(o) is types.FunctionType:
+                    real = os.path.realpath(o.__code__.co_filename)
+                    if real in self.files:
+                        everything.setdefault(real, []).append(o)
+            self.found = everything
+            live = self.found.get(path, [])
+        return live
+
+
+def _key(code) -> tuple[str, int]:
+    return (code.co_qualname if hasattr(code, "co_qualname") else code.co_name, code.co_firstlineno)
+
+
+def _swap(m, funcs: _Functions) -> list[tuple[types.FunctionType, types.CodeType]]:
     path = os.path.realpath(m["file"])
-    live = funcs.get(path, ())
-    if not live:
-        return []
-    flags = 0
-    if live[0].__code__.co_flags & __future__.annotations.compiler_flag:
-        flags = __future__.annotations.compiler_flag
     text = "\n" * (int(m["start"]) - 1) + m["source"]
-    tree = compile(text, live[0].__code__.co_filename, "exec", flags=flags, dont_inherit=True)
+    flags = __future__.annotations.compiler_flag if "annotations" in m.get("future", ()) else 0
+    tree = compile(text, m["file"], "exec", flags=flags, dont_inherit=True)
     new: dict[tuple[str, int], types.CodeType] = {}
     _codes(tree, new)
-    swapped = []
     line = int(m["line"])
-    for f in live:
+    # the outermost function of the unit holds the line: find its live copies
+    outer = min(
+        (k for k, c in new.items() if c.co_flags & _NEWLOCALS and _holds(c, line)),
+        key=lambda k: k[0].count("."),
+        default=None,
+    )
+    if outer is None:
+        return []
+    swapped = []
+    for f in funcs.of(path, outer):
         old = f.__code__
-        lo, hi = _span(old)
-        if not lo <= line <= hi:
-            continue
-        name = old.co_qualname if hasattr(old, "co_qualname") else old.co_name
-        code = new.get((name, old.co_firstlineno))
-        if code is None or code.co_freevars != old.co_freevars:
+        code = new.get(_key(old))
+        if code is None or not _holds(old, line) or code.co_freevars != old.co_freevars:
             continue
         f.__code__ = code
         swapped.append((f, old))
     return swapped
 
 
+def _holds(code, line: int) -> bool:
+    lo, hi = _span(code)
+    return lo <= line <= hi
+
+
 def _wait(where: str) -> dict | None:
     deadline = time.monotonic() + float(os.environ.get(_WAIT_VAR) or 300)
     spec = os.path.join(where, "spec.json")
     stop = os.path.join(where, "stop")
-    pause = 0.005
     while time.monotonic() < deadline:
         if os.path.exists(spec):
             with open(spec, encoding="utf-8") as fh:
                 return json.load(fh)
         if os.path.exists(stop):
             return None
-        time.sleep(pause)
-        pause = min(pause * 2, 0.05)
+        time.sleep(0.002)  # a few wake-ups of microseconds each: the spec is not kept waiting
     return None
 
 
@@ -229,7 +289,7 @@ def _mutate(session, spec: dict, out: _Results) -> None:
             base.append([_run(item, limit), _run(item, limit)])
     out.put("base", base)
     files = {os.path.realpath(m["file"]) for m in spec.get("mutants", [])}
-    funcs = _live_functions(files)
+    funcs = _Functions(files)
     for m in spec.get("mutants", []):
         try:
             swapped = _swap(m, funcs)
