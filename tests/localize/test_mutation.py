@@ -343,3 +343,37 @@ def test_the_mutants_leave_no_temporary_files(make_project, tmp_path, monkeypatc
     doc = _localize(root, "tests/test_area.py::test_area", True)
     assert ranked_by_text(doc, "shapes/area.py")["return w * h + 1"]["rank"] == 1
     assert list(temp.iterdir()) == []
+
+
+REGISTRY = {
+    "handlers/__init__.py": "",
+    "handlers/table.py": """
+        HANDLERS = {}
+
+        def register(fn):
+            HANDLERS[fn.__name__] = fn  # only the registry keeps the function
+
+        @register
+        def double(x):
+            y = x
+            return y * 2 + 1
+        """,
+    "tests/test_table.py": """
+        from handlers.table import HANDLERS
+
+        def test_double_is_a_number():
+            assert isinstance(HANDLERS["double"](1), int)
+
+        def test_double():
+            assert HANDLERS["double"](2) == 4
+        """,
+}
+
+
+def test_a_function_no_global_names_is_found_and_mutated(make_project):
+    root = make_project(REGISTRY, use_git=False)
+    doc = _localize(root, "tests/test_table.py::test_double", True)
+    ranked = ranked_by_text(doc, "handlers/table.py")
+    notes = " ".join(ranked["return y * 2 + 1"]["evidence"])
+    assert "3 of 3 mutant(s) changed the failing test's result" in notes
+    assert ranked["return y * 2 + 1"]["rank"] == 1

@@ -16,33 +16,43 @@ Environment:
 
 ``spec.json``::
 
-    {"tests": [node ids], "timeouts": [seconds, per test],
+    {"tests": [node ids], "timeouts": [seconds, per test], "deadline": seconds,
      "mutants": [{"id": "...", "file": "/abs/path.py", "line": N, "start": S,
-                  "source": "<the mutated text of lines S.. of the file>",
+                  "source": "<the mutated function, from line S, under its classes>",
                   "future": ["annotations"] (the file's __future__ imports),
                   "tests": [indexes into tests]}]}
 
 Each mutant replaces, in memory, the code objects of the live functions of ``file`` that
-hold line ``line``: ``source`` (the whole top-level statement that holds the line, its
-first line ``start``) is compiled with its line numbers kept, and a function whose code
-has the same qualified name and first line gets the new code until its tests have run.
+hold line ``line``: ``source`` is compiled with its line numbers kept, and a function
+whose code has the same qualified name and first line gets the new code until its tests
+have run. The live functions are those reachable from the module's globals (its
+functions, its classes' methods and property accessors, what decorators wrapped); when
+the mutated function is not among them, every function the garbage collector knows.
 Nothing is written to disk, and no module is imported again.
+
+A test run is stopped at its timeout by an alarm that repeats until the run ends (code
+that catches the first one, a retry loop's ``except BaseException``, meets the next one
+elsewhere); a stopped run ends the phase, as pytest's set-up state may be half torn down.
+At ``deadline`` a watchdog thread writes what was done and ends the process.
 
 ``results.json``::
 
     {"base": [[outcome, digest, message digest] per test, run twice: a pair per test],
      "results": {"<id>": [[outcome, digest, message digest] per test of the mutant]
-                         | {"error": "..."}}}
+                         | {"error": "..."}},
+     "stopped": "why the phase ended early" (if it did), "error": "..." (if it failed)}
 
-An outcome is ``passed``, ``failed`` (with the phase: ``failed:call``), ``skipped`` or
-``timeout``. The digests are of the failure's text and of its one-line message, with
-memory addresses and pytest's numbered temporary directories made equal.
+An outcome is ``passed``, ``failed`` (with the phase: ``failed:call``), ``skipped``,
+``timeout`` or ``not run`` (after a timeout). The digests are of the failure's text and of
+its one-line message, with memory addresses and pytest's numbered temporary directories
+made equal.
 """
 
 from __future__ import annotations
 import __future__
 
 import contextlib
+import dis
 import gc
 import hashlib
 import json
@@ -117,7 +127,10 @@ def _codes(code, out) -> None:
 
 def _span(code) -> tuple[int, int]:
     lines = [code.co_firstlineno]
-    lines += [ln for _, _, ln in code.co_lines() if ln is not None]
+    if hasattr(code, "co_lines"):
+        lines += [ln for _, _, ln in code.co_lines() if ln is not None]
+    else:  # Python < 3.10
+        lines += [ln for _, ln in dis.findlinestarts(code)]
     for c in code.co_consts:
         if isinstance(c, types.CodeType):
             lines += list(_span(c))
@@ -143,7 +156,7 @@ def _reachable(module, found: list) -> None:
             wrapped = getattr(o, "__wrapped__", None)
             if wrapped is not None:
                 todo.append(wrapped)
-        elif isinstance(o, staticmethod | classmethod):
+        elif isinstance(o, (staticmethod, classmethod)):
             todo.append(o.__func__)
         elif isinstance(o, property):
             todo += [o.fget, o.fset, o.fdel]
