@@ -84,7 +84,8 @@ cookiecutter runs with ``--sandbox none`` (its tests write into the repository).
 
 Checkouts, venvs and per-bug verification are cached; ``--reuse`` also reuses the cached
 localize/FauxPy documents (only the table is recomputed). Results are written to
-bench/results/localize_real.json.
+bench/results/localize_real.json. ``--mutants`` localizes with ``truegreen localize
+--mutants`` (ties near the top broken by mutants; the results' ``env`` records it).
 """
 
 from __future__ import annotations
@@ -1212,6 +1213,8 @@ DEFAULT_BUGS = (
     "thefuck:1-32,PySnooper:1-3,tqdm:1-9,cookiecutter:1-4,more-itertools,boltons,toolz,click"
 )
 MAX_FAILING = 5
+#: extra options for every `truegreen localize` (``--mutants``)
+LOCALIZE_EXTRA: list[str] = []
 #: FauxPy measures coverage per test (several times the bare run): skip it where the bare
 #: selection alone takes longer than this (a 2-core machine shared with others)
 FAUXPY_MAX_BARE_S = 15.0
@@ -1601,6 +1604,7 @@ def localize(b: Bug, d: Path, py: Path, reuse: bool) -> dict[str, Any] | None:
             str(py),
             "--json",
             *PROJECTS[b.project].localize_args,
+            *LOCALIZE_EXTRA,
         ]
         t0 = time.perf_counter()
         done = sh(argv, cwd=ROOT, timeout=1200)
@@ -1812,11 +1816,16 @@ def main() -> int:
     ap.add_argument("--mirrors", default="/work/.mirror")
     ap.add_argument("--verify-only", action="store_true", help="prepare and verify the bugs only")
     ap.add_argument(
+        "--mutants", action="store_true", help="localize with --mutants (ties broken by mutants)"
+    )
+    ap.add_argument(
         "--out", type=Path, default=HERE / "results" / "localize_real.json", help="results file"
     )
     opts = ap.parse_args()
     global MIRRORS
     MIRRORS = Path(opts.mirrors)
+    if opts.mutants:
+        LOCALIZE_EXTRA.append("--mutants")
     bugs = parse_bugs(opts.bugs)
     for b in bugs:
         print(f"{b.key} ...", file=sys.stderr, flush=True)
@@ -1889,6 +1898,7 @@ def main() -> int:
     dirty = sh(["git", "-C", str(ROOT), "diff", "HEAD", "--", "src/truegreen/localize"]).stdout
     env = {
         "python": "3.11",
+        "localize_options": LOCALIZE_EXTRA,
         "truegreen_head": head,
         "localize_uncommitted_diff_sha256": (
             hashlib.sha256(dirty.encode()).hexdigest() if dirty else None

@@ -317,7 +317,7 @@ def mutation_plugin():
     return module
 
 
-def test_no_mutants_on_the_command_line_turns_them_off(make_project, capsys):
+def test_mutants_are_asked_for_on_the_command_line(make_project, capsys):
     from tests.localize.test_engines import PROJECT
     from truegreen.cli import main
 
@@ -332,7 +332,7 @@ def test_no_mutants_on_the_command_line_turns_them_off(make_project, capsys):
         doc = json.loads(capsys.readouterr().out)
         return [n for r in doc["ranking"] for n in r["evidence"] if "mutant(s)" in n]
 
-    assert notes() and not notes("--no-mutants")
+    assert notes("--mutants") and not notes() and not notes("--no-mutants")
 
 
 def test_the_mutants_leave_no_temporary_files(make_project, tmp_path, monkeypatch):

@@ -48,10 +48,11 @@ from truegreen.cli._app import (
 )
 @click.option(
     "--mutants/--no-mutants",
-    default=True,
+    default=False,
     show_default=True,
     help="Break ties near the top by rerunning the failing test under small changes of "
-    "the tied lines (in the bare run's process, after its session).",
+    "the tied lines (in the bare run's process, after its session): more tied faults "
+    "first, at the cost of the reruns' time.",
 )
 @json_option
 def localize(
