@@ -365,8 +365,10 @@ def localize(
         def warmer() -> None:
             # the traced run usually takes longer: analyse the modules the tests import
             # meanwhile, on the core the bare run freed (stopped when the traced run ends)
+            if hold is None:
+                bare_thread.join()
             while not traced.is_set() and not ready() and bare_thread.is_alive():
-                traced.wait(0.005)
+                traced.wait(0.002)
             with contextlib.suppress(Exception):
                 warm(stmts, selection, traced.is_set)
 
@@ -446,7 +448,7 @@ def localize(
                 # the bare run's outcomes, once it reported its session's end (it then
                 # waits for mutants) or ended
                 while bare_thread.is_alive() and not ready():
-                    bare_thread.join(0.005)
+                    bare_thread.join(0.002 if hold is not None else None)
                 if bare_thread.is_alive():
                     runs.bare = read_held(bare_request) or runs.bare
                 if runs.bare is None and runs.bare_error is None:
