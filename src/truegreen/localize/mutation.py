@@ -33,7 +33,7 @@ from typing import Any
 from truegreen.localize.ranking import Ranked
 from truegreen.localize.spectrum import Statements, similarity
 from truegreen.localize.syntax import statements
-from truegreen.verify.mutate import variants
+from truegreen.verify.mutate import replace, variants
 
 Line = tuple[str, int]
 
@@ -66,14 +66,6 @@ class Plan:
     failing: int
     mutants: tuple[Mutant, ...]
     spec: dict[str, Any]
-
-
-def _replace(line: str, node: ast.expr, new: str) -> str | None:
-    """``line`` with ``node`` (on that line only) replaced by ``new``."""
-    if node.end_lineno != node.lineno or node.end_col_offset is None:
-        return None
-    raw = line.encode()
-    return (raw[: node.col_offset] + new.encode() + raw[node.end_col_offset :]).decode()
 
 
 def _own_expressions(stmt: ast.stmt) -> list[ast.expr]:
@@ -162,7 +154,6 @@ def statement_mutants(
     stmt = next((s for s in statements(func) if s.lineno == line), None)
     if stmt is None or stmt is func:
         return []
-    lines = text.splitlines(keepends=True)
     first, last = _start(func), func.end_lineno or func.lineno
     start = first - len(classes)
     if start < 1:
@@ -177,18 +168,14 @@ def statement_mutants(
             break
         if id(node) in skip:
             continue  # the parts of an f-string are not expressions of their own
-        old = lines[node.lineno - 1]
+        if node.end_lineno != node.lineno:
+            continue  # a one-line change keeps every line's number
         if description == "negate the condition":
-            segment = ast.get_source_segment(text, node)
-            if segment is None or "\n" in segment:
-                continue
-            new = f"not ({segment})"
-        changed = _replace(old, node, new)
-        if changed is None or changed == old:
+            new = f"not ({ast.get_source_segment(text, node)})"
+        changed = replace(text, node, new)
+        if changed is None or changed == text:
             continue
-        mutated = list(lines[first - 1 : last])
-        mutated[node.lineno - first] = changed
-        source = "".join(headers + mutated)
+        source = "".join(headers + changed.splitlines(keepends=True)[first - 1 : last])
         if source in seen:
             continue
         seen.add(source)

@@ -57,7 +57,8 @@ class Mutant:
     source: str  # the whole mutated file
 
 
-def _replace(text: str, node: ast.expr, new: str) -> str | None:
+def replace(text: str, node: ast.expr, new: str) -> str | None:
+    """``text`` with the source of ``node`` replaced by ``new`` (one line), or None."""
     if node.end_lineno is None or node.end_col_offset is None:
         return None
     lines = text.splitlines(keepends=True)
@@ -160,7 +161,7 @@ def mutants_for(path: str, text: str, lines: Iterable[int], per_line: int = 3) -
             new = ast.unparse(replacement)
             if isinstance(replacement, ast.UnaryOp) and replacement.operand is node:
                 new = f"not ({ast.get_source_segment(text, node) or ast.unparse(node)})"
-            mutated = _replace(
+            mutated = replace(
                 text,
                 node,
                 new
