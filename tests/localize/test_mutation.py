@@ -301,7 +301,7 @@ def test_past_its_deadline_the_runner_writes_what_it_has_and_ends(tmp_path, monk
         "results": {"m0": [PASS]},
         "stopped": "the mutants passed their deadline",
     }
-    out.write(seconds={})  # once written, never again
+    out.write(error="late")  # once written, never again
     assert json.loads((tmp_path / "results.json").read_text()) == written
 
 
@@ -377,3 +377,19 @@ def test_a_function_no_global_names_is_found_and_mutated(make_project):
     notes = " ".join(ranked["return y * 2 + 1"]["evidence"])
     assert "3 of 3 mutant(s) changed the failing test's result" in notes
     assert ranked["return y * 2 + 1"]["rank"] == 1
+
+
+@pytest.mark.bwrap
+def test_under_the_sandbox_the_held_bare_run_reports_and_runs_its_mutants(make_project):
+    # in parallel with the measured run, which is handed localize's own temp dir: the
+    # bare run must still write its records, `ready` and the results in its own
+    from tests.localize.test_engines import PROJECT
+
+    root = make_project(PROJECT, use_git=False)
+    project = open_project(root, sys.executable, "bwrap")
+    opts = LocalizeOptions(timeout=60, mutants=True)
+    doc = localize(project, ["tests/test_mod.py::test_missing"], opts)
+    assert doc["measurement"]["consistent"] is True
+    assert doc["measurement"]["compared"] == 3
+    assert any("mutant(s) changed" in n for r in doc["ranking"] for n in r["evidence"])
+    assert not [w for w in doc["warnings"] if "mutant" in w]

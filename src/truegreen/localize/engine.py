@@ -213,8 +213,7 @@ def _request(
         # a run is never left waiting: truegreen writes the spec or ``stop`` in all cases
         env[mutation.WAIT_VAR] = str(int(timeout or project.settings.suite_timeout))
         plugins += (mutation.PLUGIN,)
-        writable += (hold,)
-        records = hold / "bare.jsonl"
+        records = hold / "bare.jsonl"  # the runner makes its directory writable
     return PytestRequest(
         repo=project.root,
         interpreter=project.interpreter,

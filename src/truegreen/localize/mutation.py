@@ -77,9 +77,9 @@ def _own_expressions(stmt: ast.stmt) -> list[ast.expr]:
         return [stmt.iter]
     if isinstance(stmt, ast.With | ast.AsyncWith):
         return [i.context_expr for i in stmt.items]
-    if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-        return []
-    if isinstance(stmt, ast.Try | ast.Match):
+    if isinstance(
+        stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Try | ast.Match
+    ):
         return []
     return [n for n in ast.iter_child_nodes(stmt) if isinstance(n, ast.expr)]
 
@@ -88,7 +88,7 @@ def _candidates(stmt: ast.stmt) -> Iterator[tuple[str, ast.expr, str]]:
     """(description, node, replacement source), in the order they are tried."""
     roots = _own_expressions(stmt)
     if isinstance(stmt, ast.If | ast.While):
-        yield ("negate the condition", stmt.test, "")
+        yield ("negate the condition", stmt.test, f"not ({ast.unparse(stmt.test)})")
     nodes = sorted(
         (n for r in roots for n in ast.walk(r) if isinstance(n, ast.expr)),
         key=lambda n: (n.lineno, n.col_offset, -(n.end_col_offset or 0)),
@@ -170,8 +170,6 @@ def statement_mutants(
             continue  # the parts of an f-string are not expressions of their own
         if node.end_lineno != node.lineno:
             continue  # a one-line change keeps every line's number
-        if description == "negate the condition":
-            new = f"not ({ast.get_source_segment(text, node)})"
         changed = replace(text, node, new)
         if changed is None or changed == text:
             continue

@@ -340,11 +340,9 @@ def pytest_sessionfinish(session, exitstatus) -> None:
         return
     with open(os.path.join(where, "ready"), "w", encoding="utf-8") as fh:
         fh.write("ready\n")
-    waited = time.monotonic()
     spec = _wait(where)
     if spec is None:
         return
-    started = time.monotonic()
     out = _Results(where)
     watchdog = threading.Timer(float(spec.get("deadline") or 60), out.cut)
     watchdog.daemon = True
@@ -358,6 +356,4 @@ def pytest_sessionfinish(session, exitstatus) -> None:
         if old is not None:
             signal.signal(signal.SIGALRM, old)
         watchdog.cancel()
-    out.write(
-        seconds={"wait": round(started - waited, 3), "run": round(time.monotonic() - started, 3)}
-    )
+    out.write()
