@@ -208,6 +208,35 @@ def test_mutants_of_a_tied_line_that_change_the_failure_put_it_first(make_projec
     assert (root / "shapes/area.py").read_text() == source
 
 
+AREA_UNITTEST = {
+    **{k: v for k, v in AREA.items() if k != "tests/test_area.py"},
+    "tests/test_area.py": """
+        import unittest
+
+        from shapes.area import area
+
+        class AreaTest(unittest.TestCase):
+            def test_area_is_a_number(self):
+                self.assertIsInstance(area(2, 2), int)
+
+            def test_area(self):
+                self.assertEqual(area(2, 3), 6)
+        """,
+}
+
+
+def test_a_unittest_failure_kept_by_its_test_case_is_seen_by_the_mutants(make_project):
+    # unittest's runner keeps the failure (pytest takes it when it makes the report):
+    # the mutants must see it, or every mutant would look like a fix
+    root = make_project(AREA_UNITTEST, use_git=False)
+    doc = _localize(root, "tests/test_area.py::AreaTest::test_area", True)
+    ranked = ranked_by_text(doc, "shapes/area.py")
+    fault, label = ranked["return w * h + 1"], ranked['label = "area"']
+    assert (fault["rank"], label["rank"]) == (1, 2)
+    assert any("3 of 3 mutant(s) changed the failing test's result" in n for n in fault["evidence"])
+    assert any("0 of 2 mutant(s) changed" in n for n in label["evidence"])
+
+
 LOOP = {
     "counting/__init__.py": "",
     "counting/steps.py": """

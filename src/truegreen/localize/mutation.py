@@ -296,7 +296,7 @@ def _stable(pair: Any) -> tuple[int, ...] | None:
         (o1, d1, m1), (o2, d2, m2) = pair
     except (TypeError, ValueError):
         return None
-    if o1 != o2 or o1 in ("missing", "timeout"):
+    if o1 != o2 or o1 in ("missing", "timeout", "timeout:teardown"):
         return None
     if d1 == d2:
         return (0, 1)
