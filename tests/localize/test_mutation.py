@@ -334,6 +334,79 @@ def test_past_its_deadline_the_runner_writes_what_it_has_and_ends(tmp_path, monk
     assert json.loads((tmp_path / "results.json").read_text()) == written
 
 
+def _doctest_failure(source: str):
+    import doctest
+
+    test = doctest.DocTestParser().get_doctest(source, {}, "t", "t.py", 0)
+    runner = doctest.DebugRunner(verbose=False)
+    try:
+        runner.run(test, clear_globs=False)
+    except doctest.DocTestFailure as exc:
+        return exc
+    raise AssertionError("the doctest passed")
+
+
+def test_a_failure_is_told_by_its_message_its_chain_and_a_doctest_s_output():
+    plugin = mutation_plugin()
+
+    def raised(fn):
+        try:
+            fn()
+        except Exception as exc:
+            return exc
+        raise AssertionError("nothing raised")
+
+    def chained():
+        try:
+            raise KeyError("k")
+        except KeyError as exc:
+            raise ValueError("bad") from exc
+
+    text, message = plugin._failure(raised(chained))
+    assert message == "ValueError: bad"
+    assert "ValueError: bad" in text and "KeyError: 'k'" in text
+    assert text != plugin._failure(raised(lambda: int("x")))[0]
+    # a doctest's failure is the same exception whatever it printed: its output tells
+    three, four = _doctest_failure(">>> 1 + 2\n5\n"), _doctest_failure(">>> 2 + 2\n5\n")
+    assert plugin._failure(three)[0] != plugin._failure(four)[0]
+
+
+TEARDOWN = {
+    "pool/__init__.py": "",
+    "pool/res.py": """
+        def release(n):
+            i = 0
+            while i < n:
+                i += 1
+            return i + 1
+        """,
+    "tests/test_res.py": """
+        import pytest
+        from pool.res import release
+
+        @pytest.fixture(autouse=True)
+        def resource():
+            yield
+            release(3)
+
+        def test_release_is_positive():
+            assert release(3) > 0
+
+        def test_release():
+            assert release(3) == 3
+        """,
+}
+
+
+def test_a_mutant_whose_teardown_loops_too_ends_the_phase_and_says_so(make_project):
+    # `i += 1` -> `i += 0` loops in the test and again in the fixture's teardown: the
+    # set-up state may be half torn down, so no mutant runs after it
+    root = make_project(TEARDOWN, use_git=False)
+    doc = _localize(root, "tests/test_res.py::test_release", True)
+    assert any("timed out in its teardown" in w for w in doc["warnings"])
+    assert doc["failing"] == ["tests/test_res.py::test_release"]
+
+
 def mutation_plugin():
     import importlib.util
 

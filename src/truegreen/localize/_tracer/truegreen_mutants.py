@@ -425,7 +425,7 @@ def _mutate(session, spec: dict, out: _Results) -> None:
         if got and got[-1][0].startswith("timeout") and len(got) < len(m.get("tests", [])):
             got += [["not run", "", ""]] * (len(m["tests"]) - len(got))
         out.result(m["id"], got)
-        if got and got[-1][0] == "timeout:teardown":
+        if any(g[0] == "timeout:teardown" for g in got):
             # the teardown was cut too: pytest's set-up state may be half torn down, and
             # the runs after it would not be comparable
             out.put("stopped", "a mutant's test run timed out in its teardown")
