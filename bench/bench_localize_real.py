@@ -84,8 +84,9 @@ cookiecutter runs with ``--sandbox none`` (its tests write into the repository).
 
 Checkouts, venvs and per-bug verification are cached; ``--reuse`` also reuses the cached
 localize/FauxPy documents (only the table is recomputed). Results are written to
-bench/results/localize_real.json. ``--mutants`` localizes with ``truegreen localize
---mutants`` (ties near the top broken by mutants; the results' ``env`` records it).
+bench/results/localize_real.json. ``--no-mutants`` localizes with ``truegreen localize
+--no-mutants`` (ties near the top not broken by mutants, as before round 16; the results'
+``env`` records it).
 """
 
 from __future__ import annotations
@@ -1213,7 +1214,7 @@ DEFAULT_BUGS = (
     "thefuck:1-32,PySnooper:1-3,tqdm:1-9,cookiecutter:1-4,more-itertools,boltons,toolz,click"
 )
 MAX_FAILING = 5
-#: extra options for every `truegreen localize` (``--mutants``)
+#: extra options for every `truegreen localize` (``--no-mutants``)
 LOCALIZE_EXTRA: list[str] = []
 #: FauxPy measures coverage per test (several times the bare run): skip it where the bare
 #: selection alone takes longer than this (a 2-core machine shared with others)
@@ -1816,7 +1817,7 @@ def main() -> int:
     ap.add_argument("--mirrors", default="/work/.mirror")
     ap.add_argument("--verify-only", action="store_true", help="prepare and verify the bugs only")
     ap.add_argument(
-        "--mutants", action="store_true", help="localize with --mutants (ties broken by mutants)"
+        "--no-mutants", action="store_true", help="localize with --no-mutants (ties stand)"
     )
     ap.add_argument(
         "--out", type=Path, default=HERE / "results" / "localize_real.json", help="results file"
@@ -1824,8 +1825,8 @@ def main() -> int:
     opts = ap.parse_args()
     global MIRRORS
     MIRRORS = Path(opts.mirrors)
-    if opts.mutants:
-        LOCALIZE_EXTRA.append("--mutants")
+    if opts.no_mutants:
+        LOCALIZE_EXTRA.append("--no-mutants")
     bugs = parse_bugs(opts.bugs)
     for b in bugs:
         print(f"{b.key} ...", file=sys.stderr, flush=True)

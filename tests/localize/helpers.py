@@ -19,8 +19,8 @@ def localized(
     mutants: bool = False,
 ) -> dict[str, Any]:
     """The localization document of ``test_id`` in a project made of ``files`` (no git, no
-    sandbox, this interpreter). Without mutants unless asked (the default too): each test
-    that uses this checks one kind of evidence (test_mutation.py checks the mutants')."""
+    sandbox, this interpreter). Without mutants unless asked: each test that uses this
+    checks one kind of evidence (test_mutation.py checks the mutants')."""
     root = make_project(files, use_git=False)
     opts = LocalizeOptions(timeout=60, mutants=mutants)
     return localize(open_project(root, sys.executable, "none"), [test_id], opts)

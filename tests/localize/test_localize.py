@@ -413,9 +413,11 @@ REJECTED_PROJECT = {
 
 
 def _localize_words(make_project, files: dict[str, str], test_id: str) -> dict:
-    """Localize ``test_id`` in the words project; the faulty line ranks first, alone."""
+    """Localize ``test_id`` in the words project; the faulty line ranks first, alone (by
+    the values' evidence: without mutants)."""
     root = make_project(files, use_git=False)
-    doc = localize(open_project(root, PY, "none"), [test_id], LocalizeOptions(timeout=60))
+    opts = LocalizeOptions(timeout=60, mutants=False)
+    doc = localize(open_project(root, PY, "none"), [test_id], opts)
     top = doc["ranking"][0]
     assert (top["code"], top["rank"], top["ties"]) == ("stem = w[:-1]", 1, 1)
     return doc
@@ -563,7 +565,7 @@ def test_the_row_where_a_rendered_text_differs_is_traced_to_where_it_was_made(ma
     doc = localize(
         open_project(root, PY, "none"),
         ["tests/test_table.py::test_numbers"],
-        LocalizeOptions(timeout=60),
+        LocalizeOptions(timeout=60, mutants=False),  # the values' evidence alone
     )
     source = (root / "fmt" / "table.py").read_text().splitlines()
     joined = source.index('    return "  ".join(parts)') + 1  # the row's own return

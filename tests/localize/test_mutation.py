@@ -419,7 +419,7 @@ def mutation_plugin():
     return module
 
 
-def test_mutants_are_asked_for_on_the_command_line(make_project, capsys):
+def test_mutants_run_by_default_and_are_turned_off_on_the_command_line(make_project, capsys):
     from tests.localize.test_engines import PROJECT
     from truegreen.cli import main
 
@@ -434,7 +434,7 @@ def test_mutants_are_asked_for_on_the_command_line(make_project, capsys):
         doc = json.loads(capsys.readouterr().out)
         return [n for r in doc["ranking"] for n in r["evidence"] if "mutant(s)" in n]
 
-    assert notes("--mutants") and not notes() and not notes("--no-mutants")
+    assert notes() and notes("--mutants") and not notes("--no-mutants")
 
 
 def test_the_mutants_leave_no_temporary_files(make_project, tmp_path, monkeypatch):

@@ -48,11 +48,11 @@ from truegreen.cli._app import (
 )
 @click.option(
     "--mutants/--no-mutants",
-    default=False,
+    default=True,
     show_default=True,
     help="Break ties near the top by rerunning the failing test under small changes of "
-    "the tied lines (in the bare run's process, after its session): more tied faults "
-    "first, at the cost of the reruns' time.",
+    "the tied lines (in the bare run's process, after its session). --no-mutants saves "
+    "the reruns' time and leaves those ties standing.",
 )
 @json_option
 def localize(

@@ -100,9 +100,8 @@ class LocalizeOptions:
     #: run the value capture (C); off in benchmarks that only score the spectrum
     values: bool = True
     #: break ties near the top with mutants run in the bare run's process (needs the
-    #: measurement check or the values: the bare run). Off by default: it costs time
-    #: (see docs/localize.md, Mutants)
-    mutants: bool = False
+    #: measurement check or the values: the bare run; see docs/localize.md, Mutants)
+    mutants: bool = True
 
 
 @dataclass

@@ -43,7 +43,7 @@ DIR_VAR = "TRUEGREEN_MUTANTS_DIR"
 WAIT_VAR = "TRUEGREEN_MUTANTS_WAIT"
 
 #: tie groups that start within this many places of the top are mutated
-TOP = 10
+TOP = 5
 #: at most this many statements mutated in all, and mutants per statement
 STATEMENTS = 12
 PER_STATEMENT = 3
