@@ -47,8 +47,8 @@ At ``deadline`` a watchdog thread writes what was done and ends the process.
 An outcome is ``passed``, ``failed`` (with the phase: ``failed:call``), ``skipped``,
 ``timeout`` (``timeout:teardown`` when the teardown was stopped too) or ``not run`` (after a
 timeout). The digests are of the failure's text (each exception of the chain, its message
-and the lines it passed through) and of its one-line message, with memory addresses and
-pytest's numbered temporary directories made equal.
+and the lines it passed through) and of its message, with memory addresses and pytest's
+numbered temporary directories made equal.
 """
 
 from __future__ import annotations
@@ -211,7 +211,7 @@ def _run(item, timeout: float) -> list[str]:
         signal.setitimer(signal.ITIMER_REAL, timeout, 0.05)
     try:
         return _protocol(item, timeout, use_alarm)
-    except _Timeout:
+    except _Timeout:  # outside the phases: the set-up state is not known to be clean
         return ["timeout:teardown", "", ""]
     finally:
         if use_alarm:
@@ -463,8 +463,8 @@ def pytest_sessionfinish(session, exitstatus) -> None:
 def _end(exitstatus) -> None:
     """End the process now. truegreen read the session's outcomes before the mutants ran,
     and it waits for this process to end: what pytest would still do (its summary, the
-    plugins' wrap-up, the interpreter's teardown) serves no one, and took a tenth of the
-    mutants' cost at the median."""
+    plugins' wrap-up, the interpreter's teardown) serves no one, and took 0.04 s at the
+    median of 30 bugs, about as long as the mutants themselves."""
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(Exception):
             stream.flush()
