@@ -372,28 +372,21 @@ def test_a_failure_is_told_by_its_message_its_chain_and_a_doctest_s_output():
 
 
 TEARDOWN = {
-    "pool/__init__.py": "",
-    "pool/res.py": """
-        def release(n):
-            i = 0
-            while i < n:
-                i += 1
-            return i + 1
-        """,
-    "tests/test_res.py": """
+    **LOOP,
+    "tests/test_steps.py": """
         import pytest
-        from pool.res import release
+        from counting.steps import steps
 
         @pytest.fixture(autouse=True)
-        def resource():
+        def counter():
             yield
-            release(3)
+            steps(3)
 
-        def test_release_is_positive():
-            assert release(3) > 0
+        def test_steps_is_positive():
+            assert steps(3) > 0
 
-        def test_release():
-            assert release(3) == 3
+        def test_steps():
+            assert steps(3) == 3
         """,
 }
 
@@ -402,9 +395,9 @@ def test_a_mutant_whose_teardown_loops_too_ends_the_phase_and_says_so(make_proje
     # `i += 1` -> `i += 0` loops in the test and again in the fixture's teardown: the
     # set-up state may be half torn down, so no mutant runs after it
     root = make_project(TEARDOWN, use_git=False)
-    doc = _localize(root, "tests/test_res.py::test_release", True)
+    doc = _localize(root, "tests/test_steps.py::test_steps", True)
     assert any("timed out in its teardown" in w for w in doc["warnings"])
-    assert doc["failing"] == ["tests/test_res.py::test_release"]
+    assert doc["failing"] == ["tests/test_steps.py::test_steps"]
 
 
 def mutation_plugin():
