@@ -373,20 +373,15 @@ def test_a_failure_is_told_by_its_message_its_chain_and_a_doctest_s_output():
 
 TEARDOWN = {
     **LOOP,
-    "tests/test_steps.py": """
+    # the loop's tests, with a fixture whose teardown runs the loop too
+    "tests/test_steps.py": LOOP["tests/test_steps.py"]
+    + """
         import pytest
-        from counting.steps import steps
 
         @pytest.fixture(autouse=True)
         def counter():
             yield
             steps(3)
-
-        def test_steps_is_positive():
-            assert steps(3) > 0
-
-        def test_steps():
-            assert steps(3) == 3
         """,
 }
 
