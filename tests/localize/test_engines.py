@@ -25,6 +25,7 @@ from truegreen.localize.spectrum import (
     Statements,
     Trace,
     branch_outcomes,
+    headers,
     project_modules,
     spectra,
     statement_map,
@@ -151,6 +152,22 @@ def test_statement_map_keys_every_line_of_a_statement_by_its_first_line(tmp_path
     assert key[cond + 1] == cond and key[at["return name"]] == at["return name"]
     # a line in no statement's header keeps its number
     assert key.get(at["except KeyError:"], at["except KeyError:"]) == at["except KeyError:"]
+
+
+def test_headers_are_the_def_class_and_try_statements(tmp_path):
+    from tests.conftest import write_files
+
+    write_files(tmp_path, {"m.py": PROJECT["pkg/more.py"], "n.py": PROJECT["pkg/mod.py"]})
+    for name in ("m.py", "n.py"):
+        lines = (tmp_path / name).read_text().splitlines()
+        want = {
+            n
+            for n, text in enumerate(lines, 1)
+            if text.strip().startswith(("def ", "async def ", "class ", "try:"))
+        }
+        assert len(want) >= 3  # nested and decorated defs, methods, classes, try blocks
+        assert headers(ast.parse((tmp_path / name).read_text())) == want
+    assert headers(None) == frozenset()
 
 
 def _modern_python(base: Path) -> str:

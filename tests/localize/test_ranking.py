@@ -186,3 +186,23 @@ def test_a_call_into_the_tests_own_code_that_raised_is_not_a_crash_site(tmp_path
     failure = {"type": "IndexError", "frames": [*_frames(9, 4), library]}
     assert _near(tmp_path, failure)[0] == {("m.py", 4)}
     assert evidence([failure], [], [])[("m.py", 4)] == (CRASH, ("crash frame",))
+
+
+def test_headers_go_after_every_other_line_but_not_before_the_crash_site():
+    # a.py:1 is a `def` only the failing test calls (ep=0), a.py:2 its body, a.py:5 a
+    # statement a passing test runs too (lower score), a.py:3 a `try:`
+    failing = [F({("a.py", 1), ("a.py", 2), ("a.py", 3), ("a.py", 5)})]
+    passing = [F({("a.py", 3), ("a.py", 5)}), F({("a.py", 3)})]
+    headers = F({("a.py", 1), ("a.py", 3)})
+    ranking = rank(failing, passing, headers=headers)
+    assert [(r.line, r.rank, r.ties) for r in ranking] == [
+        (2, 1, 1),
+        (5, 2, 1),
+        (1, 3, 1),
+        (3, 4, 1),
+    ]
+    # without the set, the header ties with its body on score
+    assert [r.line for r in rank(failing, passing)][:3] == [1, 2, 5]
+    # the crash site and its guard keep their places, header or not
+    ranking = rank(failing, passing, headers=headers, first=F({("a.py", 3)}))
+    assert [r.line for r in ranking] == [3, 2, 5, 1]

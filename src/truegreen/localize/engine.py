@@ -756,8 +756,7 @@ def _document(
     for ln, name in named.items():
         level, notes = evidence.get(ln, (0, ()))
         evidence[ln] = (level, (*notes, f"in {name}, which the failing test's name names"))
-    defuse = stmts.defuse
-    later = frozenset(ln for ln in executed if ln[1] in defuse.file(ln[0]).blocks)
+    headers = frozenset(ln for ln in executed if ln[1] in stmts.headers(ln[0]))
     ranked = functools.partial(
         rank,
         fail_sets,
@@ -767,7 +766,7 @@ def _document(
         first=first,
         second=second,
         order=near,
-        later=later,
+        headers=headers,
         outcomes=_outcomes(executed, stmts),
         named=frozenset(named),
     )

@@ -113,7 +113,7 @@ def rank(
     first: frozenset[Line] = frozenset(),
     order: Mapping[Line, int] | None = None,
     second: frozenset[Line] = frozenset(),
-    later: frozenset[Line] = frozenset(),
+    headers: frozenset[Line] = frozenset(),
     outcomes: Mapping[Line, Sequence[Line]] | None = None,
     named: frozenset[Line] = frozenset(),
     mutation: Mapping[Line, Fraction] | None = None,
@@ -121,13 +121,13 @@ def rank(
     """Rank ``candidates`` (default: every line a failing test executed).
 
     Order: the lines in ``first`` (the site of a crash in project code) before all others,
-    then those in ``second`` (the conditions that guard a crash site); then the formula's
+    then those in ``second`` (the conditions that guard a crash site); then every line
+    not in ``headers`` before those in it (``def``, ``class`` and ``try`` statements: see
+    :func:`truegreen.localize.spectrum.headers`); then the formula's
     score, higher first; then, among equal scores only, the evidence level (the crash
     frame, where a differing or ``None`` value was produced), then lines in ``named`` (inside
     a function or class the failing test's name names), then the score of the branch
-    a condition took (``outcomes``), then ``order`` (nearness to the crash), then lines not
-    in ``later`` (``def`` and ``class`` statements: a function's header runs whenever its
-    body does, and is less often the fault than the body statement it ties with), then
+    a condition took (``outcomes``), then ``order`` (nearness to the crash), then
     the ``mutation`` score (see :mod:`truegreen.localize.mutation`; a line without one
     goes after those that scored 0 or more, before those that scored less); lines
     equal in all of these form one tie group, listed by file and line, all with the
@@ -172,12 +172,12 @@ def rank(
         top = 2 if ln in first else 1 if ln in second else 0
         key = (
             top,
+            int(ln not in headers),
             own.key(),
             level,
             int(ln in named),
             best,
             near.get(ln, 0),
-            int(ln not in later),
             mutated.get(ln, _UNMUTATED),
         )
         rows.append((key, ln, c))
@@ -199,7 +199,7 @@ def rank(
     return out
 
 
-_Key = tuple[int, tuple[int, Fraction], int, int, tuple[int, Fraction], int, int, Fraction]
+_Key = tuple[int, int, tuple[int, Fraction], int, int, tuple[int, Fraction], int, Fraction]
 
 #: where a line no mutant was run for goes among mutated lines: after those whose mutants
 #: showed something or nothing (0), before those whose mutants broke passing tests
@@ -208,9 +208,9 @@ _UNMUTATED = Fraction(-1, 1000)
 
 def _neg(
     key: _Key,
-) -> tuple[int, int, Fraction, int, int, int, Fraction, int, int, Fraction]:
-    top, (inf, value), level, name, (b_inf, branch), near, early, mutated = key
-    return (-top, -inf, -value, -level, -name, -b_inf, -branch, -near, -early, -mutated)
+) -> tuple[int, int, int, Fraction, int, int, int, Fraction, int, Fraction]:
+    top, body, (inf, value), level, name, (b_inf, branch), near, mutated = key
+    return (-top, -body, -inf, -value, -level, -name, -b_inf, -branch, -near, -mutated)
 
 
 def rank_of(ranking: Sequence[Ranked], file: str, line: int) -> Ranked | None:

@@ -118,6 +118,7 @@ class Statements:
         self.outcomes(rel)
         self.function(rel, 0)
         self.guard(rel, 0)
+        self.headers(rel)
         self.defuse.file(rel)
 
     def tree(self, rel: str) -> ast.Module | None:
@@ -156,6 +157,11 @@ class Statements:
         inside = [g for g in spans if g[1] <= line <= g[2]]
         return min(inside, key=lambda g: g[2] - g[1])[0] if inside else None
 
+    def headers(self, rel: str) -> frozenset[int]:
+        """The ``def``, ``class`` and ``try`` statements of ``rel`` (their lines): code
+        that runs nothing of its own when a test calls into it (see :func:`headers`)."""
+        return self.memo("headers", rel, lambda: headers(self.tree(rel)))
+
     def outcomes(self, rel: str) -> Mapping[int, tuple[int, ...]]:
         """``if`` line -> the statements whose running shows one outcome of its condition
         (see :func:`branch_outcomes`)."""
@@ -189,6 +195,20 @@ def parse(path: Path) -> ast.Module | None:
         return ast.parse(path.read_bytes())
     except (OSError, SyntaxError, ValueError):
         return None
+
+
+def headers(tree: ast.Module | None) -> frozenset[int]:
+    """The lines of the ``def``, ``class`` and ``try`` statements of ``tree``.
+
+    A test that calls a function runs its ``def`` line, and every ``try:`` it enters, but
+    neither holds code that runs then: a header's decorators, defaults and annotations run
+    once, when the module is imported, and ``try:`` evaluates nothing. Each repeats the
+    coverage of the first statement under it, so the spectrum cannot tell them apart from
+    the code they hold, while they are seldom the fault themselves."""
+    if tree is None:
+        return frozenset()
+    kinds = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Try, ast.TryStar)
+    return frozenset(node.lineno for node in statements(tree) if isinstance(node, kinds))
 
 
 def function_spans(path: Path, tree: ast.Module | None = None) -> list[tuple[int, int]]:
