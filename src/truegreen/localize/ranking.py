@@ -122,9 +122,8 @@ def rank(
 
     Order: the lines in ``first`` (the site of a crash in project code) before all others,
     then those in ``second`` (the conditions that guard a crash site); then every line
-    not in ``headers`` before those in it (``def`` statements without default values,
-    ``class`` and ``try`` statements: see :func:`truegreen.localize.spectrum.headers`);
-    then the formula's
+    not in ``headers`` before those in it (``def``, ``class`` and ``try`` statements: see
+    :func:`truegreen.localize.spectrum.headers`); then the formula's
     score, higher first; then, among equal scores only, the evidence level (the crash
     frame, where a differing or ``None`` value was produced), then lines in ``named`` (inside
     a function or class the failing test's name names), then the score of the branch

@@ -158,9 +158,8 @@ class Statements:
         return min(inside, key=lambda g: g[2] - g[1])[0] if inside else None
 
     def headers(self, rel: str) -> frozenset[int]:
-        """The ``def`` (without default values), ``class`` and ``try`` statements of
-        ``rel`` (their lines): code that runs nothing of its own when a test calls into it
-        (see :func:`headers`)."""
+        """The ``def``, ``class`` and ``try`` statements of ``rel`` (their lines): code
+        that runs nothing of its own when a test calls into it (see :func:`headers`)."""
         return self.memo("headers", rel, lambda: headers(self.tree(rel)))
 
     def outcomes(self, rel: str) -> Mapping[int, tuple[int, ...]]:
@@ -199,26 +198,17 @@ def parse(path: Path) -> ast.Module | None:
 
 
 def headers(tree: ast.Module | None) -> frozenset[int]:
-    """The lines of the ``def`` statements without default values, and of the ``class`` and
-    ``try`` statements, of ``tree``.
+    """The lines of the ``def``, ``class`` and ``try`` statements of ``tree``.
 
     A test that calls a function runs its ``def`` line, and every ``try:`` it enters, but
-    neither holds code that runs then: a header's decorators and annotations run once,
-    when the module is imported, and ``try:`` evaluates nothing. Each repeats the coverage
-    of the first statement under it, so the spectrum cannot tell them apart from the code
-    they hold, while they are seldom the fault themselves. A default value is the
-    exception: it is a value every call that leaves the argument out uses, and a wrong
-    one (``upper: bool = True``) is a fault on the ``def`` line."""
+    neither holds code that runs then: a header's decorators, defaults and annotations run
+    once, when the module is imported, and ``try:`` evaluates nothing. Each repeats the
+    coverage of the first statement under it, so the spectrum cannot tell them apart from
+    the code they hold, while they are seldom the fault themselves."""
     if tree is None:
         return frozenset()
-    out: set[int] = set()
-    for node in statements(tree):
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-            if not node.args.defaults and not any(node.args.kw_defaults):
-                out.add(node.lineno)
-        elif isinstance(node, ast.ClassDef | ast.Try | ast.TryStar):
-            out.add(node.lineno)
-    return frozenset(out)
+    kinds = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Try, ast.TryStar)
+    return frozenset(node.lineno for node in statements(tree) if isinstance(node, kinds))
 
 
 def function_spans(path: Path, tree: ast.Module | None = None) -> list[tuple[int, int]]:
