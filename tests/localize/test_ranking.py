@@ -206,3 +206,5 @@ def test_headers_go_after_every_other_line_but_not_before_the_crash_site():
     # the crash site and its guard keep their places, header or not
     ranking = rank(failing, passing, headers=headers, first=F({("a.py", 3)}))
     assert [r.line for r in ranking] == [3, 2, 5, 1]
+    ranking = rank(failing, passing, headers=headers, second=F({("a.py", 1)}))
+    assert [r.line for r in ranking] == [1, 2, 5, 3]
