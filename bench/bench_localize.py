@@ -8,7 +8,8 @@ For each package (sources from the package registry, with the tests their sdist 
    arithmetic operator, comparison operator, constant (off-by-one / flipped boolean),
    and/or, augmented assignment, a removed ``None`` check (``if x is None`` -> ``if False``);
 3. keep the mutants that make at least one test fail that passes on the pristine tree;
-4. ``localize`` the failing tests (at most 5) and record the worst-case rank of the
+4. ``localize`` the failing tests (at most 5), in the sandbox a user gets by default (bwrap
+   where it works; ``--sandbox none`` for the other), and record the worst-case rank of the
    statement holding the injected line (rank = the position of the last entry of its tie
    group), with everything localize orders by and by the formula's score alone, for each
    of the three formulas (the engine's ranking inputs are captured and re-ranked); the
@@ -19,7 +20,7 @@ For each package (sources from the package registry, with the tests their sdist 
 
     python bench/bench_localize.py [--packages inflection,toolz,python-slugify]
                                    [--mutants 12] [--seed 7] [--no-fauxpy]
-                                   [--keep-docs DIR] [--out FILE]
+                                   [--keep-docs DIR] [--sandbox none|bwrap] [--out FILE]
 
 ``--keep-docs`` keeps each bug's localization document and the ranking inputs (spectra,
 evidence; a pickle) for studying ranking changes without running the tests again.
@@ -56,6 +57,8 @@ PY = Path()
 FAUXPY_PY = Path()
 #: where each bug's localization document is kept (for offline study), or None
 DOCS: Path | None = None
+#: the ``--sandbox`` localize runs with (None: the default a user gets, bwrap where it works)
+SANDBOX: str | None = None
 
 sys.path.insert(0, str(HERE.parent / "src"))
 
@@ -398,6 +401,7 @@ class Result:
     fauxpy_s: float | None = None
     fauxpy_error: str | None = None
     notes: list[str] = field(default_factory=list)
+    sandbox: str = ""  # the sandbox localize ran in
 
 
 def outcomes(root: Path, tests: tuple[str, ...]) -> dict[str, str]:
@@ -460,7 +464,8 @@ def bench_package(
             if not failing:
                 continue
             res = Result(name, m, failing[:5])
-            project = open_project(work, str(PY), "none")
+            project = open_project(work, str(PY), SANDBOX)
+            res.sandbox = project.sandbox
             t0 = time.perf_counter()
             doc = localize(project, res.failing, LocalizeOptions(limit=10**6))
             res.localize_s = time.perf_counter() - t0
@@ -563,12 +568,18 @@ def main() -> int:
     ap.add_argument("--no-fauxpy", action="store_true")
     ap.add_argument("--python", default=sys.executable, help="base interpreter for the venvs")
     ap.add_argument("--keep-docs", type=Path, help="write each bug's localization document here")
+    ap.add_argument(
+        "--sandbox",
+        choices=("none", "bwrap"),
+        help="localize's sandbox (default: the default a user gets, bwrap where it works)",
+    )
     ap.add_argument("--out", type=Path, default=HERE / "results" / "localize.json")
     opts = ap.parse_args()
     names = [n.strip() for n in opts.packages.split(",") if n.strip()]
     pkgs = [PACKAGES[n] for n in names]
-    global PY, FAUXPY_PY, DOCS
+    global PY, FAUXPY_PY, DOCS, SANDBOX
     DOCS = opts.keep_docs
+    SANDBOX = opts.sandbox
     _capture_rank()
     ver = sh([opts.python, "-c", "import sys; print('%d%d' % sys.version_info[:2])"]).stdout.strip()
     deps = [d for p in pkgs for d in p.deps]
@@ -612,7 +623,8 @@ def main() -> int:
     )
     print(
         f"median localize {statistics.median(r.localize_s for r in results):.2f}s, "
-        f"bare {statistics.median(r.bare_s for r in results):.2f}s"
+        f"bare {statistics.median(r.bare_s for r in results):.2f}s; "
+        f"sandbox {', '.join(sorted({r.sandbox for r in results}))}"
     )
     if not opts.no_fauxpy:
         fx = [r.fauxpy_s / r.bare_s for r in results if r.fauxpy_s and r.bare_s > 0]

@@ -48,6 +48,12 @@ so that pytest's rootdir is the checkout, as it would be in a user's own clone.
 
     python bench/bench_localize_real.py [--bugs thefuck:1-2+22-32,tqdm:2,boltons,...]
                                         [--no-fauxpy] [--reuse] [--verify-only] [--out F]
+                                        [--no-mutants] [--capture-rank]
+
+``--capture-rank`` also pickles, for each bug, the arguments of the engine's last call to
+``ranking.rank`` and of its mutation scoring (``<checkout>/.git/bench-rank.pickle``): a
+change to the order can then be replayed on every bug exactly, in seconds, without
+running a test. Its timings include the pickling and are not for the record.
 
 ``--bugs humanize,tabulate`` runs the held-out set (``HELD_OUT_BUGS``): projects added
 after round 3's changes, whose bugs no rule was written from.
@@ -1216,6 +1222,31 @@ DEFAULT_BUGS = (
 MAX_FAILING = 5
 #: extra options for every `truegreen localize` (``--no-mutants``)
 LOCALIZE_EXTRA: list[str] = []
+#: ``--capture-rank``: run the CLI through this snippet, which also pickles the arguments of
+#: the engine's last ranking and of its mutation scoring into ``$TG_BENCH_CAPTURE``, so that
+#: a change to the order can be replayed on every bug without running its tests again
+#: (the timings of such a run include the pickling: not for the record)
+CAPTURE = False
+_CAPTURE_SNIPPET = """
+import atexit, os, pickle, sys
+import truegreen.localize.engine as engine
+import truegreen.localize.mutation as mutation
+box = {}
+real_rank, real_scores = engine.rank, mutation.scores
+def rank(*a, **k):
+    box["rank"] = pickle.dumps((a, k))
+    return real_rank(*a, **k)
+def scores(todo, got):
+    box["scores"] = pickle.dumps((todo, got))
+    return real_scores(todo, got)
+engine.rank, mutation.scores = rank, scores
+def dump():
+    with open(os.environ["TG_BENCH_CAPTURE"], "wb") as f:
+        pickle.dump(box, f)
+atexit.register(dump)
+from truegreen.cli import main
+main(sys.argv[1:])
+"""
 #: FauxPy measures coverage per test (several times the bare run): skip it where the bare
 #: selection alone takes longer than this (a 2-core machine shared with others)
 FAUXPY_MAX_BARE_S = 15.0
@@ -1595,8 +1626,13 @@ def localize(b: Bug, d: Path, py: Path, reuse: bool) -> dict[str, Any] | None:
         got = json.loads(cache.read_text())
     else:
         ids = b.failing[:MAX_FAILING]
+        runner = [str(TRUEGREEN)]
+        env = None
+        if CAPTURE:
+            runner = [str(TRUEGREEN.parent / "python"), "-c", _CAPTURE_SNIPPET]
+            env = {**os.environ, "TG_BENCH_CAPTURE": str(d / ".git" / "bench-rank.pickle")}
         argv = [
-            str(TRUEGREEN),
+            *runner,
             "localize",
             *ids,
             "--repo",
@@ -1608,7 +1644,7 @@ def localize(b: Bug, d: Path, py: Path, reuse: bool) -> dict[str, Any] | None:
             *LOCALIZE_EXTRA,
         ]
         t0 = time.perf_counter()
-        done = sh(argv, cwd=ROOT, timeout=1200)
+        done = sh(argv, cwd=ROOT, timeout=1200, env=env)
         got = {
             "seconds": round(time.perf_counter() - t0, 3),
             "rc": done.returncode,
@@ -1822,9 +1858,15 @@ def main() -> int:
     ap.add_argument(
         "--out", type=Path, default=HERE / "results" / "localize_real.json", help="results file"
     )
+    ap.add_argument(
+        "--capture-rank",
+        action="store_true",
+        help="also pickle each run's ranking arguments (<checkout>/.git/bench-rank.pickle)",
+    )
     opts = ap.parse_args()
-    global MIRRORS
+    global MIRRORS, CAPTURE
     MIRRORS = Path(opts.mirrors)
+    CAPTURE = opts.capture_rank
     if opts.no_mutants:
         LOCALIZE_EXTRA.append("--no-mutants")
     bugs = parse_bugs(opts.bugs)
