@@ -208,3 +208,21 @@ def test_headers_go_after_every_other_line_but_not_before_the_crash_site():
     assert [r.line for r in ranking] == [3, 2, 5, 1]
     ranking = rank(failing, passing, headers=headers, second=F({("a.py", 1)}))
     assert [r.line for r in ranking] == [1, 2, 5, 3]
+
+
+def test_history_orders_only_lines_equal_in_every_other_key():
+    # a.py:1 and a.py:2 tie on every key; a.py:3 scores lower but changed most recently
+    failing = [F({("a.py", 1), ("a.py", 2), ("a.py", 3)})]
+    passing = [F({("a.py", 3)})]
+    recent = {("a.py", 1): (100, "old"), ("a.py", 2): (200, "new"), ("a.py", 3): (300, "newest")}
+    ranking = rank(failing, passing, recent=recent)
+    assert [(r.line, r.rank, r.ties) for r in ranking] == [(2, 1, 1), (1, 2, 1), (3, 3, 1)]
+    # the note is given where the history told lines apart, not to a line it did not order
+    assert ranking[0].evidence_notes == ("new",) and ranking[1].evidence_notes == ("old",)
+    assert ranking[2].evidence_notes == ()
+    # a line without history goes after those with one; equal times stay tied
+    ranking = rank(failing, passing, recent={("a.py", 1): (100, "old")})
+    assert [(r.line, r.rank, r.ties) for r in ranking] == [(1, 1, 1), (2, 2, 1), (3, 3, 1)]
+    same = {("a.py", 1): (100, "x"), ("a.py", 2): (100, "x")}
+    assert [(r.rank, r.ties) for r in rank(failing, passing, recent=same)][:2] == [(2, 2)] * 2
+    assert all(r.evidence_notes == () for r in rank(failing, passing, recent=same))

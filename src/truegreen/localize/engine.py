@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from truegreen.errors import UsageError
-from truegreen.localize import boundary, keys, mocks, mutation, names, raises, texts
+from truegreen.localize import boundary, history, keys, mocks, mutation, names, raises, texts
 from truegreen.localize import context as ctx
 from truegreen.localize import values as val
 from truegreen.localize.ranking import FORMULAS, Formula, Ranked, Score, rank
@@ -102,6 +102,9 @@ class LocalizeOptions:
     #: break ties near the top with mutants run in the bare run's process (needs the
     #: measurement check or the values: the bare run; see docs/localize.md, Mutants)
     mutants: bool = True
+    #: break the ties left last by version history: the most recently changed line first
+    #: (``git blame``; see :mod:`truegreen.localize.history`)
+    history: bool = True
 
 
 @dataclass
@@ -771,12 +774,19 @@ def _document(
         named=frozenset(named),
     )
     ranking = ranked()
+    past = history.History(project.git if opts.history else None)
+    # blamed while the mutants run: the files of the tie groups the document lists
+    tied = [r for r in ranking if r.ties > 1 and r.rank - r.ties < opts.limit]
+    past.start(r.file for r in tied)
     mutated = mutate(ranking) if mutate is not None else {}
+    scores = {ln: score for ln, (score, _note) in mutated.items()}
     if mutated:
         for ln, (_score, note) in mutated.items():
             level, notes = evidence.get(ln, (0, ()))
             evidence[ln] = (level, (*notes, note))
-        ranking = ranked(mutation={ln: score for ln, (score, _note) in mutated.items()})
+    recent = past.recency({(r.file, r.line): stmts.span(r.file, r.line) for r in tied})
+    if mutated or recent:
+        ranking = ranked(mutation=scores, recent=recent)
     focus: list[Line] = []
     if crash_doc is not None:
         focus.append((str(crash_doc["file"]), int(crash_doc["line"])))

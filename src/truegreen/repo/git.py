@@ -182,6 +182,12 @@ class GitRepo:
         done = self.git("show", f"{rev}:{self._in(path)}", check=False)
         return done.stdout if done.returncode == 0 else None
 
+    def blame(self, path: str, timeout: float = 60) -> str | None:
+        """``git blame --porcelain`` of ``path`` as it is in the working tree (uncommitted
+        lines have the all-zero sha); None when git cannot blame it (not tracked)."""
+        done = self.git("blame", "--porcelain", "--", self._in(path), check=False, timeout=timeout)
+        return done.stdout if done.returncode == 0 else None
+
     def files(self, rev: str) -> list[str]:
         """Every file path tracked at ``rev``."""
         done = self.git("ls-tree", "-r", "-z", "--name-only", rev, "--", self.prefix or ".")
