@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from truegreen.localize import LocalizeOptions, localize
 from truegreen.localize.history import NOW, UNCOMMITTED, Change, History, parse_blame
@@ -144,3 +147,26 @@ def test_localize_orders_lines_equal_in_all_else_by_their_last_change(make_proje
     # the history orders ties only: the line with value evidence stays first
     assert with_history[5]["rank"] == without[5]["rank"] == 1
     assert not any("last changed" in str(e) for e in with_history[5]["evidence"])  # type: ignore[attr-defined]
+
+
+def test_history_is_on_by_default_and_turned_off_on_the_command_line(make_project, capsys):
+    from truegreen.cli import main
+
+    root = make_project(
+        {
+            "calc.py": "def check(x):\n    a = x + 1\n    b = a * 2\n    return b > 100\n",
+            "tests/test_calc.py": "from calc import check\n\n\ndef test_check():\n    assert check(1)\n",
+        }
+    )
+    (root / "calc.py").write_text((root / "calc.py").read_text().replace("a * 2", "a * 3"))
+    args = ["localize", "tests/test_calc.py::test_check", "--repo", str(root), "--python"]
+    args += [sys.executable, "--sandbox", "none", "--no-mutants", "--json"]
+
+    def notes(*more: str) -> list[str]:
+        with pytest.raises(SystemExit) as exc:
+            main([*args, *more])
+        assert exc.value.code in (0, None)
+        doc = json.loads(capsys.readouterr().out)
+        return [n for r in doc["ranking"] for n in r["evidence"] if "not committed yet" in n]
+
+    assert notes() and notes("--history") and not notes("--no-history")

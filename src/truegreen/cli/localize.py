@@ -54,6 +54,13 @@ from truegreen.cli._app import (
     "the tied lines (in the bare run's process, after its session). --no-mutants saves "
     "the reruns' time and leaves those ties standing.",
 )
+@click.option(
+    "--history/--no-history",
+    default=True,
+    show_default=True,
+    help="Order lines still equal in every other key by their last change (git blame of "
+    "the working tree, most recent first). --no-history leaves those ties standing.",
+)
 @json_option
 def localize(
     test_ids: tuple[str, ...],
@@ -66,6 +73,7 @@ def localize(
     timeout: float | None,
     limit: int,
     mutants: bool,
+    history: bool,
     json_out: bool,
 ) -> None:
     """Localize a failing test: crash site, ranked suspect lines, values, order dependence.
@@ -89,6 +97,7 @@ def localize(
         timeout=timeout,
         limit=limit,
         mutants=mutants,
+        history=history,
     )
     doc = run_localize(project, list(test_ids), opts, notify=notify)
     if json_out:
