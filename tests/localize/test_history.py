@@ -11,7 +11,15 @@ from pathlib import Path
 import pytest
 
 from truegreen.localize import LocalizeOptions, localize
-from truegreen.localize.history import NOW, UNCOMMITTED, Change, History, parse_blame
+from truegreen.localize.history import (
+    NOW,
+    UNCOMMITTED,
+    Change,
+    History,
+    _merged,
+    blame,
+    parse_blame,
+)
 from truegreen.project import open_project
 from truegreen.repo.git import GitRepo
 
@@ -81,18 +89,17 @@ def test_history_of_a_checkout_keys_statements_by_their_latest_line(make_project
     commit(root, "later", "2023-05-01T00:00:00+0000")
     (root / "m.py").write_text((root / "m.py").read_text().replace("a + 1", "a + 2"))
     (root / "new.py").write_text("x = 1\n")  # untracked: no history
+    spans = {
+        ("m.py", 1): (1, 1),
+        ("m.py", 2): (2, 3),  # its second line changed later
+        ("m.py", 4): (4, 4),  # changed in the working tree
+        ("m.py", 5): (5, 5),
+        ("new.py", 1): (1, 1),
+        ("missing.py", 1): (1, 1),
+    }
     past = History(GitRepo.discover(root))
-    past.start(["m.py", "new.py", "missing.py"])
-    got = past.recency(
-        {
-            ("m.py", 1): (1, 1),
-            ("m.py", 2): (2, 3),  # its second line changed later
-            ("m.py", 4): (4, 4),  # changed in the working tree
-            ("m.py", 5): (5, 5),
-            ("new.py", 1): (1, 1),
-            ("missing.py", 1): (1, 1),
-        }
-    )
+    past.start((file, lo, hi) for (file, _line), (lo, hi) in spans.items())
+    got = past.recency(spans)
     first = got[("m.py", 1)][0]
     assert got[("m.py", 5)][0] == first
     assert got[("m.py", 2)][0] > first
@@ -101,9 +108,17 @@ def test_history_of_a_checkout_keys_statements_by_their_latest_line(make_project
     assert ("new.py", 1) not in got and ("missing.py", 1) not in got
 
 
+def test_only_the_lines_asked_for_are_blamed_and_ranges_are_merged(make_project):
+    root = make_project({"m.py": "".join(f"x{n} = {n}\n" for n in range(1, 21))})
+    got = blame(GitRepo.discover(root), "m.py", _merged([(9, 10), (2, 3), (4, 4), (3, 5)]))
+    assert sorted(got) == [2, 3, 4, 5, 9, 10]
+    assert _merged([(5, 6), (1, 2), (7, 7), (10, 12), (11, 11)]) == [(1, 2), (5, 7), (10, 12)]
+    assert blame(GitRepo.discover(root), "m.py", [(30, 31)]) == {}  # past the end: no history
+
+
 def test_no_repository_no_history(tmp_path):
     past = History(None)
-    past.start(["m.py"])
+    past.start([("m.py", 1, 1)])
     assert past.recency({("m.py", 1): (1, 1)}) == {}
 
 

@@ -777,14 +777,15 @@ def _document(
     past = history.History(project.git if opts.history else None)
     # blamed while the mutants run: the files of the tie groups the document lists
     tied = [r for r in ranking if r.ties > 1 and r.rank - r.ties < opts.limit]
-    past.start(r.file for r in tied)
+    spans = {(r.file, r.line): stmts.span(r.file, r.line) for r in tied}
+    past.start((file, lo, hi) for (file, _line), (lo, hi) in spans.items())
     mutated = mutate(ranking) if mutate is not None else {}
     scores = {ln: score for ln, (score, _note) in mutated.items()}
     if mutated:
         for ln, (_score, note) in mutated.items():
             level, notes = evidence.get(ln, (0, ()))
             evidence[ln] = (level, (*notes, note))
-    recent = past.recency({(r.file, r.line): stmts.span(r.file, r.line) for r in tied})
+    recent = past.recency(spans)
     if mutated or recent:
         ranking = ranked(mutation=scores, recent=recent)
     focus: list[Line] = []

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import datetime
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from truegreen.repo.git import GitRepo
@@ -67,10 +67,13 @@ def parse_blame(porcelain: str) -> dict[int, Change]:
     return out
 
 
-def blame(git: GitRepo, rel: str, timeout: float = 60) -> dict[int, Change]:
+def blame(
+    git: GitRepo, rel: str, lines: Sequence[tuple[int, int]] = (), timeout: float = 60
+) -> dict[int, Change]:
     """The last change of each line of ``rel`` (project-relative) as it is in the working
-    tree; empty when git cannot say (an untracked file, a path outside the repository)."""
-    got = git.blame(rel, timeout=timeout)
+    tree, of the line ranges ``lines`` only when given; empty when git cannot say (an
+    untracked file, a path outside the repository)."""
+    got = git.blame(rel, lines, timeout=timeout)
     return parse_blame(got) if got is not None else {}
 
 
@@ -83,16 +86,20 @@ class History:
         self._files: dict[str, dict[int, Change]] = {}
         self._thread: threading.Thread | None = None
 
-    def start(self, files: Iterable[str]) -> None:
-        todo = list(dict.fromkeys(files))[:FILES]
+    def start(self, spans: Iterable[tuple[str, int, int]]) -> None:
+        """Blame the statements ``spans`` (file, first line, last line) in the background."""
+        todo: dict[str, list[tuple[int, int]]] = {}
+        for rel, lo, hi in spans:
+            if rel in todo or len(todo) < FILES:
+                todo.setdefault(rel, []).append((lo, hi))
         if self._git is None or not todo:
             return
         git = self._git
 
         def run() -> None:
-            for rel in todo:
+            for rel, ranges in todo.items():
                 try:
-                    self._files[rel] = blame(git, rel)
+                    self._files[rel] = blame(git, rel, _merged(ranges))
                 except Exception:  # history is a tie-break: without it, ties stand
                     self._files[rel] = {}
 
@@ -114,3 +121,15 @@ class History:
                 last = max(changes, key=lambda c: (c.time, c.sha))
                 out[(rel, line)] = (last.time, last.note())
         return out
+
+
+def _merged(ranges: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Inclusive line ranges, sorted, with overlapping and adjacent ones joined (git blame
+    refuses none, but repeats a line once per range that holds it)."""
+    out: list[tuple[int, int]] = []
+    for lo, hi in sorted(ranges):
+        if out and lo <= out[-1][1] + 1:
+            out[-1] = (out[-1][0], max(out[-1][1], hi))
+        else:
+            out.append((lo, hi))
+    return out
