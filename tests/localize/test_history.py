@@ -68,8 +68,8 @@ def test_porcelain_gives_each_line_its_commit_time_and_uncommitted_lines_now():
         3: Change(1700000000, B),
         4: Change(NOW, UNCOMMITTED),
     }
-    assert "commit aaaaaaaaaa on 2020-09-13" in got[1].note()
-    assert "not committed yet" in got[4].note()
+    assert "on 2020-09-13 in aaaaaaaaaa" in got[1].note()
+    assert "not committed" in got[4].note()
     assert parse_blame("") == {}
 
 
@@ -182,6 +182,6 @@ def test_history_is_on_by_default_and_turned_off_on_the_command_line(make_projec
             main([*args, *more])
         assert exc.value.code in (0, None)
         doc = json.loads(capsys.readouterr().out)
-        return [n for r in doc["ranking"] for n in r["evidence"] if "not committed yet" in n]
+        return [n for r in doc["ranking"] for n in r["evidence"] if "not committed" in n]
 
     assert notes() and notes("--history") and not notes("--no-history")

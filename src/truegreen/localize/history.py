@@ -28,7 +28,7 @@ UNCOMMITTED = "0" * 40
 #: the recency of an uncommitted line: after every commit time
 NOW = 2**62
 #: how the note says what the history decided
-ORDER = "(lines equal in all else: the most recently changed first)"
+ORDER = "of equal lines, the newest first"
 #: at most this many files are blamed for one ranking (the files of the top tie groups)
 FILES = 12
 
@@ -43,9 +43,9 @@ class Change:
     def note(self) -> str:
         """What the document says (where the history ordered lines equal in all else)."""
         if self.sha == UNCOMMITTED:
-            return f"changed in the working tree, not committed yet {ORDER}"
+            return f"changed in the working tree, not committed; {ORDER}"
         day = datetime.datetime.fromtimestamp(self.time, tz=datetime.UTC).date().isoformat()
-        return f"last changed in commit {self.sha[:10]} on {day} {ORDER}"
+        return f"last changed on {day} in {self.sha[:10]}; {ORDER}"
 
 
 def parse_blame(porcelain: str) -> dict[int, Change]:
