@@ -6,7 +6,7 @@ from fractions import Fraction
 
 import pytest
 
-from truegreen.localize.ranking import Counts, rank, score
+from truegreen.localize.ranking import Counts, by_history, rank, score
 
 
 @pytest.mark.parametrize(
@@ -210,19 +210,39 @@ def test_headers_go_after_every_other_line_but_not_before_the_crash_site():
     assert [r.line for r in ranking] == [1, 2, 5, 3]
 
 
-def test_history_orders_only_lines_equal_in_every_other_key():
+def test_history_splits_tie_groups_only():
     # a.py:1 and a.py:2 tie on every key; a.py:3 scores lower but changed most recently
     failing = [F({("a.py", 1), ("a.py", 2), ("a.py", 3)})]
     passing = [F({("a.py", 3)})]
+    ranking = rank(failing, passing)
+    assert [(r.line, r.rank, r.ties) for r in ranking] == [(1, 2, 2), (2, 2, 2), (3, 3, 1)]
     recent = {("a.py", 1): (100, "old"), ("a.py", 2): (200, "new"), ("a.py", 3): (300, "newest")}
-    ranking = rank(failing, passing, recent=recent)
-    assert [(r.line, r.rank, r.ties) for r in ranking] == [(2, 1, 1), (1, 2, 1), (3, 3, 1)]
+    ordered = by_history(ranking, recent)
+    assert [(r.line, r.rank, r.ties) for r in ordered] == [(2, 1, 1), (1, 2, 1), (3, 3, 1)]
     # the note is given where the history told lines apart, not to a line it did not order
-    assert ranking[0].evidence_notes == ("new",) and ranking[1].evidence_notes == ("old",)
-    assert ranking[2].evidence_notes == ()
+    assert ordered[0].evidence_notes == ("new",) and ordered[1].evidence_notes == ("old",)
+    assert ordered[2].evidence_notes == ()
     # a line without history goes after those with one; equal times stay tied
-    ranking = rank(failing, passing, recent={("a.py", 1): (100, "old")})
-    assert [(r.line, r.rank, r.ties) for r in ranking] == [(1, 1, 1), (2, 2, 1), (3, 3, 1)]
+    ordered = by_history(ranking, {("a.py", 1): (100, "old")})
+    assert [(r.line, r.rank, r.ties) for r in ordered] == [(1, 1, 1), (2, 2, 1), (3, 3, 1)]
     same = {("a.py", 1): (100, "x"), ("a.py", 2): (100, "x")}
-    assert [(r.rank, r.ties) for r in rank(failing, passing, recent=same)][:2] == [(2, 2)] * 2
-    assert all(r.evidence_notes == () for r in rank(failing, passing, recent=same))
+    assert by_history(ranking, same) == ranking
+    # a group further down keeps its places: ranks count from where the group starts
+    failing = [F({("a.py", n) for n in range(1, 6)})]
+    passing = [F({("a.py", 4), ("a.py", 5)}), F({("a.py", 1)}), F({("a.py", 1)})]
+    ranking = rank(failing, passing)
+    assert [(r.line, r.rank, r.ties) for r in ranking] == [
+        (2, 2, 2),
+        (3, 2, 2),
+        (4, 4, 2),
+        (5, 4, 2),
+        (1, 5, 1),
+    ]
+    ordered = by_history(ranking, {("a.py", 5): (9, "n"), ("a.py", 4): (1, "o")})
+    assert [(r.line, r.rank, r.ties) for r in ordered] == [
+        (2, 2, 2),
+        (3, 2, 2),
+        (5, 3, 1),
+        (4, 4, 1),
+        (1, 5, 1),
+    ]

@@ -39,7 +39,7 @@ from truegreen.errors import UsageError
 from truegreen.localize import boundary, history, keys, mocks, mutation, names, raises, texts
 from truegreen.localize import context as ctx
 from truegreen.localize import values as val
-from truegreen.localize.ranking import FORMULAS, Formula, Ranked, Score, rank
+from truegreen.localize.ranking import FORMULAS, Formula, Ranked, Score, by_history, rank
 from truegreen.localize.redact import Scrubber
 from truegreen.localize.spectrum import (
     Line,
@@ -775,19 +775,20 @@ def _document(
     )
     ranking = ranked()
     past = history.History(project.git if opts.history else None)
-    # blamed while the mutants run: the files of the tie groups the document lists
-    tied = [r for r in ranking if r.ties > 1 and r.rank - r.ties < opts.limit]
+    # blamed while the mutants run: the statements of the tie groups that start within
+    # the top places (a group further down cannot change the top 10)
+    tied = [r for r in ranking if r.ties > 1 and r.rank - r.ties < history.PLACES]
     spans = {(r.file, r.line): stmts.span(r.file, r.line) for r in tied}
     past.start((file, lo, hi) for (file, _line), (lo, hi) in spans.items())
     mutated = mutate(ranking) if mutate is not None else {}
-    scores = {ln: score for ln, (score, _note) in mutated.items()}
     if mutated:
         for ln, (_score, note) in mutated.items():
             level, notes = evidence.get(ln, (0, ()))
             evidence[ln] = (level, (*notes, note))
+        ranking = ranked(mutation={ln: score for ln, (score, _note) in mutated.items()})
     recent = past.recency(spans)
-    if mutated or recent:
-        ranking = ranked(mutation=scores, recent=recent)
+    if recent:
+        ranking = by_history(ranking, recent)
     focus: list[Line] = []
     if crash_doc is not None:
         focus.append((str(crash_doc["file"]), int(crash_doc["line"])))

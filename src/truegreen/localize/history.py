@@ -29,6 +29,8 @@ UNCOMMITTED = "0" * 40
 NOW = 2**62
 #: how the note says what the history decided
 ORDER = "of equal lines, the newest first"
+#: only tie groups that start within this many places of the top are ordered by history
+PLACES = 10
 #: at most this many files are blamed for one ranking (the files of the top tie groups)
 FILES = 12
 

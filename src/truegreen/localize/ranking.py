@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Literal
 
@@ -117,7 +117,6 @@ def rank(
     outcomes: Mapping[Line, Sequence[Line]] | None = None,
     named: frozenset[Line] = frozenset(),
     mutation: Mapping[Line, Fraction] | None = None,
-    recent: Mapping[Line, tuple[int, str]] | None = None,
 ) -> list[Ranked]:
     """Rank ``candidates`` (default: every line a failing test executed).
 
@@ -130,11 +129,9 @@ def rank(
     a function or class the failing test's name names), then the score of the branch
     a condition took (``outcomes``), then ``order`` (nearness to the crash), then
     the ``mutation`` score (see :mod:`truegreen.localize.mutation`; a line without one
-    goes after those that scored 0 or more, before those that scored less), then
-    ``recent``: the time of the line's last change, most recent first (see
-    :mod:`truegreen.localize.history`; a line without one goes last), with its note added
-    where it split lines equal in everything else; lines equal in all of these form one
-    tie group, listed by file and line, all with the worst-case rank.
+    goes after those that scored 0 or more, before those that scored less); lines
+    equal in all of these form one tie group, listed by file and line, all with the
+    worst-case rank (:func:`by_history` may then split a group by the lines' last change).
 
     ``outcomes`` maps a condition's line to the statements that show its outcomes (see
     :func:`truegreen.localize.spectrum.branch_outcomes`). Among equal scores and evidence,
@@ -148,7 +145,6 @@ def rank(
     ev = evidence or {}
     near = order or {}
     mutated = mutation or {}
-    changed = recent or {}
     shows = {ln: outs for ln, outs in (outcomes or {}).items() if ln in lines}
     counted = lines | frozenset(o for outs in shows.values() for o in outs)
     ef_of = _tally(failing, counted)
@@ -183,15 +179,9 @@ def rank(
             best,
             near.get(ln, 0),
             mutated.get(ln, _UNMUTATED),
-            changed.get(ln, _NO_HISTORY)[0],
         )
         rows.append((key, ln, c))
     rows.sort(key=lambda r: (_neg(r[0]), r[1]))
-    # lines equal in every key but the history, where the history told some apart
-    whens: dict[tuple[object, ...], set[int]] = {}
-    for key, _ln, _c in rows if changed else ():
-        whens.setdefault(key[:-1], set()).add(key[-1])
-    split = {prefix for prefix, seen in whens.items() if len(seen) > 1}
     out: list[Ranked] = []
     i = 0
     while i < len(rows):
@@ -199,19 +189,17 @@ def rank(
         while j < len(rows) and rows[j][0] == rows[i][0]:
             j += 1
         for k in range(i, j):
-            key, (file, line), c = rows[k]
+            _key, (file, line), c = rows[k]
             level, notes = ev.get((file, line), (0, ()))
             if (file, line) in decided:
                 (_f, to), s = decided[(file, line)]
                 notes = (*notes, f"the branch to line {to} scores {s.text()}, above the condition")
-            if key[:-1] in split and (file, line) in changed:
-                notes = (*notes, changed[(file, line)][1])
             out.append(Ranked(file, line, c, level, tuple(notes), rank=j, ties=j - i))
         i = j
     return out
 
 
-_Key = tuple[int, int, tuple[int, Fraction], int, int, tuple[int, Fraction], int, Fraction, int]
+_Key = tuple[int, int, tuple[int, Fraction], int, int, tuple[int, Fraction], int, Fraction]
 
 #: where a line no mutant was run for goes among mutated lines: after those whose mutants
 #: showed something or nothing (0), before those whose mutants broke passing tests
@@ -222,9 +210,43 @@ _NO_HISTORY = (-1, "")
 
 def _neg(
     key: _Key,
-) -> tuple[int, int, int, Fraction, int, int, int, Fraction, int, Fraction, int]:
-    top, body, (inf, value), level, name, (b_inf, branch), near, mutated, when = key
-    return (-top, -body, -inf, -value, -level, -name, -b_inf, -branch, -near, -mutated, -when)
+) -> tuple[int, int, int, Fraction, int, int, int, Fraction, int, Fraction]:
+    top, body, (inf, value), level, name, (b_inf, branch), near, mutated = key
+    return (-top, -body, -inf, -value, -level, -name, -b_inf, -branch, -near, -mutated)
+
+
+def by_history(ranking: Sequence[Ranked], recent: Mapping[Line, tuple[int, str]]) -> list[Ranked]:
+    """Split the tie groups of ``ranking`` by the time of each line's last change, most
+    recent first, a line without one last (``recent``: time and note per line, see
+    :mod:`truegreen.localize.history`): the ranking's last key, applied without scoring the
+    lines again. Where it split a group, each of its lines gets its note."""
+    out: list[Ranked] = []
+    i = 0
+    while i < len(ranking):
+        j = i
+        while j < len(ranking) and ranking[j].rank == ranking[i].rank:
+            j += 1
+        group = ranking[i:j]
+        whens = [recent.get((r.file, r.line), _NO_HISTORY)[0] for r in group]
+        if len(set(whens)) < 2:
+            out += group
+            i = j
+            continue
+        place = group[0].rank - group[0].ties
+        order = sorted(range(len(group)), key=lambda k: (-whens[k], group[k].file, group[k].line))
+        a = 0
+        while a < len(order):
+            b = a
+            while b < len(order) and whens[order[b]] == whens[order[a]]:
+                b += 1
+            for k in order[a:b]:
+                r = group[k]
+                note = recent.get((r.file, r.line))
+                notes = (*r.evidence_notes, note[1]) if note else r.evidence_notes
+                out.append(replace(r, evidence_notes=notes, rank=place + b, ties=b - a))
+            a = b
+        i = j
+    return out
 
 
 def rank_of(ranking: Sequence[Ranked], file: str, line: int) -> Ranked | None:
