@@ -780,13 +780,15 @@ def _document(
     tied = [r for r in ranking if r.ties > 1 and r.rank - r.ties < history.PLACES]
     spans = {(r.file, r.line): stmts.span(r.file, r.line) for r in tied}
     past.start((file, lo, hi) for (file, _line), (lo, hi) in spans.items())
-    mutated = mutate(ranking) if mutate is not None else {}
+    try:
+        mutated = mutate(ranking) if mutate is not None else {}
+    finally:
+        recent = past.recency(spans)  # waits for the blame: no git left running
     if mutated:
         for ln, (_score, note) in mutated.items():
             level, notes = evidence.get(ln, (0, ()))
             evidence[ln] = (level, (*notes, note))
         ranking = ranked(mutation={ln: score for ln, (score, _note) in mutated.items()})
-    recent = past.recency(spans)
     if recent:
         ranking = by_history(ranking, recent)
     focus: list[Line] = []
