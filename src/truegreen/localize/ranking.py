@@ -205,7 +205,7 @@ _Key = tuple[int, int, tuple[int, Fraction], int, int, tuple[int, Fraction], int
 #: showed something or nothing (0), before those whose mutants broke passing tests
 _UNMUTATED = Fraction(-1, 1000)
 #: the change time of a line without history: before every commit
-_NO_HISTORY = (-1, "")
+_NO_HISTORY = -1
 
 
 def _neg(
@@ -227,7 +227,10 @@ def by_history(ranking: Sequence[Ranked], recent: Mapping[Line, tuple[int, str]]
         while j < len(ranking) and ranking[j].rank == ranking[i].rank:
             j += 1
         group = ranking[i:j]
-        whens = [recent.get((r.file, r.line), _NO_HISTORY)[0] for r in group]
+        whens = [
+            recent[(r.file, r.line)][0] if (r.file, r.line) in recent else _NO_HISTORY
+            for r in group
+        ]
         if len(set(whens)) < 2:
             out += group
             i = j
