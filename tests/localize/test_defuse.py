@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import ast
 import sys
+import textwrap
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 from truegreen.localize import LocalizeOptions, localize
-from truegreen.localize.spectrum import Statements, Trace, spectra
+from truegreen.localize.defuse import analyse
+from truegreen.localize.spectrum import Statements, Trace, import_only, spectra
 from truegreen.project import open_project
 
 PY = sys.executable
@@ -480,3 +483,150 @@ def test_a_class_attribute_is_read_as_an_attribute_not_by_a_plain_name(make_proj
     assert users[at("doubled =")] == {"twice"}
     # what the class body's statement reads by a plain name is its own class attribute
     assert users[at("limit =")] == {"twice"}
+
+
+TABLE = {
+    "words/__init__.py": "",
+    "words/plural.py": """
+        import re
+
+        RULES = [("s$", "ses"), ("$", "s")]
+
+
+        def _irregular(singular, plural):
+            if singular[0] == plural[0]:
+                RULES.insert(0, (singular + "$", plural))
+            else:
+                RULES.insert(0, (singular[1:] + "$", plural))  # the fault: singular + "$"
+
+
+        def pluralize(word):
+            for rule, replacement in RULES:
+                if re.search(rule, word):
+                    return re.sub(rule, replacement, word)
+            return word
+
+
+        def shout(word):
+            return word.upper() + "!"
+
+
+        _irregular("person", "people")
+        _irregular("cow", "kine")
+        """,
+    "tests/test_plural.py": """
+        from words.plural import pluralize, shout
+
+        def test_cow():
+            assert pluralize("cow") == "kine"
+
+        def test_person():
+            assert pluralize("person") == "people"
+
+        def test_bus():
+            assert pluralize("bus") == "buses"
+
+        def test_shout():
+            assert shout("hey") == "HEY!"
+
+        def test_shout_more():
+            assert shout("ho") == "HO!"
+        """,
+}
+
+
+def test_changing_a_module_variable_in_place_defines_it():
+    source = textwrap.dedent(
+        """\
+        RULES = []
+        COUNT = 0
+        SEEN = {}
+
+
+        def add(rule):
+            if rule:
+                RULES.append(rule)
+            SEEN[rule] = True
+
+
+        def bump():
+            global COUNT
+            COUNT = COUNT + 1
+
+
+        def local(RULES):
+            RULES.append(1)
+            cache = {}
+            cache.update(a=1)
+
+
+        def looped():
+            for RULES in ([],):
+                RULES.append(2)
+
+
+        add("x")
+        RULES.extend(["y"])
+        local([])
+        """
+    )
+    binds = analyse(ast.parse(source)).binds
+    assert binds[7] == {"RULES"}  # if rule: its decision chose the change
+    assert binds[8] == {"RULES"} and binds[9] == {"SEEN"}
+    assert binds[14] == {"COUNT"}  # a global declared and assigned
+    # a parameter or loop variable of the same name, and a local object, are not the module's
+    assert not {18, 20, 25} & binds.keys()
+    assert binds[28] == {"RULES", "SEEN"}  # a module-level call of a function that changes them
+    assert binds[29] == {"RULES"}
+    assert 30 not in binds
+
+
+def test_a_table_built_by_calls_at_import_goes_to_the_tests_that_read_it(make_project):
+    root = make_project(TABLE, use_git=False)
+    rel = "words/plural.py"
+    at = _finder(root, rel)
+    faulty = at("RULES.insert(0, (singular[1:]")
+    condition = at("if singular[0] == plural[0]")
+    call = at('_irregular("cow"')
+    body = {
+        "cow": [at("for rule")[1], at("if re.search")[1], at("return re.sub")[1]],
+        "person": [at("for rule")[1], at("if re.search")[1], at("return re.sub")[1]],
+        "shout": [at("return word.upper")[1]],
+    }
+    test_file = "tests/test_plural.py"
+    function_lines = [condition[1], at("RULES.insert(0, (singular +")[1], faulty[1]]
+    trace = Trace(
+        engine="settrace",
+        phases={f"{test_file}::test_{t}": {"call": {rel: lines}} for t, lines in body.items()},
+        import_lines={rel: [ln for _f, ln in (at("import re"), at("RULES = "), call)]},
+        session_lines={},
+        imports={test_file: [rel]},
+        import_runs={rel: {rel: function_lines}},
+    )
+    stmts = Statements(root)
+    spec = spectra(trace, trace.phases, stmts)
+    readers = {t.rsplit("_", 1)[1] for t, s in spec.items() if faulty in s}
+    assert readers == {"cow", "person"}  # not test_shout: it never reads RULES
+    assert {t.rsplit("_", 1)[1] for t, s in spec.items() if condition in s} == readers
+    assert {t.rsplit("_", 1)[1] for t, s in spec.items() if call in s} == readers
+    # the function ran only at import: mutating it later would change nothing
+    assert import_only(trace, stmts) == {(rel, n) for n in function_lines}
+    trace.phases[f"{test_file}::test_shout"]["call"][rel] = [*body["shout"], faulty[1]]
+    assert faulty not in import_only(trace, stmts)
+
+
+def test_a_wrong_rule_made_at_import_is_ranked_among_the_tables_readers(make_project):
+    root = make_project(TABLE, use_git=False)
+    doc = localize(
+        open_project(root, PY, "none"),
+        ["tests/test_plural.py::test_cow"],
+        LocalizeOptions(timeout=60),
+    )
+    fault = next(r for r in doc["ranking"] if "singular[1:]" in r["code"])
+    # every passing test depends on the module; only test_person and test_bus read RULES
+    assert fault["counts"] == {"ef": 1, "nf": 0, "ep": 2, "np": 2}
+    assert fault["rank"] <= 8
+    # the shout tests' line never ran in the failing test, the module's imports ran in all
+    everyone = next(r for r in doc["ranking"] if r["code"] == "import re")
+    assert everyone["counts"]["ep"] == 4 and everyone["rank"] > fault["rank"]
+    assert not any("mutant" in e for e in fault["evidence"])

@@ -100,6 +100,12 @@ def test_only_tie_groups_that_start_near_the_top_are_planned(tmp_path: Path):
     assert all(m.tests == (0, 1) for m in got.mutants if m.line == ("m.py", 9))
     assert all(m.tests == (0,) for m in got.mutants if m.line == ("m.py", 15))
     assert got.spec["timeouts"][0] == 5.0  # ten times the bare duration, at least 1 s
+    # a statement that ran only at import (its function was called by a module's body)
+    # is not mutated: a mutant swapped in after the session is never called
+    got = mutation.plan(
+        ranking, ["t::f"], ["t::p1"], spectra, stmts, {}, import_only=F({("m.py", 9)})
+    )
+    assert got is not None and {m.line for m in got.mutants} == {("m.py", 15)}
     far = [_ranked(n, 10 + i, 1) for i, n in enumerate((1, 4, 5, 7, 8, 9, 13, 14, 15))]
     assert mutation.plan([*far, _ranked(16, 21, 2)], ["t::f"], [], {}, stmts, {}) is None
 

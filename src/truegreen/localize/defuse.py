@@ -26,11 +26,11 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from truegreen.localize.syntax import statements
+from truegreen.localize.syntax import blocks, statements
 
 Line = tuple[str, int]
 #: the mark of a read that can reach an attribute: ``obj.NAME``, ``getattr(obj, "NAME")``,
@@ -158,6 +158,7 @@ def analyse(tree: ast.Module | None) -> _File:
                             definitions([block], owner)
 
     definitions(tree.body)
+    _in_place(tree, info)
     for node in statements(tree):
         read = _names_read(_own_expressions(node))
         owner = in_class.get(node.lineno)
@@ -167,6 +168,153 @@ def analyse(tree: ast.Module | None) -> _File:
         if read:
             info.reads[node.lineno] = frozenset(read)
     return info
+
+
+def _changed(node: ast.stmt, names: frozenset[str]) -> set[str]:
+    """The module-level names of ``names`` that a simple statement changes: in place,
+    ``NAME.method(...)`` as a statement of its own (``RULES.insert(0, rule)``,
+    ``registry.register(cls)``), ``NAME[key] = value``, ``NAME.attr = value``,
+    ``del NAME[key]``; or by assigning the name (in a function, one declared ``global``:
+    ``names`` holds no local name there)."""
+    if isinstance(node, ast.Expr):
+        call = node.value
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute):
+            base = call.func.value
+            if isinstance(base, ast.Name) and base.id in names:
+                return {base.id}
+        return set()
+    if isinstance(node, ast.Assign):
+        targets: list[ast.expr] = list(node.targets)
+    elif isinstance(node, ast.AugAssign | ast.AnnAssign):
+        targets = [node.target]
+    elif isinstance(node, ast.Delete):
+        targets = list(node.targets)
+    else:
+        return set()
+    # a plain name of ``names`` assigned in a function is a ``global`` one
+    out = {n for t in targets for n in _bound(t) if n in names}
+    for t in targets:
+        for part in ast.walk(t):
+            if isinstance(part, ast.Subscript | ast.Attribute):
+                base = part.value
+                if isinstance(base, ast.Name) and base.id in names:
+                    out.add(base.id)
+    return out
+
+
+def _bound(target: ast.expr) -> Iterator[str]:
+    """The names an assignment target binds: a name, or the names of a tuple, list or
+    starred target (``x[k] = v`` and ``x.a = v`` bind nothing, they change ``x``)."""
+    if isinstance(target, ast.Name):
+        yield target.id
+    elif isinstance(target, ast.Tuple | ast.List):
+        for t in target.elts:
+            yield from _bound(t)
+    elif isinstance(target, ast.Starred):
+        yield from _bound(target.value)
+
+
+def _locals(func: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    """The names a function binds for itself: its parameters and what it assigns,
+    imports or names in a loop, ``with`` or ``except``, less what it declares ``global``
+    or ``nonlocal``."""
+    args = func.args
+    out = {
+        a.arg
+        for a in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]
+        if a is not None
+    }
+    declared: set[str] = set()
+    for node in statements(func):
+        if node is func:
+            continue
+        targets: list[ast.expr] = []
+        if isinstance(node, ast.Global | ast.Nonlocal):
+            declared.update(node.names)
+        elif isinstance(node, ast.Assign):
+            targets = list(node.targets)
+        elif isinstance(node, ast.AnnAssign | ast.AugAssign | ast.For | ast.AsyncFor):
+            targets = [node.target]
+        elif isinstance(node, ast.With | ast.AsyncWith):
+            targets = [i.optional_vars for i in node.items if i.optional_vars is not None]
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            out.update((a.asname or a.name).split(".")[0] for a in node.names)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            out.add(node.name)
+        elif isinstance(node, ast.Try):
+            out.update(h.name for h in node.handlers if h.name)
+        for t in targets:
+            out.update(_bound(t))
+    return out - declared
+
+
+def _changes_in(
+    stmts: list[ast.stmt], names: frozenset[str], found: dict[int, set[str]]
+) -> set[str]:
+    """The names of ``names`` that ``stmts`` (a function's) change in place, each
+    statement's into ``found`` by line: a compound statement's are those of the statements
+    in it. A nested function or class is a scope of its own, walked on its own."""
+    total: set[str] = set()
+    for st in stmts:
+        if isinstance(st, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            continue
+        got = _changed(st, names)
+        for block in blocks(st):
+            got |= _changes_in(block, names, found)
+        if got:
+            found[st.lineno] = got
+            total |= got
+    return total
+
+
+def _top_level(stmts: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """The module-level simple statements, with those in module-level compound ones
+    (``if``, ``try``, ``for``, ``with``), not in a function or class."""
+    for st in stmts:
+        if isinstance(st, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            continue
+        yield st
+        for block in blocks(st):
+            yield from _top_level(block)
+
+
+def _in_place(tree: ast.Module, info: _File) -> None:
+    """Record as definitions the statements that change a module-level variable of the
+    file in place, where a module's code can run them at import: in a function (a table
+    built by calls at import, ``_irregular("cow", "kine")`` inserting rules into
+    ``PLURALS``), a compound statement in a function around such statements (its decision
+    chose them), and a module-level call of such a function. Without this, their lines
+    went to every test that depends on the module; now to the tests that read the
+    variable (and, as for any definition, to every dependent when none is seen to)."""
+    module = frozenset(
+        n for ln, bound in info.binds.items() if ln not in info.owners for n in bound
+    )
+    if not module:
+        return
+    top = {id(st) for st in tree.body}
+    by_function: dict[str, set[str]] = {}
+    for func in statements(tree):
+        if not isinstance(func, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        names = module - _locals(func)
+        if not names:
+            continue
+        found: dict[int, set[str]] = {}
+        whole = _changes_in(func.body, names, found)
+        for ln, got in found.items():
+            info.binds.setdefault(ln, frozenset())
+            info.binds[ln] = info.binds[ln] | got
+        if whole and id(func) in top:
+            by_function.setdefault(func.name, set()).update(whole)
+    # module-level statements: in-place changes, and calls of the functions above
+    for st in _top_level(tree.body):
+        got = _changed(st, module)
+        if isinstance(st, ast.Expr) and isinstance(st.value, ast.Call):
+            callee = st.value.func
+            if isinstance(callee, ast.Name) and callee.id in by_function:
+                got |= by_function[callee.id]
+        if got:
+            info.binds[st.lineno] = info.binds.get(st.lineno, frozenset()) | got
 
 
 _WORD = re.compile(r"[^\W\d]\w*")

@@ -46,6 +46,7 @@ from truegreen.localize.spectrum import (
     Statements,
     Trace,
     choose_test_files,
+    import_only,
     is_source,
     project_modules,
     similarity,
@@ -489,7 +490,8 @@ def localize(
             passing = sorted(
                 t.id for t in measured.tests if t.outcome == "passed" and t.id not in targets
             )
-            spec = spectra(runs.trace, [*failing, *passing], stmts)
+            trace = runs.trace
+            spec = spectra(trace, [*failing, *passing], stmts)
             primary = failing[0]
             # the values to compare with come from the watched neighbours that passed
             valued = [p for p in passing if p in runs.trace.values]
@@ -498,7 +500,15 @@ def localize(
             def mutate(ranking: Sequence[Ranked]) -> dict[Line, tuple[Fraction, str]]:
                 held = bare_thread.is_alive() and not sent
                 todo = (
-                    mutation.plan(ranking, failing, passing, spec, stmts, _durations(runs))
+                    mutation.plan(
+                        ranking,
+                        failing,
+                        passing,
+                        spec,
+                        stmts,
+                        _durations(runs),
+                        import_only(trace, stmts),
+                    )
                     if held
                     else None
                 )

@@ -210,9 +210,12 @@ def plan(
     spectra: Mapping[str, frozenset[Line]],
     stmts: Statements,
     durations: Mapping[str, float],
+    import_only: frozenset[Line] = frozenset(),
 ) -> Plan | None:
     """The mutants to run, or None when no tie near the top needs breaking. ``durations``:
-    each test's duration in the bare run, for the time limits."""
+    each test's duration in the bare run, for the time limits. ``import_only``: statements
+    that ran only while modules were imported (:func:`truegreen.localize.spectrum.import_only`),
+    not mutated: a mutant swapped in after the session is never called."""
     tied = _groups(ranking, TOP)
     if not tied or not failing:
         return None
@@ -227,6 +230,8 @@ def plan(
     for r in tied:
         if done >= STATEMENTS:
             break
+        if (r.file, r.line) in import_only:
+            continue
         tree = stmts.tree(r.file)
         if r.file not in texts:
             try:

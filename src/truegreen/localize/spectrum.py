@@ -375,7 +375,13 @@ def spectra(
             receivers = {
                 tid: [(str(f), str(q)) for f, q in pairs] for tid, pairs in trace.receivers.items()
             }
-        given = attribute(stmts.defuse, per_test, imports, receivers)
+        # what functions ran at import that changes a module-level variable in place (a
+        # table built by calls at import) is a definition too: it goes to the tests
+        # that read the variable, not to every dependent
+        changes = {ln for lines in runs.values() for ln in lines if stmts.defuse.precise(*ln)}
+        if changes:
+            runs = {mod: lines - changes for mod, lines in runs.items()}
+        given = attribute(stmts.defuse, per_test, imports | changes, receivers)
     else:
         by_module: dict[str, set[Line]] = {}
         for ln in imports:
@@ -393,6 +399,25 @@ def spectra(
             spectrum |= session_only
         out[tid] = frozenset(spectrum)
     return out
+
+
+def import_only(trace: Trace, stmts: Statements | None = None) -> frozenset[Line]:
+    """The lines of functions that ran while modules were imported and in no test's phase
+    (a table built by calls at import): changing such a function later changes nothing."""
+    by_file: dict[str, set[Line]] = {}
+    for files in trace.import_runs.values():
+        for ln in _lines(files, stmts):
+            by_file.setdefault(ln[0], set()).add(ln)
+    if not by_file:
+        return frozenset()
+    seen: set[Line] = set()
+    for phases in trace.phases.values():
+        for files in phases.values():
+            for f, ns in files.items():
+                wanted = by_file.get(f)
+                if wanted and not wanted <= seen:
+                    seen |= wanted & _file_lines(f, ns, stmts)
+    return frozenset(ln for lines in by_file.values() for ln in lines if ln not in seen)
 
 
 def similarity(a: frozenset[Line], b: frozenset[Line]) -> Fraction:
