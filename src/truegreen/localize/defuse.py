@@ -25,6 +25,7 @@ read this analysis cannot see (``getattr(module, name)``) never hides a line.
 from __future__ import annotations
 
 import ast
+import bisect
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -158,8 +159,10 @@ def analyse(tree: ast.Module | None) -> _File:
                             definitions([block], owner)
 
     definitions(tree.body)
-    _in_place(tree, info)
-    for node in statements(tree):
+    every = statements(tree)
+    globals_declared = False
+    for node in every:
+        globals_declared |= isinstance(node, ast.Global)
         read = _names_read(_own_expressions(node))
         owner = in_class.get(node.lineno)
         if owner is not None:
@@ -167,6 +170,7 @@ def analyse(tree: ast.Module | None) -> _File:
             read |= {ATTR + n for n in read & class_binds[owner]}
         if read:
             info.reads[node.lineno] = frozenset(read)
+    _in_place(tree, every, info, globals_declared)
     return info
 
 
@@ -278,7 +282,7 @@ def _top_level(stmts: list[ast.stmt]) -> Iterator[ast.stmt]:
             yield from _top_level(block)
 
 
-def _in_place(tree: ast.Module, info: _File) -> None:
+def _in_place(tree: ast.Module, every: list[ast.stmt], info: _File, globals_declared: bool) -> None:
     """Record as definitions the statements that change a module-level variable of the
     file in place, where a module's code can run them at import: in a function (a table
     built by calls at import, ``_irregular("cow", "kine")`` inserting rules into
@@ -291,11 +295,20 @@ def _in_place(tree: ast.Module, info: _File) -> None:
     )
     if not module:
         return
+    # a statement changes a variable in place only where it reads its name: the
+    # functions without such a statement (most of them) are not walked again
+    reading = sorted(ln for ln, read in info.reads.items() if not module.isdisjoint(read))
+    if not reading and not globals_declared:
+        return
     top = {id(st) for st in tree.body}
     by_function: dict[str, set[str]] = {}
-    for func in statements(tree):
+    for func in every:
         if not isinstance(func, ast.FunctionDef | ast.AsyncFunctionDef):
             continue
+        if not globals_declared:
+            at = bisect.bisect_right(reading, func.lineno)
+            if at == len(reading) or reading[at] > (func.end_lineno or func.lineno):
+                continue
         names = module - _locals(func)
         if not names:
             continue
