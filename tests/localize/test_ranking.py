@@ -101,7 +101,7 @@ def test_a_condition_whose_branch_scores_higher_leads_its_tie_and_only_its_tie()
 
 def test_multiple_failing_tests_formulas_disagree_and_the_chosen_one_orders():
     failing = [F({("m.py", 1), ("m.py", 2)}), F({("m.py", 1)})]
-    passing = [F({("m.py", 1)}) for _ in range(3)]
+    passing = [*(F({("m.py", 1)}) for _ in range(3)), F({("m.py", 3)})]
     by_ochiai = rank(failing, passing, "ochiai")
     by_dstar = rank(failing, passing, "dstar")
     # m.py:1 ef=2 ep=3; m.py:2 ef=1 ep=0: Ochiai 4/10 vs 1/2; DStar 4/3 vs 1/1
@@ -208,6 +208,35 @@ def test_headers_go_after_every_other_line_but_not_before_the_crash_site():
     assert [r.line for r in ranking] == [3, 2, 5, 1]
     ranking = rank(failing, passing, headers=headers, second=F({("a.py", 1)}))
     assert [r.line for r in ranking] == [1, 2, 5, 3]
+
+
+def test_a_line_every_passing_test_ran_does_not_outrank_a_header_by_being_a_body_line():
+    # a.py:1 `def f(x=True):`, a default value only the failing test's call used (ep=0);
+    # a.py:4 module code every test ran (np=0); a.py:2 the body, which a passing test ran
+    failing = [F({("a.py", 1), ("a.py", 2), ("a.py", 4)})]
+    passing = [F({("a.py", 2), ("a.py", 4)}), F({("a.py", 4)})]
+    headers = F({("a.py", 1)})
+    ranking = rank(failing, passing, headers=headers)
+    assert [(r.line, r.rank) for r in ranking] == [(2, 1), (1, 2), (4, 3)]
+    # with no passing test at all, every line ran in all of them: headers go last again
+    assert [r.line for r in rank(failing, [], headers=headers)] == [2, 4, 1]
+
+
+def test_a_line_whose_mutants_made_the_failing_test_pass_leads_the_lines_of_its_kind():
+    # a.py:1 scores highest; a.py:2 and a.py:3 lower, and were mutated
+    failing = [F({("a.py", 1), ("a.py", 2), ("a.py", 3)})]
+    passing = [F({("a.py", 2), ("a.py", 3)}), F({("a.py", 9)})]
+    passed = {("a.py", 2): Fraction(1, 2), ("a.py", 3): Fraction(7, 6)}
+    assert [r.line for r in rank(failing, passing, mutation=passed)] == [3, 1, 2]
+    # a score of 1/2 at most (changed the failure, made nothing pass) breaks ties only
+    changed = {("a.py", 2): Fraction(0), ("a.py", 3): Fraction(1, 2)}
+    assert [r.line for r in rank(failing, passing, mutation=changed)] == [1, 3, 2]
+    # it does not pass the crash site
+    assert [r.line for r in rank(failing, passing, mutation=passed, first=F({("a.py", 2)}))] == [
+        2,
+        3,
+        1,
+    ]
 
 
 def test_history_splits_tie_groups_only():

@@ -123,7 +123,11 @@ def rank(
     Order: the lines in ``first`` (the site of a crash in project code) before all others,
     then those in ``second`` (the conditions that guard a crash site); then every line
     not in ``headers`` before those in it (``def``, ``class`` and ``try`` statements: see
-    :func:`truegreen.localize.spectrum.headers`); then the formula's
+    :func:`truegreen.localize.spectrum.headers`), except a line that every passing test
+    ran, which tells failing from passing tests no more than a header does and goes
+    among them by score (before them at an equal score); among each of these two, a line
+    whose ``mutation`` score is above :data:`PASSED` (its mutants made the failing tests
+    pass) first; then the formula's
     score, higher first; then, among equal scores only, the evidence level (the crash
     frame, where a differing or ``None`` value was produced), then lines in ``named`` (inside
     a function or class the failing test's name names), then the score of the branch
@@ -170,10 +174,15 @@ def rank(
             decided[ln] = by
         level = ev.get(ln, (0, ()))[0]
         top = 2 if ln in first else 1 if ln in second else 0
+        # headers go after the lines that tell failing from passing tests; a line that
+        # every passing test ran tells nothing, and competes with headers on score. A
+        # line whose mutants made the failing tests pass, on the whole, leads the rest
+        informative = ln not in headers and (c.np > 0 or not passing)
         key = (
             top,
-            int(ln not in headers),
+            2 * informative + int(mutated.get(ln, _UNMUTATED) > PASSED),
             own.key(),
+            int(ln not in headers),
             level,
             int(ln in named),
             best,
@@ -199,20 +208,23 @@ def rank(
     return out
 
 
-_Key = tuple[int, int, tuple[int, Fraction], int, int, tuple[int, Fraction], int, Fraction]
+_Key = tuple[int, int, tuple[int, Fraction], int, int, int, tuple[int, Fraction], int, Fraction]
 
 #: where a line no mutant was run for goes among mutated lines: after those whose mutants
 #: showed something or nothing (0), before those whose mutants broke passing tests
 _UNMUTATED = Fraction(-1, 1000)
+#: a mutation score above this: the line's mutants made the failing tests pass on the
+#: whole (changing the failure without passing scores at most 1/2)
+PASSED = Fraction(1, 2)
 #: the change time of a line without history: before every commit
 _NO_HISTORY = -1
 
 
 def _neg(
     key: _Key,
-) -> tuple[int, int, int, Fraction, int, int, int, Fraction, int, Fraction]:
-    top, body, (inf, value), level, name, (b_inf, branch), near, mutated = key
-    return (-top, -body, -inf, -value, -level, -name, -b_inf, -branch, -near, -mutated)
+) -> tuple[int, int, int, Fraction, int, int, int, int, Fraction, int, Fraction]:
+    top, kind, (inf, value), body, level, name, (b_inf, branch), near, mutated = key
+    return (-top, -kind, -inf, -value, -body, -level, -name, -b_inf, -branch, -near, -mutated)
 
 
 def by_history(ranking: Sequence[Ranked], recent: Mapping[Line, tuple[int, str]]) -> list[Ranked]:
