@@ -8,7 +8,7 @@ import textwrap
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
-from truegreen.localize import LocalizeOptions, localize
+from truegreen.localize import LocalizeOptions, localize, mutation
 from truegreen.localize.defuse import analyse
 from truegreen.localize.spectrum import Statements, Trace, import_only, spectra
 from truegreen.project import open_project
@@ -629,4 +629,8 @@ def test_a_wrong_rule_made_at_import_is_ranked_among_the_tables_readers(make_pro
     # the shout tests' line never ran in the failing test, the module's imports ran in all
     everyone = next(r for r in doc["ranking"] if r["code"] == "import re")
     assert everyone["counts"]["ep"] == 4 and everyone["rank"] > fault["rank"]
+    # its tie group starts in the top places, where mutants are made, and they ran (for
+    # `if re.search(...)`); the function that ran only at import got none
+    assert fault["rank"] - fault["ties"] < mutation.TOP
+    assert any("mutant" in e for r in doc["ranking"] for e in r["evidence"])
     assert not any("mutant" in e for e in fault["evidence"])

@@ -315,8 +315,7 @@ def _in_place(tree: ast.Module, every: list[ast.stmt], info: _File, globals_decl
         found: dict[int, set[str]] = {}
         whole = _changes_in(func.body, names, found)
         for ln, got in found.items():
-            info.binds.setdefault(ln, frozenset())
-            info.binds[ln] = info.binds[ln] | got
+            info.binds[ln] = info.binds.get(ln, frozenset()) | got
         if whole and id(func) in top:
             by_function.setdefault(func.name, set()).update(whole)
     # module-level statements: in-place changes, and calls of the functions above
