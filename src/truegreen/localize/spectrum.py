@@ -375,9 +375,9 @@ def spectra(
             receivers = {
                 tid: [(str(f), str(q)) for f, q in pairs] for tid, pairs in trace.receivers.items()
             }
-        # what functions ran at import that changes a module-level variable in place (a
-        # table built by calls at import) is a definition too: it goes to the tests
-        # that read the variable, not to every dependent
+        # the lines that functions ran at import and that change a module-level variable
+        # in place (a table built by calls at import) are definitions too: they go to
+        # the tests that read the variable, not to every dependent
         changes = {ln for lines in runs.values() for ln in lines if stmts.defuse.precise(*ln)}
         if changes:
             runs = {mod: lines - changes for mod, lines in runs.items()}
