@@ -69,10 +69,56 @@ def test_a_return_can_return_none_and_at_most_three_mutants_are_made():
     assert len(_mutants(15)) <= mutation.PER_STATEMENT
 
 
-def test_code_that_runs_once_at_import_is_not_mutated():
+def test_code_that_runs_once_at_import_is_not_swapped_into_a_live_function():
     assert _mutants(1) == []  # module level
     assert _mutants(5) == []  # class body
     assert _mutants(7) == []  # a def statement itself
+
+
+TABLES = textwrap.dedent(
+    """\
+    TABLE = {}
+    LIMIT = 3 + 1
+
+
+    class Box:
+        size = 2 * 2
+
+
+    def _rule(word, plural):
+        TABLE[word] = plural[:7]
+
+
+    def later(word):
+        return TABLE[word] * 2
+
+
+    _rule("child", "children")
+    """
+)
+
+
+def test_code_that_runs_at_import_is_mutated_by_running_the_module_body_again():
+    tree = ast.parse(TABLES)
+    got = mutation.import_mutants(TABLES, tree, 2)  # LIMIT = 3 + 1: the module's body
+    assert [d for d, *_ in got] == ["Add -> Sub", "3 -> 4", "3 -> 2"]
+    for _description, line, source, start in got:
+        # the whole file, changed on one line: every line keeps its number
+        assert (line, start) == (2, 1) and len(source.splitlines()) == len(TABLES.splitlines())
+        assert [
+            a for a, b in zip(source.splitlines(), TABLES.splitlines(), strict=True) if a != b
+        ] == [source.splitlines()[1]]
+    assert "LIMIT = (3 - 1)" in got[0][2]
+    # a function the module's body calls: its changes run again with the body
+    assert [d for d, *_ in mutation.import_mutants(TABLES, tree, 10)] == [
+        "7 -> 8",
+        "7 -> 6",
+        "assign None",
+    ]
+    assert mutation.called_at_import(tree) == {"_rule"}
+    assert mutation.import_mutants(TABLES, tree, 14) == []  # not called by the body
+    assert mutation.import_mutants(TABLES, tree, 6) == []  # a class body: made anew, not used
+    assert mutation.import_mutants(TABLES, tree, 9) == []  # a def statement
 
 
 def _ranked(line: int, rank_: int, ties: int) -> Ranked:
@@ -100,14 +146,51 @@ def test_only_tie_groups_that_start_near_the_top_are_planned(tmp_path: Path):
     assert all(m.tests == (0, 1) for m in got.mutants if m.line == ("m.py", 9))
     assert all(m.tests == (0,) for m in got.mutants if m.line == ("m.py", 15))
     assert got.spec["timeouts"][0] == 5.0  # ten times the bare duration, at least 1 s
-    # a statement that ran only at import (its function was called by a module's body)
-    # is not mutated: a mutant swapped in after the session is never called
+    # a method that ran only at import is not mutated: a mutant swapped in after the
+    # session is never called, and the class is made anew when the body runs again
     got = mutation.plan(
         ranking, ["t::f"], ["t::p1"], spectra, stmts, {}, import_only=F({("m.py", 9)})
     )
     assert got is not None and {m.line for m in got.mutants} == {("m.py", 15)}
     far = [_ranked(n, 10 + i, 1) for i, n in enumerate((1, 4, 5, 7, 8, 9, 13, 14, 15))]
     assert mutation.plan([*far, _ranked(16, 21, 2)], ["t::f"], [], {}, stmts, {}) is None
+
+
+def test_code_that_ran_at_import_is_mutated_last_after_a_control(tmp_path: Path):
+    (tmp_path / "m.py").write_text(TABLES)
+    (tmp_path / "n.py").write_text(SOURCE)
+    from truegreen.localize.spectrum import Statements
+
+    stmts = Statements(tmp_path)
+    table, rule, count = ("m.py", 1), ("m.py", 10), ("n.py", 15)
+    ranking = [
+        Ranked(f, ln, Counts(ef=1, nf=0, ep=1, np=1), 0, (), 3, 3) for f, ln in (table, rule, count)
+    ]
+    spectra = {"t::f": F({table, rule, count}), "t::p": F({table, rule})}
+    got = mutation.plan(ranking, ["t::f"], ["t::p"], spectra, stmts, {}, import_only=F({rule}))
+    assert got is not None
+    # the function's lines go first, then the control (the body run again unchanged) and
+    # the changes of what ran at import: the module's body, a function it calls
+    assert [(m.line, m.description, m.reload, m.control) for m in got.mutants] == [
+        (count, "negate the condition", False, False),
+        (count, "< -> <=", False, False),
+        (("m.py", 0), "control", True, True),
+        (table, "assign None", True, False),
+        (rule, "7 -> 8", True, False),
+        (rule, "7 -> 6", True, False),
+        (rule, "assign None", True, False),
+    ]
+    specs = got.spec["mutants"]
+    assert [(s.get("reload", False), s.get("control", False)) for s in specs[1:]] == [
+        (False, False),
+        (True, True),
+        (True, False),
+        (True, False),
+        (True, False),
+        (True, False),
+    ]
+    assert specs[2]["source"] == TABLES and specs[3]["start"] == 1
+    assert specs[2]["tests"] == [0, 1] == list(got.mutants[2].tests)
 
 
 def _plan(tests: tuple[str, ...], failing: int, ids: tuple[int, ...]) -> mutation.Plan:
@@ -141,6 +224,35 @@ def test_scores_reward_changing_the_failure_and_punish_breaking_a_passing_test()
         in (got[("m.py", 9)][1])
     )
     assert "1 broke a passing test" in got[("m.py", 15)][1]
+
+
+def test_mutants_of_a_module_body_count_only_when_its_control_changed_nothing():
+    ids = (0, 1)
+    plan = mutation.Plan(
+        ("t::f", "t::p"),
+        1,
+        (
+            mutation.Mutant("m0", ("n.py", 3), "1 -> 2", ids),
+            mutation.Mutant("c1", ("m.py", 0), "control", ids, reload=True, control=True),
+            mutation.Mutant("m2", ("m.py", 9), "7 -> 8", ids, reload=True),
+        ),
+        {},
+    )
+    base = [[FAIL, FAIL], [PASS, PASS]]
+    calm = {"m0": [FAIL, PASS], "c1": [FAIL, PASS], "m2": [PASS, PASS]}
+    got = mutation.scores(plan, {"base": base, "results": calm})
+    assert set(got) == {("n.py", 3), ("m.py", 9)}  # the control is no statement's mutant
+    assert got[("m.py", 9)][0] == Fraction(3, 2)
+    assert mutation.reload_problem(plan, {"base": base, "results": calm}) is None
+    # the body run again unchanged broke a passing test: its file's mutants measured that
+    for control in ([FAIL, ["failed:call", "x", "y"]], {"error": "ValueError: boom"}, None):
+        results = {"m0": [FAIL, PASS], "m2": [PASS, PASS]}
+        if control is not None:
+            results["c1"] = control
+        got = mutation.scores(plan, {"base": base, "results": results})
+        assert set(got) == {("n.py", 3)}
+        note = mutation.reload_problem(plan, {"base": base, "results": results})
+        assert note is not None and "m.py" in note and "not used" in note
 
 
 def test_a_test_whose_baseline_differs_between_two_runs_is_not_used():
@@ -413,6 +525,69 @@ def mutation_plugin():
     return module
 
 
+LIVE = """\
+import re
+
+RULES = []
+LIMIT = 3
+PATTERN = re.compile("a+")
+
+
+class Rule:
+    pass
+
+
+DEFAULT = Rule()
+
+
+def add(word):
+    RULES.append(word)
+
+
+def count():
+    return len(RULES) + LIMIT
+
+
+add("ox")
+"""
+
+
+def test_the_module_body_runs_again_in_its_own_namespace_and_its_data_is_put_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    import importlib
+
+    plugin = mutation_plugin()
+    (tmp_path / "live_rules.py").write_text(LIVE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    live = importlib.import_module("live_rules")
+    monkeypatch.setitem(sys.modules, "live_rules", live)
+    before = dict(vars(live))
+    changed = LIVE.replace('add("ox")', 'add("ax")').replace("LIMIT = 3", "LIMIT = 4")
+    spec = {"file": str(tmp_path / "live_rules.py"), "source": changed, "start": 1}
+    swapped = plugin._reload(spec)
+    try:
+        # the data is new, and the old functions (which the tests hold) read it
+        assert live.RULES == ["ax"] and live.RULES is not before["RULES"]
+        assert live.count() == 5 and live.count is before["count"]
+        # functions, classes, modules stay; an instance of the class made again stays too
+        for name in ("add", "count", "Rule", "re", "DEFAULT"):
+            assert vars(live)[name] is before[name]
+        # (re's cache gave the same pattern object: nothing to replace)
+        assert {name for _globals, name, _old in swapped} == {"RULES", "LIMIT"}
+    finally:
+        plugin._put_back(swapped)
+    assert vars(live) == before and live.RULES == ["ox"] and live.count() == 4
+    # a body that raises leaves the module as it was
+    spec["source"] = LIVE + "raise RuntimeError('no')\n"
+    with pytest.raises(RuntimeError):
+        plugin._reload(spec)
+    assert vars(live) == before
+    spec["file"] = str(tmp_path / "not_imported.py")
+    with pytest.raises(ValueError, match="not imported"):
+        plugin._reload(spec)
+
+
 def test_mutants_run_by_default_and_are_turned_off_on_the_command_line(make_project, capsys):
     from tests.localize.test_engines import PROJECT
     from truegreen.cli import main
@@ -473,6 +648,100 @@ def test_a_function_no_global_names_is_found_and_mutated(make_project):
     notes = " ".join(ranked["return y * 2 + 1"]["evidence"])
     assert "3 of 3 mutant(s) changed the failing test's result" in notes
     assert ranked["return y * 2 + 1"]["rank"] == 1
+
+
+PLURALS = {
+    "words/__init__.py": "",
+    "words/plural.py": """
+        TABLE = {}
+
+
+        def _irregular(singular, plural):
+            TABLE[singular] = plural[:7]
+            TABLE[plural] = plural
+
+
+        _irregular("child", "children")
+        _irregular("ox", "oxen")
+
+
+        def pluralize(word):
+            if word in TABLE:
+                return TABLE[word]
+            return word + "s"
+        """,
+    "tests/test_plural.py": """
+        from words.plural import pluralize
+
+        def test_child():
+            assert pluralize("child") == "children"
+
+        def test_children():
+            assert pluralize("children") == "children"
+
+        def test_ox():
+            assert pluralize("ox") == "oxen"
+        """,
+}
+
+
+def test_a_wrong_rule_made_at_import_is_found_by_running_the_module_body_again(make_project):
+    # the rules are made by calls at import: a mutant swapped into `_irregular` after the
+    # session would never run. The module's body runs again with each change instead,
+    # and its new table is what `pluralize` reads
+    root = make_project(PLURALS, use_git=False)
+    source = (root / "words/plural.py").read_text()
+    test = "tests/test_plural.py::test_child"
+    before = ranked_by_text(_localize(root, test, False), "words/plural.py")
+    fault = "TABLE[singular] = plural[:7]"
+    tied = ("TABLE = {}", "TABLE[plural] = plural", '_irregular("ox", "oxen")')
+    assert all(before[t]["rank"] == before[fault]["rank"] for t in tied)
+    doc = _localize(root, test, True)
+    ranked = ranked_by_text(doc, "words/plural.py")
+    assert ranked[fault]["counts"] == before[fault]["counts"]
+    assert (ranked[fault]["rank"], ranked[fault]["ties"]) == (1, 1)
+    assert all(ranked[t]["rank"] > 1 for t in tied)
+    assert any("1 made it pass" in n for n in ranked[fault]["evidence"])
+    assert any(
+        "0 of 1 mutant(s) changed" in n for n in ranked["TABLE[plural] = plural"]["evidence"]
+    )
+    assert not any("again" in n for n in doc["warnings"])
+    # nothing written, and the live module was given back its own table after each mutant
+    assert (root / "words/plural.py").read_text() == source
+
+
+def test_a_module_body_that_cannot_run_again_unchanged_gives_no_evidence(make_project):
+    # another module adds a rule to the table at its import: the body run again makes a
+    # table without it, and the control (the body run again unchanged) breaks test_mouse
+    files = {
+        **PLURALS,
+        "words/extra.py": """
+            from words import plural
+
+            plural.TABLE["mouse"] = "mice"
+            """,
+        "tests/test_plural.py": """
+            import words.extra
+            from words.plural import pluralize
+
+            def test_child():
+                assert pluralize("child") == "children"
+
+            def test_mouse():
+                assert pluralize("mouse") == "mice"
+            """,
+    }
+    root = make_project(files, use_git=False)
+    doc = _localize(root, "tests/test_plural.py::test_child", True)
+    ranked = ranked_by_text(doc, "words/plural.py")
+    at_import = ("TABLE = {}", "TABLE[singular] = plural[:7]", '_irregular("ox", "oxen")')
+    assert not any("mutant" in n for t in at_import for n in ranked[t]["evidence"])
+    # the function's own mutants still count: they need no module body run again
+    assert any("mutant" in n for n in ranked["if word in TABLE:"]["evidence"])
+    assert any(
+        "running the body of words/plural.py again, unchanged, changed the tests' results" in n
+        for n in doc["warnings"]
+    )
 
 
 @pytest.mark.bwrap

@@ -517,9 +517,9 @@ def localize(
                 got = send(todo.spec if todo is not None else None)
                 if todo is None:
                     return {}
-                problem = mutation.problem(todo, got)
-                if problem:
-                    runs.notes.append(problem)
+                for problem in (mutation.problem(todo, got), mutation.reload_problem(todo, got)):
+                    if problem:
+                        runs.notes.append(problem)
                 return mutation.scores(todo, got) if got else {}
 
             return _document(

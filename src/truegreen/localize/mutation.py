@@ -10,10 +10,15 @@ failure tends to break passing tests too; a change that touches nothing the test
 changes nothing.
 
 truegreen mutates only the statements of the tie groups near the top of the ranking
-(:func:`plan`), at most :data:`PER_STATEMENT` mutants each, and only statements inside a
-function: the mutants are swapped into the live functions of the bare run's process after
-its session (``_tracer/truegreen_mutants.py``), so no module is imported again and no file
-is written. Each statement's score (:func:`scores`) is the mean over its mutants of
+(:func:`plan`), at most :data:`PER_STATEMENT` mutants each. A statement inside a function
+is changed in the live functions of the bare run's process after its session
+(``_tracer/truegreen_mutants.py``): no module is imported again and no file is written.
+Code that ran when its module was imported (the module's body, a function the body calls
+to build a table) would not run again that way: its mutants run the module's body again,
+changed, in a namespace of their own, and lend the live module the data it made
+(:func:`import_mutants`); a control (the body run again unchanged) must leave the tests'
+results as they were, or those mutants are not used. Each statement's score
+(:func:`scores`) is the mean over its mutants of
 
     passed/F + (changed/F) / 2 - broken/P
 
@@ -58,6 +63,10 @@ class Mutant:
     line: Line  # the statement (file, first line)
     description: str
     tests: tuple[int, ...]  # indexes into Plan.tests
+    #: the module's top level runs again with this change (code that ran at import)
+    reload: bool = False
+    #: a control: the module's top level run again unchanged (see :func:`scores`)
+    control: bool = False
 
 
 @dataclass(frozen=True)
@@ -139,6 +148,22 @@ def _unit(tree: ast.Module, line: int) -> tuple[list[ast.ClassDef], ast.stmt] | 
     return None  # module or class-level code: it runs once, at import
 
 
+def _changes(text: str, stmt: ast.stmt) -> Iterator[tuple[str, int, str]]:
+    """The statement's mutants, in the order they are tried: (description, the line it
+    changes, the changed text), each a change of one line (every line keeps its number)."""
+    skip = {id(n) for n in ast.walk(stmt) if isinstance(n, ast.JoinedStr)}
+    skip |= {id(v) for n in ast.walk(stmt) if isinstance(n, ast.JoinedStr) for v in n.values}
+    for description, node, new in _candidates(stmt):
+        if id(node) in skip:
+            continue  # the parts of an f-string are not expressions of their own
+        if node.end_lineno != node.lineno:
+            continue  # a one-line change keeps every line's number
+        changed = replace(text, node, new)
+        if changed is None or changed == text:
+            continue
+        yield description, node.lineno, changed
+
+
 def statement_mutants(
     text: str, tree: ast.Module, line: int, limit: int = PER_STATEMENT
 ) -> list[tuple[str, int, str, int]]:
@@ -159,25 +184,65 @@ def statement_mutants(
     if start < 1:
         return []
     headers = [" " * c.col_offset + f"class {c.name}:\n" for c in classes]
-    skip = {id(n) for n in ast.walk(stmt) if isinstance(n, ast.JoinedStr)}
-    skip |= {id(v) for n in ast.walk(stmt) if isinstance(n, ast.JoinedStr) for v in n.values}
     out: list[tuple[str, int, str, int]] = []
     seen: set[str] = set()
-    for description, node, new in _candidates(stmt):
-        if len(out) >= limit:
-            break
-        if id(node) in skip:
-            continue  # the parts of an f-string are not expressions of their own
-        if node.end_lineno != node.lineno:
-            continue  # a one-line change keeps every line's number
-        changed = replace(text, node, new)
-        if changed is None or changed == text:
-            continue
+    for description, at, changed in _changes(text, stmt):
         source = "".join(headers + changed.splitlines(keepends=True)[first - 1 : last])
         if source in seen:
             continue
         seen.add(source)
-        out.append((description, node.lineno, source, start))
+        out.append((description, at, source, start))
+        if len(out) >= limit:
+            break
+    return out
+
+
+def _top_level(tree: ast.Module) -> list[ast.stmt]:
+    """The statements a module's body runs itself (with its ``def`` and ``class``
+    statements, not their bodies)."""
+    return statements(tree, definitions=False)
+
+
+def called_at_import(tree: ast.Module) -> frozenset[str]:
+    """The names of the functions a module's body calls by name (``_irregular("ox",
+    "oxen")``): what they do to the module's tables happens again when the body runs again."""
+    return frozenset(
+        n.func.id
+        for stmt in _top_level(tree)
+        if not isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+        for n in ast.walk(stmt)
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+    )
+
+
+def import_mutants(
+    text: str, tree: ast.Module, line: int, limit: int = PER_STATEMENT
+) -> list[tuple[str, int, str, int]]:
+    """Mutants of a statement that runs when the module is imported: one of the module's
+    body (not a ``def`` or ``class`` statement, nor in a class body), or one inside a
+    function that the module's body calls. Each is (description, the line it changes, the
+    whole mutated file, 1): truegreen's mutant runner runs the module's body again with
+    it (see ``_tracer/truegreen_mutants.py``). Deterministic."""
+    stmt = next((s for s in _top_level(tree) if s.lineno == line), None)
+    if stmt is None:
+        unit = _unit(tree, line)
+        if unit is None or unit[0]:
+            return []  # a class body, or a method
+        func = unit[1]
+        if not isinstance(func, ast.FunctionDef | ast.AsyncFunctionDef):
+            return []
+        if func.name not in called_at_import(tree):
+            return []  # its changes would not run: the module's body does not call it
+        stmt = next((s for s in statements(func) if s.lineno == line), None)
+        if stmt is None or stmt is func:
+            return []
+    elif isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        return []
+    out: list[tuple[str, int, str, int]] = []
+    for description, at, changed in _changes(text, stmt):
+        out.append((description, at, changed, 1))
+        if len(out) >= limit:
+            break
     return out
 
 
@@ -214,8 +279,11 @@ def plan(
 ) -> Plan | None:
     """The mutants to run, or None when no tie near the top needs breaking. ``durations``:
     each test's duration in the bare run, for the time limits. ``import_only``: statements
-    that ran only while modules were imported (:func:`truegreen.localize.spectrum.import_only`),
-    not mutated: a mutant swapped in after the session is never called."""
+    that ran only while modules were imported (:func:`truegreen.localize.spectrum.import_only`):
+    a mutant swapped into their function after the session is never called, so they are
+    mutated, like the statements of a module's body, by running the module's body again
+    (:func:`import_mutants`), after every other mutant and after a control: the body run
+    again unchanged, which must leave the tests' results as they were (:func:`scores`)."""
     tied = _groups(ranking, TOP)
     if not tied or not failing:
         return None
@@ -223,15 +291,12 @@ def plan(
     primary = spectra.get(fails[0], frozenset())
     tests: list[str] = list(fails)
     index = {t: i for i, t in enumerate(tests)}
-    mutants: list[Mutant] = []
-    spec_mutants: list[dict[str, Any]] = []
     texts: dict[str, str | None] = {}
-    done = 0
+    # (statement, made, tests, reload) for every statement mutated
+    chosen: list[tuple[Line, list[tuple[str, int, str, int]], tuple[int, ...], bool]] = []
     for r in tied:
-        if done >= STATEMENTS:
+        if len(chosen) >= STATEMENTS:
             break
-        if (r.file, r.line) in import_only:
-            continue
         tree = stmts.tree(r.file)
         if r.file not in texts:
             try:
@@ -241,10 +306,10 @@ def plan(
         text = texts[r.file]
         if tree is None or text is None:
             continue
-        made = statement_mutants(text, tree, r.line)
+        reload = (r.file, r.line) in import_only or _unit(tree, r.line) is None
+        made = (import_mutants if reload else statement_mutants)(text, tree, r.line)
         if not made:
             continue
-        done += 1
         runs = sorted(
             (p for p in passing if (r.file, r.line) in spectra.get(p, frozenset())),
             key=lambda p: (-similarity(primary, spectra[p]), p),
@@ -254,20 +319,44 @@ def plan(
                 index[p] = len(tests)
                 tests.append(p)
         ids = tuple(range(len(fails))) + tuple(index[p] for p in runs)
-        for description, line, source, start in made:
-            mid = f"m{len(mutants)}"
-            mutants.append(Mutant(mid, (r.file, r.line), description, ids))
-            spec_mutants.append(
-                {
-                    "id": mid,
-                    "file": str(stmts.root / r.file),
-                    "line": line,
-                    "start": start,
-                    "source": source,
-                    "future": _future(tree),
-                    "tests": list(ids),
-                }
-            )
+        chosen.append(((r.file, r.line), made, ids, reload))
+    mutants: list[Mutant] = []
+    spec_mutants: list[dict[str, Any]] = []
+
+    def add(m: Mutant, at: int, source: str, start: int) -> None:
+        mutants.append(m)
+        file = m.line[0]
+        tree = stmts.tree(file)
+        spec_mutants.append(
+            {
+                "id": m.id,
+                "file": str(stmts.root / file),
+                "line": at,
+                "start": start,
+                "source": source,
+                "future": _future(tree) if tree is not None else [],
+                "tests": list(m.tests),
+                **({"reload": True} if m.reload else {}),
+                **({"control": True} if m.control else {}),
+            }
+        )
+
+    for line, made, ids, reload in chosen:
+        if not reload:
+            for description, at, source, start in made:
+                add(Mutant(f"m{len(mutants)}", line, description, ids), at, source, start)
+    # the modules' bodies run again last (what they do beyond their own names stays), each
+    # file's control first: its tests, all of them, with the body run again unchanged
+    for file in sorted({line[0] for line, _made, _ids, reload in chosen if reload}):
+        own = [c for c in chosen if c[3] and c[0][0] == file]
+        ids = tuple(sorted({i for c in own for i in c[2]}))
+        text = texts[file] or ""
+        control = Mutant(f"c{len(mutants)}", (file, 0), "control", ids, reload=True, control=True)
+        add(control, 0, text, 1)
+        for line, made, ids, _reload in own:
+            for description, at, source, start in made:
+                m = Mutant(f"m{len(mutants)}", line, description, ids, reload=True)
+                add(m, at, source, start)
     if not mutants:
         return None
     # a mutant that loops is stopped: at 10 times the test's bare duration, at least 1 s
@@ -310,6 +399,53 @@ def _stable(pair: Any) -> tuple[int, ...] | None:
     return None
 
 
+def _unsafe_reloads(
+    plan: Plan,
+    got: Mapping[str, Any],
+    parts: Sequence[tuple[int, ...] | None],
+    first: Sequence[Any],
+) -> set[str]:
+    """The files whose body, run again unchanged (the control), did not leave every test's
+    result as it was, or did not run: their other mutants would measure that, not the change.
+    """
+    unsafe: set[str] = set()
+    for m in plan.mutants:
+        if not m.control:
+            continue
+        runs = got.get(m.id)
+        if not isinstance(runs, list) or len(runs) != len(m.tests):
+            unsafe.add(m.line[0])
+            continue
+        for i, run in zip(m.tests, runs, strict=True):
+            keep = parts[i]
+            if keep is None:
+                continue  # unstable in the baseline: not used by any mutant either
+            if (
+                not isinstance(run, list)
+                or len(run) != 3
+                or any(run[k] != first[i][k] for k in keep)
+            ):
+                unsafe.add(m.line[0])
+                break
+    return unsafe
+
+
+def reload_problem(plan: Plan, results: Mapping[str, Any] | None) -> str | None:
+    """A note for the document when a module's body could not be run again safely."""
+    base, got = (results or {}).get("base"), (results or {}).get("results")
+    if not isinstance(base, list) or not isinstance(got, Mapping) or len(base) != len(plan.tests):
+        return None
+    parts = [_stable(pair) for pair in base]
+    unsafe = _unsafe_reloads(plan, got, parts, [pair[0] for pair in base])
+    if not unsafe:
+        return None
+    return (
+        "running the body of " + ", ".join(sorted(unsafe)) + " again, unchanged, changed "
+        "the tests' results (or failed): the mutants of code that runs at import there "
+        "were not used"
+    )
+
+
 def scores(plan: Plan, results: Mapping[str, Any]) -> dict[Line, tuple[Fraction, str]]:
     """Each mutated statement's score and its evidence note, from the plugin's results."""
     base = results.get("base")
@@ -318,8 +454,11 @@ def scores(plan: Plan, results: Mapping[str, Any]) -> dict[Line, tuple[Fraction,
         return {}
     parts = [_stable(pair) for pair in base]
     first = [pair[0] for pair in base]
+    unsafe = _unsafe_reloads(plan, got, parts, first)
     per: dict[Line, list[tuple[int, int, int, int, int]]] = {}
     for m in plan.mutants:
+        if m.control or (m.reload and m.line[0] in unsafe):
+            continue
         runs = got.get(m.id)
         if not isinstance(runs, list) or len(runs) != len(m.tests):
             continue

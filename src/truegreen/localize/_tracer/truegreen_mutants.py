@@ -31,6 +31,14 @@ functions, its classes' methods and property accessors, what decorators wrapped)
 the mutated function is not among them, every function the garbage collector knows.
 Nothing is written to disk, and no module is imported again.
 
+A mutant with ``"reload": true`` changes code that ran when its module was imported (the
+module's body, or a function the body calls to build a table): ``source`` is then the
+whole file, changed, and the module's body runs again from it in a namespace of its own;
+the data it makes (not its functions, classes or callables) replaces the live module's,
+where the module's functions read it, until the mutant's tests have run. Such mutants come
+last, each file's after a ``"control": true`` one (the body run again unchanged, which
+truegreen checks left the tests' results as they were).
+
 A test run is stopped at its timeout by an alarm that repeats until the run ends (code
 that catches the first one, a retry loop's ``except BaseException``, meets the next one
 elsewhere); its teardown then gets a time limit of its own. A teardown stopped that way
@@ -331,6 +339,70 @@ def _swap(m, funcs: _Functions) -> list[tuple[types.FunctionType, types.CodeType
     return swapped
 
 
+#: what running a module's body again does not replace: its functions, classes and what
+#: is called (the old ones stay: other modules and the tests hold them, and they read the
+#: module's globals, where the new data is)
+_KEEP = (types.ModuleType, property, staticmethod, classmethod)
+
+
+def _reload(m) -> list[tuple[dict, str, object]]:
+    """Run the body of the module of ``m["file"]`` again, from ``m["source"]`` (the whole
+    file, changed or not), in a namespace of its own, and put the data it made (not its
+    functions, classes or callables, nor instances of the classes it made again) into
+    the live module's globals, where its functions read them: a table built at import
+    by calls of a changed function is rebuilt with the change. Returns what was replaced
+    (globals, name, old value), to put back."""
+    path = os.path.realpath(m["file"])
+    modules = [
+        mod
+        for mod in list(sys.modules.values())
+        if isinstance(getattr(mod, "__file__", None), str)
+        and os.path.realpath(mod.__file__) == path
+    ]
+    if not modules:
+        raise ValueError("the module is not imported")
+    code = compile("\n" * (int(m["start"]) - 1) + m["source"], m["file"], "exec", dont_inherit=True)
+    swapped: list[tuple[dict, str, object]] = []
+    try:
+        for mod in modules:
+            live = vars(mod)
+            fresh = {
+                k: live[k]
+                for k in (
+                    "__name__",
+                    "__file__",
+                    "__package__",
+                    "__spec__",
+                    "__loader__",
+                    "__path__",
+                    "__builtins__",
+                    "__cached__",
+                )
+                if k in live
+            }
+            exec(code, fresh)
+            made = {id(v) for k, v in fresh.items() if isinstance(v, type) and live.get(k) is not v}
+            for name, new in fresh.items():
+                if (name.startswith("__") and name.endswith("__")) or name not in live:
+                    continue
+                old = live[name]
+                if old is new or isinstance(new, _KEEP) or isinstance(old, _KEEP):
+                    continue
+                if callable(new) or callable(old) or id(type(new)) in made:
+                    continue
+                swapped.append((live, name, old))
+                live[name] = new
+    except BaseException:
+        _put_back(swapped)
+        raise
+    return swapped
+
+
+def _put_back(swapped: list[tuple[dict, str, object]]) -> None:
+    for live, name, old in reversed(swapped):
+        live[name] = old
+
+
 def _holds(code, line: int) -> bool:
     lo, hi = _span(code)
     return lo <= line <= hi
@@ -404,13 +476,21 @@ def _mutate(session, spec: dict, out: _Results) -> None:
     files = {os.path.realpath(m["file"]) for m in spec.get("mutants", [])}
     funcs = _Functions(files)
     for m in spec.get("mutants", []):
+        reload = bool(m.get("reload"))
         try:
-            swapped = _swap(m, funcs)
-        except (SyntaxError, ValueError, TypeError) as exc:
+            swapped = _reload(m) if reload else _swap(m, funcs)
+        except (KeyboardInterrupt, _Timeout):
+            raise
+        except BaseException as exc:  # a module's body may raise anything, even SystemExit
             out.result(m["id"], {"error": f"{type(exc).__name__}: {exc}"})
             continue
-        if not swapped:
-            out.result(m["id"], {"error": "no live function holds the line"})
+        if not swapped and not m.get("control"):  # a control may replace nothing
+            why = (
+                "it changed none of the module's data"
+                if reload
+                else "no live function holds the line"
+            )
+            out.result(m["id"], {"error": why})
             continue
         got = []
         try:
@@ -420,8 +500,11 @@ def _mutate(session, spec: dict, out: _Results) -> None:
                 if got[-1][0].startswith("timeout"):
                     break  # the mutant loops: its other tests would only loop too
         finally:
-            for f, old in swapped:
-                f.__code__ = old
+            if reload:
+                _put_back(swapped)
+            else:
+                for f, old in swapped:
+                    f.__code__ = old
         if got and got[-1][0].startswith("timeout") and len(got) < len(m.get("tests", [])):
             got += [["not run", "", ""]] * (len(m["tests"]) - len(got))
         out.result(m["id"], got)
