@@ -244,6 +244,12 @@ def test_mutants_of_a_module_body_count_only_when_its_control_changed_nothing():
     assert set(got) == {("n.py", 3), ("m.py", 9)}  # the control is no statement's mutant
     assert got[("m.py", 9)][0] == Fraction(3, 2)
     assert mutation.reload_problem(plan, {"base": base, "results": calm}) is None
+    # a function's mutants that changed nothing score 0; a body run again that changed
+    # no test's result may not have reached the tests (a copy another module took at
+    # import): no score, where 0 would put it above the lines without mutants
+    still = {"m0": [FAIL, PASS], "c1": [FAIL, PASS], "m2": [FAIL, PASS]}
+    got = mutation.scores(plan, {"base": base, "results": still})
+    assert got[("n.py", 3)][0] == 0 and ("m.py", 9) not in got
     # the body run again unchanged broke a passing test: its file's mutants measured that
     for control in ([FAIL, ["failed:call", "x", "y"]], {"error": "ValueError: boom"}, None):
         results = {"m0": [FAIL, PASS], "m2": [PASS, PASS]}

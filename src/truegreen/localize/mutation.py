@@ -481,8 +481,14 @@ def scores(plan: Plan, results: Mapping[str, Any]) -> dict[Line, tuple[Fraction,
                 broken += differs
         if nf:
             per.setdefault(m.line, []).append((nf, passed, changed, np, broken))
+    reloaded = {m.line for m in plan.mutants if m.reload}
     out: dict[Line, tuple[Fraction, str]] = {}
     for line, runs in per.items():
+        if line in reloaded and not any(r[2] or r[4] for r in runs):
+            # its changes reached no test: the tests may read a copy that another module
+            # took at its own import (`X = other.X`), which the body run again cannot
+            # reach, so "changed nothing" is not known to be the line's doing
+            continue
         total = sum(
             (
                 Fraction(p, nf) + Fraction(c, 2 * nf) - (Fraction(b, np) if np else Fraction(0))
