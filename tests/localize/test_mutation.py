@@ -191,6 +191,11 @@ def test_code_that_ran_at_import_is_mutated_last_after_a_control(tmp_path: Path)
     ]
     assert specs[2]["source"] == TABLES and specs[3]["start"] == 1
     assert specs[2]["tests"] == [0, 1] == list(got.mutants[2].tests)
+    # under the cap on statements, the functions' go first, whatever their place
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(mutation, "STATEMENTS", 1)
+        got = mutation.plan(ranking, ["t::f"], ["t::p"], spectra, stmts, {}, import_only=F({rule}))
+    assert got is not None and {m.line for m in got.mutants} == {count}
 
 
 def _plan(tests: tuple[str, ...], failing: int, ids: tuple[int, ...]) -> mutation.Plan:

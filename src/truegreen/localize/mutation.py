@@ -294,7 +294,14 @@ def plan(
     texts: dict[str, str | None] = {}
     # (statement, made, tests, reload) for every statement mutated
     chosen: list[tuple[Line, list[tuple[str, int, str, int]], tuple[int, ...], bool]] = []
-    for r in tied:
+    # the statements of functions first: code run again at import takes what they leave
+    # of the budget (its mutants may not reach the tests, see :func:`scores`)
+    kinds = [
+        (r, (r.file, r.line) in import_only or (tree is None or _unit(tree, r.line) is None))
+        for r in tied
+        for tree in [stmts.tree(r.file)]
+    ]
+    for r, reload in sorted(kinds, key=lambda k: k[1]):
         if len(chosen) >= STATEMENTS:
             break
         tree = stmts.tree(r.file)
@@ -306,7 +313,6 @@ def plan(
         text = texts[r.file]
         if tree is None or text is None:
             continue
-        reload = (r.file, r.line) in import_only or _unit(tree, r.line) is None
         made = (import_mutants if reload else statement_mutants)(text, tree, r.line)
         if not made:
             continue
