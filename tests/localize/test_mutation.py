@@ -263,7 +263,10 @@ def test_mutants_of_a_module_body_count_only_when_its_control_changed_nothing():
         got = mutation.scores(plan, {"base": base, "results": results})
         assert set(got) == {("n.py", 3)}
         note = mutation.reload_problem(plan, {"base": base, "results": results})
-        assert note is not None and "m.py" in note and "not used" in note
+        if control is None:  # not run: the phase was cut, which `problem` tells
+            assert note is None
+        else:
+            assert note is not None and "m.py" in note and "not used" in note
 
 
 def test_a_test_whose_baseline_differs_between_two_runs_is_not_used():

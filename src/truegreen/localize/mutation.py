@@ -410,17 +410,20 @@ def _unsafe_reloads(
     got: Mapping[str, Any],
     parts: Sequence[tuple[int, ...] | None],
     first: Sequence[Any],
-) -> set[str]:
+) -> dict[str, str]:
     """The files whose body, run again unchanged (the control), did not leave every test's
-    result as it was, or did not run: their other mutants would measure that, not the change.
-    """
-    unsafe: set[str] = set()
+    result as it was ("changed"), raised ("failed") or did not run ("not run", the phase
+    was cut): their other mutants would measure that, not the change."""
+    unsafe: dict[str, str] = {}
     for m in plan.mutants:
         if not m.control:
             continue
         runs = got.get(m.id)
+        if runs is None:
+            unsafe[m.line[0]] = "not run"
+            continue
         if not isinstance(runs, list) or len(runs) != len(m.tests):
-            unsafe.add(m.line[0])
+            unsafe[m.line[0]] = "failed"
             continue
         for i, run in zip(m.tests, runs, strict=True):
             keep = parts[i]
@@ -431,22 +434,24 @@ def _unsafe_reloads(
                 or len(run) != 3
                 or any(run[k] != first[i][k] for k in keep)
             ):
-                unsafe.add(m.line[0])
+                unsafe[m.line[0]] = "changed"
                 break
     return unsafe
 
 
 def reload_problem(plan: Plan, results: Mapping[str, Any] | None) -> str | None:
-    """A note for the document when a module's body could not be run again safely."""
+    """A note for the document when a module's body could not be run again safely (a
+    control cut by the phase's deadline is told by :func:`problem`)."""
     base, got = (results or {}).get("base"), (results or {}).get("results")
     if not isinstance(base, list) or not isinstance(got, Mapping) or len(base) != len(plan.tests):
         return None
     parts = [_stable(pair) for pair in base]
     unsafe = _unsafe_reloads(plan, got, parts, [pair[0] for pair in base])
-    if not unsafe:
+    told = sorted(f for f, why in unsafe.items() if why != "not run")
+    if not told:
         return None
     return (
-        "running the body of " + ", ".join(sorted(unsafe)) + " again, unchanged, changed "
+        "running the body of " + ", ".join(told) + " again, unchanged, changed "
         "the tests' results (or failed): the mutants of code that runs at import there "
         "were not used"
     )
