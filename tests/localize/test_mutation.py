@@ -597,6 +597,17 @@ def test_the_module_body_runs_again_in_its_own_namespace_and_its_data_is_put_bac
     with pytest.raises(RuntimeError):
         plugin._reload(spec)
     assert vars(live) == before
+    # a changed module-level loop is stopped by the alarm, and the module kept as it was
+    spec["source"] = LIVE.replace('add("ox")', 'add("ox")\nwhile True:\n    pass')
+    import signal
+
+    old = signal.signal(signal.SIGALRM, plugin._alarm)
+    try:
+        with pytest.raises(plugin._Timeout):
+            plugin._reload_within(spec, 0.2)
+    finally:
+        signal.signal(signal.SIGALRM, old)
+    assert vars(live) == before
     spec["file"] = str(tmp_path / "not_imported.py")
     with pytest.raises(ValueError, match="not imported"):
         plugin._reload(spec)

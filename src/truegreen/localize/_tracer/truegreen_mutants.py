@@ -398,6 +398,19 @@ def _reload(m) -> list[tuple[dict, str, object]]:
     return swapped
 
 
+def _reload_within(m, limit: float) -> list[tuple[dict, str, object]]:
+    """:func:`_reload`, stopped by the alarm at ``limit`` seconds (a changed module-level
+    ``while`` may loop); the module is then as it was."""
+    use_alarm = hasattr(signal, "setitimer")
+    if use_alarm:
+        signal.setitimer(signal.ITIMER_REAL, limit, 0.05)
+    try:
+        return _reload(m)
+    finally:
+        if use_alarm:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+
+
 def _put_back(swapped: list[tuple[dict, str, object]]) -> None:
     for live, name, old in reversed(swapped):
         live[name] = old
@@ -478,8 +491,11 @@ def _mutate(session, spec: dict, out: _Results) -> None:
     for m in spec.get("mutants", []):
         reload = bool(m.get("reload"))
         try:
-            swapped = _reload(m) if reload else _swap(m, funcs)
-        except (KeyboardInterrupt, _Timeout):
+            swapped = _reload_within(m, max(limits, default=10.0)) if reload else _swap(m, funcs)
+        except _Timeout:
+            out.result(m["id"], {"error": "the module's body, run again, timed out"})
+            continue
+        except KeyboardInterrupt:
             raise
         except BaseException as exc:  # a module's body may raise anything, even SystemExit
             out.result(m["id"], {"error": f"{type(exc).__name__}: {exc}"})
