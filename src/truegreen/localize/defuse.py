@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from truegreen.localize.syntax import blocks, statements
+from truegreen.localize.syntax import blocks, module_level, statements
 
 Line = tuple[str, int]
 #: the mark of a read that can reach an attribute: ``obj.NAME``, ``getattr(obj, "NAME")``,
@@ -271,17 +271,6 @@ def _changes_in(
     return total
 
 
-def _top_level(stmts: list[ast.stmt]) -> Iterator[ast.stmt]:
-    """The module-level simple statements, with those in module-level compound ones
-    (``if``, ``try``, ``for``, ``with``), not in a function or class."""
-    for st in stmts:
-        if isinstance(st, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            continue
-        yield st
-        for block in blocks(st):
-            yield from _top_level(block)
-
-
 def _in_place(tree: ast.Module, every: list[ast.stmt], info: _File, globals_declared: bool) -> None:
     """Record as definitions the statements that change a module-level variable of the
     file in place, where a module's code can run them at import: in a function (a table
@@ -319,7 +308,7 @@ def _in_place(tree: ast.Module, every: list[ast.stmt], info: _File, globals_decl
         if whole and id(func) in top:
             by_function.setdefault(func.name, set()).update(whole)
     # module-level statements: in-place changes, and calls of the functions above
-    for st in _top_level(tree.body):
+    for st in module_level(tree):
         got = _changed(st, module)
         if isinstance(st, ast.Expr) and isinstance(st.value, ast.Call):
             callee = st.value.func

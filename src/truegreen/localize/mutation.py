@@ -37,7 +37,7 @@ from typing import Any
 
 from truegreen.localize.ranking import Ranked
 from truegreen.localize.spectrum import Statements, similarity
-from truegreen.localize.syntax import statements
+from truegreen.localize.syntax import module_level, statements
 from truegreen.verify.mutate import replace, variants
 
 Line = tuple[str, int]
@@ -197,19 +197,12 @@ def statement_mutants(
     return out
 
 
-def _top_level(tree: ast.Module) -> list[ast.stmt]:
-    """The statements a module's body runs itself (with its ``def`` and ``class``
-    statements, not their bodies)."""
-    return statements(tree, definitions=False)
-
-
 def called_at_import(tree: ast.Module) -> frozenset[str]:
     """The names of the functions a module's body calls by name (``_irregular("ox",
     "oxen")``): what they do to the module's tables happens again when the body runs again."""
     return frozenset(
         n.func.id
-        for stmt in _top_level(tree)
-        if not isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+        for stmt in module_level(tree)
         for n in ast.walk(stmt)
         if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
     )
@@ -223,7 +216,7 @@ def import_mutants(
     function that the module's body calls. Each is (description, the line it changes, the
     whole mutated file, 1): truegreen's mutant runner runs the module's body again with
     it (see ``_tracer/truegreen_mutants.py``). Deterministic."""
-    stmt = next((s for s in _top_level(tree) if s.lineno == line), None)
+    stmt = next((s for s in module_level(tree) if s.lineno == line), None)
     if stmt is None:
         unit = _unit(tree, line)
         if unit is None or unit[0]:
@@ -235,9 +228,7 @@ def import_mutants(
             return []  # its changes would not run: the module's body does not call it
         stmt = next((s for s in statements(func) if s.lineno == line), None)
         if stmt is None or stmt is func:
-            return []
-    elif isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-        return []
+            return []  # a def statement
     out: list[tuple[str, int, str, int]] = []
     for description, at, changed in _changes(text, stmt):
         out.append((description, at, changed, 1))
