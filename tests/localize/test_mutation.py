@@ -783,3 +783,47 @@ def test_under_the_sandbox_the_held_bare_run_reports_and_runs_its_mutants(make_p
     assert doc["measurement"]["compared"] == 3
     assert any("mutant(s) changed" in n for r in doc["ranking"] for n in r["evidence"])
     assert not [w for w in doc["warnings"] if "mutant" in w]
+
+
+def test_in_a_copy_of_the_checkout_the_mutants_name_the_checkouts_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """The bare run without a sandbox is in a private copy of the checkout: its modules are
+    the copy's files, and the mutants, which name the checkout's, still find them."""
+    import importlib
+
+    plugin = mutation_plugin()
+    checkout, copy = tmp_path / "proj", tmp_path / "tmp" / "tree" / "proj"
+    for root in (checkout, copy):
+        root.mkdir(parents=True)
+        (root / "copied_rules.py").write_text(LIVE)
+    monkeypatch.syspath_prepend(str(copy))
+    live = importlib.import_module("copied_rules")
+    monkeypatch.setitem(sys.modules, "copied_rules", live)
+    named = str(checkout / "copied_rules.py")
+    changed = LIVE.replace("LIMIT = 3", "LIMIT = 4")
+    spec = {"file": named, "source": changed, "start": 1}
+    # not mapped: the checkout's file is not imported
+    monkeypatch.delenv(plugin._COPY_VAR, raising=False)
+    with pytest.raises(ValueError, match="not imported"):
+        plugin._reload(spec)
+    monkeypatch.setenv(plugin._COPY_VAR, json.dumps([str(copy), str(checkout)]))
+    assert plugin._real(str(copy / "copied_rules.py")) == named
+    assert plugin._real(str(tmp_path / "tmp" / "tree" / "projx" / "a.py")).endswith("projx/a.py")
+    swapped = plugin._reload(spec)
+    try:
+        assert live.count() == 5
+    finally:
+        plugin._put_back(swapped)
+    assert live.count() == 4
+    # a function's mutant: the live function (the copy's) gets the changed code
+    funcs = plugin._Functions({named})
+    src = "def count():\n    return len(RULES) + LIMIT + 10\n"
+    start = LIVE.splitlines().index("def count():") + 1
+    swap = plugin._swap({"file": named, "source": src, "start": start, "line": start + 1}, funcs)
+    try:
+        assert live.count() == 14
+    finally:
+        for f, code in swap:
+            f.__code__ = code
+    assert live.count() == 4
