@@ -258,6 +258,7 @@ def test_localize_runs_one_traced_process_that_also_records_values(make_project,
     bare = next(r for r in seen if eng.OUT_VAR not in dict(r.env))
     assert traced[0].repo == root and traced[0].origin is None
     assert bare.repo != root and bare.repo.name == root.name and bare.origin == root
+    assert dict(bare.env)["GIT_CEILING_DIRECTORIES"] == str(bare.repo.parent)
     assert not bare.repo.exists()
     assert max(start for start, _end in spans) < min(end for _start, end in spans)
     assert json.loads(dict(bare.env)[eng.FIRST_VAR]) == ["tests/test_mod.py::test_missing"]

@@ -224,6 +224,10 @@ def _request(
         records = hold / "bare.jsonl"  # the runner makes its directory writable
         if tree is not None:  # the mutants name the checkout's files: the copy's stand in
             env[mutation.COPY_VAR] = json.dumps([str(tree.resolve()), str(project.root.resolve())])
+    if tree is not None:
+        # the copy has no .git: git run in it must not find a repository above it (a
+        # temporary directory inside the user's home, kept in git)
+        env["GIT_CEILING_DIRECTORIES"] = str(tree.resolve().parent)
     return PytestRequest(
         repo=tree or project.root,
         origin=project.root if tree is not None else None,
