@@ -334,6 +334,22 @@ def test_a_project_configured_above_its_directory_is_not_copied(make_project, mo
     assert [r.repo for r in seen] == [root, root]
     assert any(str(root.parent / "conftest.py") in m for m in said)
     assert doc["measurement"]["checked"] is True
+    # the same for a copy made where pytest would read a file above it
+    (root.parent / "conftest.py").unlink()
+    tmp = root.parent / "tmp"
+    tmp.mkdir()
+    (tmp / "pytest.ini").write_text("[pytest]\n")
+    monkeypatch.setenv("TMPDIR", str(tmp))
+    monkeypatch.setattr(eng.tempfile, "tempdir", None)
+    seen.clear()
+    doc = localize(
+        project,
+        ["tests/test_mod.py::test_missing"],
+        LocalizeOptions(timeout=60),
+        notify=said.append,
+    )
+    assert [r.repo for r in seen] == [root, root]
+    assert any(str(tmp / "pytest.ini") in m for m in said)
 
 
 WRITER = {

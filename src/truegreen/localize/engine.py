@@ -9,7 +9,7 @@ A. *measured*: the failing tests plus passing tests that share code with them, u
    one most similar by spectrum is compared with);
 B. *bare*: the same selection without the tracer, in parallel with A (with ``--sandbox
    none``, in a private copy of the checkout: both would write into the one checkout; after
-   A when the tree is too large to copy), so that an outcome the
+   A when it cannot be copied), so that an outcome the
    measurement changed is reported instead of trusted; the target tests run first
    there (the first one alone in a fresh process: the order-dependence check).
 
@@ -314,6 +314,7 @@ def _private_tree(project: Project, tmp: Path, say: Callable[[str], None]) -> Pa
     read-only) or when the copy cannot be made (then the runs take turns)."""
     if project.sandbox != "none":
         return None
+    tree = tmp / "tree" / project.root.name
     above = _config_above(project.root)
     if above is not None:
         say(
@@ -321,7 +322,13 @@ def _private_tree(project: Project, tmp: Path, say: Callable[[str], None]) -> Pa
             f"{above}, above the checkout, which a copy of the checkout would not have)"
         )
         return None
-    tree = tmp / "tree" / project.root.name
+    above = _config_above(tree)
+    if above is not None:
+        say(
+            "localize: the bare run waits for the traced one (pytest run in a copy of the "
+            f"checkout in {tmp} may read {above}, above it)"
+        )
+        return None
     try:
         copy_tree(project.root, tree)
     except (TreeTooLarge, OSError) as exc:
