@@ -309,7 +309,9 @@ def test_when_the_checkout_cannot_be_copied_the_bare_run_waits_for_the_traced_on
     assert doc["measurement"]["checked"] is True
 
 
-def test_a_project_configured_above_its_directory_is_not_copied(make_project, monkeypatch):
+def test_a_project_configured_above_its_directory_is_not_copied_unless_it_has_its_own(
+    make_project, monkeypatch
+):
     # pytest run in a subdirectory project may read a conftest.py or the configuration of
     # the repository's top, which a copy of the subdirectory would not have: the runs take
     # turns instead
@@ -350,6 +352,14 @@ def test_a_project_configured_above_its_directory_is_not_copied(make_project, mo
     )
     assert [r.repo for r in seen] == [root, root]
     assert any(str(tmp / "pytest.ini") in m for m in said)
+    # a checkout with its own settings file is pytest's rootdir, as is its copy: pytest
+    # reads nothing above either, and the copy is made
+    (root / "pytest.ini").write_text("[pytest]\n")
+    (root.parent / "conftest.py").write_text("")
+    seen.clear()
+    localize(project, ["tests/test_mod.py::test_missing"], LocalizeOptions(timeout=60))
+    repos = {eng.OUT_VAR in dict(r.env): r.repo for r in seen}  # traced: True
+    assert repos[True] == root and repos[False].name == root.name and repos[False] != root
 
 
 WRITER = {

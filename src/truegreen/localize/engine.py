@@ -57,7 +57,7 @@ from truegreen.localize.spectrum import (
 from truegreen.project import Project
 from truegreen.repo.copy import TreeTooLarge, copy_tree
 from truegreen.run.executor import Executor
-from truegreen.run.pytest_ini import checkout_suite_exclusions
+from truegreen.run.pytest_ini import checkout_suite_exclusions, settings_file
 from truegreen.run.pytest_run import PytestRequest, read_held, rerun_command, run_pytest
 from truegreen.run.results import Outcome, PytestRun, TestResult
 from truegreen.sandbox.blocked import classify
@@ -315,14 +315,17 @@ def _private_tree(project: Project, tmp: Path, say: Callable[[str], None]) -> Pa
     if project.sandbox != "none":
         return None
     tree = tmp / "tree" / project.root.name
-    above = _config_above(project.root)
+    # with its own settings file, pytest's rootdir is the checkout (or the copy) and it
+    # reads nothing above; without one, it may
+    own = settings_file(project.root) is not None
+    above = None if own else _config_above(project.root)
     if above is not None:
         say(
             "localize: the bare run waits for the traced one (pytest may read "
             f"{above}, above the checkout, which a copy of the checkout would not have)"
         )
         return None
-    above = _config_above(tree)
+    above = None if own else _config_above(tree)
     if above is not None:
         say(
             "localize: the bare run waits for the traced one (pytest run in a copy of the "
@@ -350,8 +353,9 @@ PYTEST_CONFIGS = (
 
 
 def _config_above(root: Path) -> Path | None:
-    """A file above ``root`` that pytest may read when run in ``root`` (a project in a
-    subdirectory of a repository configured at its top), or None."""
+    """A file above ``root`` that pytest may read when run in ``root``, which has no
+    settings file of its own (a project in a subdirectory of a repository configured at
+    its top), or None."""
     for parent in root.resolve().parents:
         for name in PYTEST_CONFIGS:
             if (parent / name).is_file():
