@@ -12,7 +12,7 @@ import pytest
 from tests.conftest import cli, git, write_files
 from tests.verify.conftest import PY
 from truegreen.model.documents import validate
-from truegreen.run.pytest_ini import kept_addopts, settings_file, suite_exclusions
+from truegreen.run.pytest_ini import kept_addopts, suite_exclusions
 
 
 @pytest.mark.parametrize(
@@ -197,16 +197,3 @@ def test_the_bases_own_exclusions_hold_in_both_suite_runs(project, capsys, tmp_p
     assert "tamper.pytest_config_changed" in codes, doc["reasons"]
     assert doc["regression"]["compared"] == 2
     assert "--ignore=tests/test_calc.py" not in err
-
-
-def test_the_settings_file_pytest_takes_at_a_checkout(tmp_path):
-    assert settings_file(tmp_path) is None
-    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\n')
-    (tmp_path / "setup.cfg").write_text("[metadata]\nname = x\n")
-    assert settings_file(tmp_path) is None  # no pytest section: pytest looks above
-    (tmp_path / "tox.ini").write_text("[pytest]\naddopts = -q\n")
-    assert settings_file(tmp_path) == "tox.ini"
-    (tmp_path / "pyproject.toml").write_text("[tool.pytest.ini_options]\n")
-    assert settings_file(tmp_path) == "pyproject.toml"
-    (tmp_path / "pytest.ini").write_text("")  # an empty pytest.ini counts
-    assert settings_file(tmp_path) == "pytest.ini"

@@ -7,9 +7,8 @@ A. *measured*: the failing tests plus passing tests that share code with them, u
    truegreen's tracer (per-test, per-phase lines; import-time lines per module), with
    value capture for the first target and its nearest collected neighbours (the passing
    one most similar by spectrum is compared with);
-B. *bare*: the same selection without the tracer, in parallel with A (with ``--sandbox
-   none``, in a private copy of the checkout: both would write into the one checkout; after
-   A when it cannot be copied), so that an outcome the
+B. *bare*: the same selection without the tracer, in parallel with A (after it with
+   ``--sandbox none``: both would write into the one checkout), so that an outcome the
    measurement changed is reported instead of trusted; the target tests run first
    there (the first one alone in a fresh process: the order-dependence check).
 
@@ -55,9 +54,8 @@ from truegreen.localize.spectrum import (
     test_files,
 )
 from truegreen.project import Project
-from truegreen.repo.copy import TreeTooLarge, copy_tree
 from truegreen.run.executor import Executor
-from truegreen.run.pytest_ini import checkout_suite_exclusions, settings_file
+from truegreen.run.pytest_ini import checkout_suite_exclusions
 from truegreen.run.pytest_run import PytestRequest, read_held, rerun_command, run_pytest
 from truegreen.run.results import Outcome, PytestRun, TestResult
 from truegreen.sandbox.blocked import classify
@@ -175,7 +173,6 @@ def _request(
     keep: Sequence[str] = (),
     code: tuple[Path, Path] | None = None,
     hold: Path | None = None,
-    tree: Path | None = None,
 ) -> PytestRequest:
     """The pytest run: bare; bare with the tests ``first`` moved to the front (the tracer
     plugin only reorders then); or under the tracer, writing to ``tracer``. With ``keep``
@@ -183,9 +180,7 @@ def _request(
     its addopts leave out of the passing tests what its suite leaves out (a ``-m "not
     slow"``), and the tracer plugin keeps the tests ``keep`` whatever they say. With
     ``hold`` (a directory), the run waits there after its session for mutants to run
-    (:mod:`truegreen.localize.mutation`), its probe records in ``hold``. With ``tree``
-    (a private copy of the checkout, :mod:`truegreen.repo.copy`), the run is in the copy,
-    and imports the copy's modules where the interpreter's paths point into the checkout."""
+    (:mod:`truegreen.localize.mutation`), its probe records in ``hold``."""
     # a test module of the selection that cannot be collected must not stop the others
     args = [
         *project.settings.pytest_args,
@@ -222,15 +217,8 @@ def _request(
         env[mutation.WAIT_VAR] = str(int(timeout or project.settings.suite_timeout))
         plugins += (mutation.PLUGIN,)
         records = hold / "bare.jsonl"  # the runner makes its directory writable
-        if tree is not None:  # the mutants name the checkout's files: the copy's stand in
-            env[mutation.COPY_VAR] = json.dumps([str(tree.resolve()), str(project.root.resolve())])
-    if tree is not None:
-        # the copy has no .git: git run in it must not find a repository above it (a
-        # temporary directory inside the user's home, kept in git)
-        env["GIT_CEILING_DIRECTORIES"] = str(tree.resolve().parent)
     return PytestRequest(
-        repo=tree or project.root,
-        origin=project.root if tree is not None else None,
+        repo=project.root,
         interpreter=project.interpreter,
         test_ids=tuple(ids),
         args=tuple(args),
@@ -308,61 +296,6 @@ def warm(stmts: Statements, selection: Sequence[str], stop: Callable[[], bool]) 
         boundary.warm(stmts, rel)
 
 
-def _private_tree(project: Project, tmp: Path, say: Callable[[str], None]) -> Path | None:
-    """Without a sandbox, a copy of the checkout under ``tmp`` for the bare run, so that
-    it can run beside the traced one; None with a sandbox (each run sees the checkout
-    read-only) or when the copy cannot be made (then the runs take turns)."""
-    if project.sandbox != "none":
-        return None
-    tree = tmp / "tree" / project.root.name
-    # with its own settings file, pytest's rootdir is the checkout (or the copy) and it
-    # reads nothing above; without one, it may
-    own = settings_file(project.root) is not None
-    above = None if own else _config_above(project.root)
-    if above is not None:
-        say(
-            "localize: the bare run waits for the traced one (pytest may read "
-            f"{above}, above the checkout, which a copy of the checkout would not have)"
-        )
-        return None
-    above = None if own else _config_above(tree)
-    if above is not None:
-        say(
-            "localize: the bare run waits for the traced one (pytest run in a copy of the "
-            f"checkout in {tmp} may read {above}, above it)"
-        )
-        return None
-    try:
-        copy_tree(project.root, tree)
-    except (TreeTooLarge, OSError) as exc:
-        say(f"localize: the bare run waits for the traced one (no copy of the checkout: {exc})")
-        return None
-    return tree
-
-
-#: files above the project's directory that pytest may read (its rootdir's configuration,
-#: conftest.py files on the way up)
-PYTEST_CONFIGS = (
-    "pytest.ini",
-    ".pytest.ini",
-    "pyproject.toml",
-    "tox.ini",
-    "setup.cfg",
-    "conftest.py",
-)
-
-
-def _config_above(root: Path) -> Path | None:
-    """A file above ``root`` that pytest may read when run in ``root``, which has no
-    settings file of its own (a project in a subdirectory of a repository configured at
-    its top), or None."""
-    for parent in root.resolve().parents:
-        for name in PYTEST_CONFIGS:
-            if (parent / name).is_file():
-                return parent / name
-    return None
-
-
 def _read_trace(path: Path) -> Trace | None:
     try:
         return Trace.from_json(json.loads(path.read_text(encoding="utf-8")))
@@ -413,13 +346,8 @@ def localize(
             # its own temp dir: the sandbox hands a writable dir's entries to its uid only
             # while truegreen still owns them, and the measured run is handed ``tmp``'s
             hold = Path(tempfile.mkdtemp(prefix="truegreen-mutants-"))
-        # the bare run runs beside the traced one; without a sandbox, in a private copy
-        # of the checkout (both would write into the one checkout), or after it when the
-        # copy cannot be made
-        tree = _private_tree(project, tmp, say) if wanted else None
-        parallel = wanted and (project.sandbox != "none" or tree is not None)
         bare_request = _request(
-            project, selection, opts.timeout, first=targets, keep=targets, hold=hold, tree=tree
+            project, selection, opts.timeout, first=targets, keep=targets, hold=hold
         )
 
         def bare() -> None:
@@ -478,6 +406,9 @@ def localize(
 
         bare_thread = threading.Thread(target=bare, daemon=True)
         warm_thread = threading.Thread(target=warmer, daemon=True)
+        # in parallel, except without a sandbox: then both runs share the checkout, and
+        # tests that write into it (generated files, caches) would see each other's writes
+        parallel = wanted and project.sandbox != "none"
         if parallel:
             bare_thread.start()
             warm_thread.start()

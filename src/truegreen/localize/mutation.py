@@ -46,9 +46,6 @@ Line = tuple[str, int]
 PLUGIN = "truegreen_mutants"
 DIR_VAR = "TRUEGREEN_MUTANTS_DIR"
 WAIT_VAR = "TRUEGREEN_MUTANTS_WAIT"
-#: the bare run is in a private copy of the checkout: ``[copy, checkout]``, so that the
-#: runner matches the copy's modules with the checkout's files the mutants name
-COPY_VAR = "TRUEGREEN_MUTANTS_COPY"
 
 #: tie groups that start within this many places of the top are mutated
 TOP = 5

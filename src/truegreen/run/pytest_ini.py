@@ -156,12 +156,6 @@ def _read_settings_files(root: Path) -> dict[str, bytes | None]:
     return files
 
 
-def settings_file(root: Path) -> str | None:
-    """The file at ``root`` that pytest, run there, takes its settings from; None when it
-    has none (pytest then looks in the directories above)."""
-    return effective(_read_settings_files(root))[0]
-
-
 def kept_addopts(root: Path) -> tuple[str, ...]:
     """The project's ``addopts`` (from the settings file at ``root`` pytest would use) that
     a graded run keeps: see :data:`KEPT_ADDOPTS` and :func:`_loadable`."""

@@ -13,9 +13,7 @@ Environment:
   (after truegreen's probe has reported it), this process writes ``ready`` there, waits
   for ``spec.json`` (or ``stop``), runs it, writes ``results.json`` and ends the process
   at once (``os._exit`` with the session's exit status);
-* ``TRUEGREEN_MUTANTS_WAIT`` (optional) how long to wait for the spec, in seconds (300);
-* ``TRUEGREEN_MUTANTS_COPY`` (optional) ``[copy, checkout]`` when the run is in a private
-  copy of the checkout: the copy's files stand for the checkout's that the mutants name.
+* ``TRUEGREEN_MUTANTS_WAIT`` (optional) how long to wait for the spec, in seconds (300).
 
 ``spec.json``::
 
@@ -66,7 +64,6 @@ import __future__
 
 import contextlib
 import dis
-import functools
 import gc
 import hashlib
 import json
@@ -83,33 +80,10 @@ import pytest
 _DIR_VAR = "TRUEGREEN_MUTANTS_DIR"
 _NEWLOCALS = 0x2  # inspect.CO_NEWLOCALS: a function's code, not a module's or class body's
 _WAIT_VAR = "TRUEGREEN_MUTANTS_WAIT"
-_COPY_VAR = "TRUEGREEN_MUTANTS_COPY"
 
 _ADDR = re.compile(r"0x[0-9a-fA-F]{4,}")
 _PYTEST_TMP = re.compile(r"pytest-\d+")
 _TEST_TMP = re.compile(r"(/test_\w+?)\d+(?=/|\b)")
-
-
-def _real(path: str) -> str:
-    """``path`` resolved; a file of the private copy of the checkout this run may be in
-    (``TRUEGREEN_MUTANTS_COPY``: ``[copy, checkout]``) as the checkout's file it copies,
-    which is what the mutants name."""
-    real = os.path.realpath(path)
-    copy, checkout = _copy_roots(os.environ.get(_COPY_VAR, ""))
-    if copy and (real == copy or real.startswith(copy + os.sep)):
-        return checkout + real[len(copy) :]
-    return real
-
-
-@functools.lru_cache(maxsize=4)
-def _copy_roots(raw: str) -> tuple[str, str]:
-    try:
-        copy, checkout = json.loads(raw)
-    except (TypeError, ValueError):
-        return ("", "")
-    if not isinstance(copy, str) or not isinstance(checkout, str):
-        return ("", "")
-    return (os.path.realpath(copy).rstrip(os.sep), os.path.realpath(checkout).rstrip(os.sep))
 
 
 class _Timeout(BaseException):
@@ -310,12 +284,12 @@ class _Functions:
         self.scanned = False
         for module in list(sys.modules.values()):
             path = getattr(module, "__file__", None)
-            if not isinstance(path, str) or _real(path) not in files:
+            if not isinstance(path, str) or os.path.realpath(path) not in files:
                 continue
             got: list = []
             _reachable(module, got)
             for f in got:
-                real = _real(f.__code__.co_filename)
+                real = os.path.realpath(f.__code__.co_filename)
                 if real in files:
                     self.found.setdefault(real, []).append(f)
 
@@ -326,7 +300,7 @@ class _Functions:
             everything: dict[str, list[types.FunctionType]] = {}
             for o in gc.get_objects():
                 if type(o) is types.FunctionType:
-                    real = _real(o.__code__.co_filename)
+                    real = os.path.realpath(o.__code__.co_filename)
                     if real in self.files:
                         everything.setdefault(real, []).append(o)
             self.found = everything
@@ -339,7 +313,7 @@ def _key(code) -> tuple[str, int]:
 
 
 def _swap(m, funcs: _Functions) -> list[tuple[types.FunctionType, types.CodeType]]:
-    path = _real(m["file"])
+    path = os.path.realpath(m["file"])
     text = "\n" * (int(m["start"]) - 1) + m["source"]
     flags = __future__.annotations.compiler_flag if "annotations" in m.get("future", ()) else 0
     tree = compile(text, m["file"], "exec", flags=flags, dont_inherit=True)
@@ -378,11 +352,12 @@ def _reload(m) -> list[tuple[dict, str, object]]:
     the live module's globals, where its functions read them: a table built at import
     by calls of a changed function is rebuilt with the change. Returns what was replaced
     (globals, name, old value), to put back."""
-    path = _real(m["file"])
+    path = os.path.realpath(m["file"])
     modules = [
         mod
         for mod in list(sys.modules.values())
-        if isinstance(getattr(mod, "__file__", None), str) and _real(mod.__file__) == path
+        if isinstance(getattr(mod, "__file__", None), str)
+        and os.path.realpath(mod.__file__) == path
     ]
     if not modules:
         raise ValueError("the module is not imported")
@@ -511,7 +486,7 @@ def _mutate(session, spec: dict, out: _Results) -> None:
         else:
             base.append([_run(item, limit), _run(item, limit)])
     out.put("base", base)
-    files = {_real(m["file"]) for m in spec.get("mutants", [])}
+    files = {os.path.realpath(m["file"]) for m in spec.get("mutants", [])}
     funcs = _Functions(files)
     for m in spec.get("mutants", []):
         reload = bool(m.get("reload"))
