@@ -880,6 +880,12 @@ def _stop_monitoring() -> None:
 _values_cfg: dict = {}
 _watching = False  # the current test phase records values
 _values: dict = {}  # nodeid -> {"states": [], "assigns": [], "returns": []}
+#: A state, assignment or return is kept as its JSON text, encoded when it is recorded:
+#: thousands of nested dicts kept alive would be traversed by every full garbage collection
+#: for the rest of the session (pytest's own cleanup runs several), which cost a watched
+#: test's session up to half again its time; texts are not traversed.
+_encode = json.JSONEncoder(default=str).encode
+_RECORD_LISTS = ("states", "assigns", "returns")
 _secrets: dict = {}  # sha256 -> len
 _seq = [0]
 _last_return = [None]  # (seq, file, line, value)
@@ -1274,7 +1280,7 @@ def _value_call(frame, code, add_line):
                         lr = _last_return[0]
                         if lr is not None and lr[0] > state["seq"] and lr[3] == val:
                             a["from"] = {"file": lr[1], "line": lr[2]}
-                        rec["assigns"].append(a)
+                        rec["assigns"].append(_encode(a))
             if event == "line":
                 ln = frame.f_lineno
                 if add_line is not None:
@@ -1284,7 +1290,9 @@ def _value_call(frame, code, add_line):
                 rec["per"][key] = n + 1
                 if n < _PER_LINE and len(rec["states"]) < _MAX_STATES:
                     rec["states"].append(
-                        {"file": rel, "line": ln, "func": func, "locals": snap, "hit": n + 1}
+                        _encode(
+                            {"file": rel, "line": ln, "func": func, "locals": snap, "hit": n + 1}
+                        )
                     )
                 state["line"], state["snap"], state["seq"] = ln, snap, seq
             else:
@@ -1298,7 +1306,7 @@ def _value_call(frame, code, add_line):
                     back = frame.f_back
                     if back is not None and _in_test_file(back.f_code):
                         ret["to_test"] = True  # the value the test itself received
-                    rec["returns"].append(ret)
+                    rec["returns"].append(_encode(ret))
                     _last_return[0] = (seq, rel, line, val)
         elif event == "exception":
             state["raised"] = True
@@ -1341,15 +1349,17 @@ def _argument_edges(frame, code, snap, seq, assigns) -> None:
         if any(raw is v for v in theirs):
             continue  # one of the caller's variables, passed along: not made here
         assigns.append(
-            {
-                "file": _file_of[bcode],
-                "line": back.f_lineno,
-                "func": bcode.co_name,
-                "var": name,
-                "value": snap[name],
-                "seq": seq,
-                "arg": True,
-            }
+            _encode(
+                {
+                    "file": _file_of[bcode],
+                    "line": back.f_lineno,
+                    "func": bcode.co_name,
+                    "var": name,
+                    "value": snap[name],
+                    "seq": seq,
+                    "arg": True,
+                }
+            )
         )
 
 
@@ -1777,9 +1787,16 @@ def _write() -> None:
         _mon_flush()
         _stop_monitoring()
     _engine = "off"
-    values = {}
+    # the records are JSON texts already (see ``_encode``): spliced in, not encoded again
+    values = []
     for nid, rec in _values.items():
-        values[nid] = {k: v for k, v in rec.items() if k not in ("per", "events", "budget")}
+        parts = []
+        for k, v in rec.items():
+            if k in _RECORD_LISTS:
+                parts.append(f"{_encode(k)}:[{','.join(v)}]")
+            elif k not in ("per", "events", "budget"):
+                parts.append(f"{_encode(k)}:{_encode(v)}")
+        values.append(f"{_encode(nid)}:{{{','.join(parts)}}}")
     doc = {
         "engine": engine,
         "python": ".".join(str(v) for v in sys.version_info[:3]),
@@ -1793,7 +1810,6 @@ def _write() -> None:
         "phase_imports": {
             nid: {ph: sorted(mods) for ph, mods in p.items()} for nid, p in _phase_imports.items()
         },
-        "values": values,
         "failures": _failures,
         "secrets": [{"sha256": h, "len": n} for h, n in sorted(_secrets.items())],
         "settings": {"recursionlimit": sys.getrecursionlimit()},
@@ -1805,9 +1821,27 @@ def _write() -> None:
     # json.dumps, not json.dump: only dumps uses the C encoder (5-10x faster on the
     # values of a long test)
     text = json.dumps(doc, default=str)
+    # the values last: the document is a non-empty object, so its text ends with "}"
+    text = text[:-1] + ',"values":{' + ",".join(values) + "}}"
     with open(tmp, "w", encoding="utf-8") as fh:
         fh.write(text)
     os.replace(tmp, _out)
+    # written: what was recorded is not read again. Dropped now, so that the garbage
+    # collections pytest runs at its cleanup traverse what a bare run's would
+    for recorded in (
+        _values,
+        _phases,
+        _phase_imports,
+        _phase_recv,
+        _import_runs,
+        _import_lines,
+        _session_lines,
+        _failures,
+        _name_verdicts,
+        _shape_verdicts,
+        _assert_trees,
+    ):
+        recorded.clear()
 
 
 @pytest.hookimpl(trylast=True)
