@@ -783,3 +783,54 @@ def test_under_the_sandbox_the_held_bare_run_reports_and_runs_its_mutants(make_p
     assert doc["measurement"]["compared"] == 3
     assert any("mutant(s) changed" in n for r in doc["ranking"] for n in r["evidence"])
     assert not [w for w in doc["warnings"] if "mutant" in w]
+
+
+QUICK_AND_SLOW = {
+    "tests/test_speed.py": """
+        import time
+
+        def test_quick():
+            assert 1 + 1 == 2
+
+        def test_slow():
+            time.sleep(0.1)
+        """,
+}
+
+
+def test_a_mutant_test_run_is_limited_by_what_its_base_runs_took_here(make_project, tmp_path):
+    # truegreen's limits (5 s here) come from the session: at least a second each. The
+    # base runs, warm in this process, lower a quick test's to the least (a mutant that
+    # loops stops sooner) and a slow one's to 10 times what it took, never above truegreen's
+    import os
+    import subprocess
+
+    from truegreen.localize.engine import TRACER_DIR
+
+    root = make_project(QUICK_AND_SLOW, use_git=False)
+    hold = tmp_path / "hold"
+    hold.mkdir()
+    tests = ["tests/test_speed.py::test_quick", "tests/test_speed.py::test_slow"]
+    spec = {"tests": tests, "timeouts": [5.0, 5.0], "deadline": 60, "mutants": []}
+    (hold / "spec.json").write_text(json.dumps(spec))
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(TRACER_DIR),
+        mutation.DIR_VAR: str(hold),
+        mutation.WAIT_VAR: "60",
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", mutation.PLUGIN, "-p", "no:cacheprovider"],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    results = json.loads((hold / "results.json").read_text())
+    plugin = mutation_plugin()
+    quick, slow = results["limits"]
+    assert quick == plugin._MIN_LIMIT
+    assert 1.0 <= slow < 5.0  # 10 times about 0.1 s
+    assert [pair[0][0] for pair in results["base"]] == ["passed", "passed"]

@@ -39,7 +39,9 @@ where the module's functions read it, until the mutant's tests have run. Such mu
 last, each file's after a ``"control": true`` one (the body run again unchanged, which
 truegreen checks left the tests' results as they were).
 
-A test run is stopped at its timeout by an alarm that repeats until the run ends (code
+Each test runs twice unchanged first (the base runs); its timeout is then lowered to 10
+times what those runs took here, at least ``_MIN_LIMIT``. A test run is stopped at its
+timeout by an alarm that repeats until the run ends (code
 that catches the first one, a retry loop's ``except BaseException``, meets the next one
 elsewhere); its teardown then gets a time limit of its own. A teardown stopped that way
 ends the phase, as pytest's set-up state may be half torn down.
@@ -48,6 +50,7 @@ At ``deadline`` a watchdog thread writes what was done and ends the process.
 ``results.json``::
 
     {"base": [[outcome, digest, message digest] per test, run twice: a pair per test],
+     "limits": [the time limit each test's runs got, in seconds, after the base runs],
      "results": {"<id>": [[outcome, digest, message digest] per test of the mutant]
                          | {"error": "..."}},
      "stopped": "why the phase ended early" (if it did), "error": "..." (if it failed)}
@@ -80,6 +83,8 @@ import pytest
 _DIR_VAR = "TRUEGREEN_MUTANTS_DIR"
 _NEWLOCALS = 0x2  # inspect.CO_NEWLOCALS: a function's code, not a module's or class body's
 _WAIT_VAR = "TRUEGREEN_MUTANTS_WAIT"
+#: the least time limit of a mutant's test run, in seconds (see ``_mutate``)
+_MIN_LIMIT = 0.25
 
 _ADDR = re.compile(r"0x[0-9a-fA-F]{4,}")
 _PYTEST_TMP = re.compile(r"pytest-\d+")
@@ -479,19 +484,33 @@ def _mutate(session, spec: dict, out: _Results) -> None:
     tests = [by_id.get(t) for t in spec.get("tests", [])]
     limits = [float(t) for t in spec.get("timeouts", [])]
     limits += [10.0] * (len(tests) - len(limits))
+    # a module's body run again is not a test: it keeps truegreen's limits
+    reload_limit = max(limits, default=10.0)
     base = []
-    for item, limit in ((tests[i], limits[i]) for i in range(len(tests))):
+    for i, item in enumerate(tests):
         if item is None:
             base.append([["missing", "", ""], ["missing", "", ""]])
-        else:
-            base.append([_run(item, limit), _run(item, limit)])
+            continue
+        started = time.perf_counter()
+        first = _run(item, limits[i])
+        second = _run(item, limits[i])
+        base.append([first, second])
+        # the base runs, in this process and as warm as the mutants' runs will be, say
+        # how long the test takes here: a mutant that loops is stopped at 10 times that
+        # (at least _MIN_LIMIT), not at truegreen's limit from the session's duration,
+        # which is at least a second: a tied suspect in a loop often has a few mutants
+        # that loop, and each cost that second
+        if not any(r[0].startswith("timeout") for r in (first, second)):
+            took = (time.perf_counter() - started) / 2
+            limits[i] = min(limits[i], max(_MIN_LIMIT, 10 * took))
     out.put("base", base)
+    out.put("limits", [round(x, 3) for x in limits])
     files = {os.path.realpath(m["file"]) for m in spec.get("mutants", [])}
     funcs = _Functions(files)
     for m in spec.get("mutants", []):
         reload = bool(m.get("reload"))
         try:
-            swapped = _reload_within(m, max(limits, default=10.0)) if reload else _swap(m, funcs)
+            swapped = _reload_within(m, reload_limit) if reload else _swap(m, funcs)
         except _Timeout:
             out.result(m["id"], {"error": "the module's body, run again, timed out"})
             continue
