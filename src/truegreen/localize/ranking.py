@@ -18,7 +18,7 @@ of the group's last line. ``ties`` is the group's size.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Literal
@@ -190,15 +190,40 @@ def rank(
             mutated.get(ln, _UNMUTATED),
         )
         rows.append((key, ln, c))
-    rows.sort(key=lambda r: (_neg(r[0]), r[1]))
+    # the rationals of the keys are replaced by their places among the distinct values
+    # (sorted as rationals once): the same order, compared as small integers
+    values = _places(r[0][2][1] for r in rows)
+    branches = _places(r[0][6][1] for r in rows)
+    mutations = _places(r[0][8] for r in rows)
+    keyed = [
+        (
+            (
+                -top,
+                -kind,
+                -inf,
+                -values[value],
+                -body,
+                -level,
+                -name,
+                -b_inf,
+                -branches[branch],
+                -near,
+                -mutations[mut],
+            ),
+            ln,
+            c,
+        )
+        for (top, kind, (inf, value), body, level, name, (b_inf, branch), near, mut), ln, c in rows
+    ]
+    keyed.sort(key=lambda r: (r[0], r[1]))
     out: list[Ranked] = []
     i = 0
-    while i < len(rows):
+    while i < len(keyed):
         j = i
-        while j < len(rows) and rows[j][0] == rows[i][0]:
+        while j < len(keyed) and keyed[j][0] == keyed[i][0]:
             j += 1
         for k in range(i, j):
-            _key, (file, line), c = rows[k]
+            _key, (file, line), c = keyed[k]
             level, notes = ev.get((file, line), (0, ()))
             if (file, line) in decided:
                 (_f, to), s = decided[(file, line)]
@@ -220,11 +245,10 @@ PASSED = Fraction(1, 2)
 _NO_HISTORY = -1
 
 
-def _neg(
-    key: _Key,
-) -> tuple[int, int, int, Fraction, int, int, int, int, Fraction, int, Fraction]:
-    top, kind, (inf, value), body, level, name, (b_inf, branch), near, mutated = key
-    return (-top, -kind, -inf, -value, -body, -level, -name, -b_inf, -branch, -near, -mutated)
+def _places(values: Iterable[Fraction]) -> dict[Fraction, int]:
+    """Each distinct value's place among them, smallest first: integers that order as the
+    values do (comparing thousands of rationals in a sort cost more than the rest of it)."""
+    return {v: i for i, v in enumerate(sorted(set(values)))}
 
 
 def by_history(ranking: Sequence[Ranked], recent: Mapping[Line, tuple[int, str]]) -> list[Ranked]:
