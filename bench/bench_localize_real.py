@@ -1845,6 +1845,18 @@ def ratio(a: float | None, b: float | None) -> str:
     return f"{a / b:.1f}x" if a and b else "-"
 
 
+def compile_truegreen() -> None:
+    """Byte-compile truegreen's own modules, as installing it does (pip compiles a wheel's
+    modules). An editable install under ``PYTHONDONTWRITEBYTECODE`` (set on the machines
+    these figures come from) has no ``.pyc`` files, and every ``truegreen localize`` would
+    compile truegreen from source first: 0.05 s per run that no installed truegreen pays."""
+    import compileall
+
+    import truegreen
+
+    compileall.compile_dir(str(Path(truegreen.__file__).parent), quiet=1)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--bugs", default=DEFAULT_BUGS, help="project:lo-hi[+n],... (BugsInPy ids)")
@@ -1870,6 +1882,7 @@ def main() -> int:
     if opts.no_mutants:
         LOCALIZE_EXTRA.append("--no-mutants")
     bugs = parse_bugs(opts.bugs)
+    compile_truegreen()
     for b in bugs:
         print(f"{b.key} ...", file=sys.stderr, flush=True)
         try:
@@ -1942,6 +1955,7 @@ def main() -> int:
     env = {
         "python": "3.11",
         "localize_options": LOCALIZE_EXTRA,
+        "truegreen_byte_compiled": True,  # see compile_truegreen
         "truegreen_head": head,
         "localize_uncommitted_diff_sha256": (
             hashlib.sha256(dirty.encode()).hexdigest() if dirty else None
