@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,6 +50,17 @@ class Project:
         )
 
 
+def _check_sandbox(name: str | None) -> None:
+    """Find out whether the sandbox ``name`` (None: the default, bwrap) works here; the
+    answer is kept for :func:`truegreen.sandbox.get_backend`, which says what it was."""
+    from truegreen.sandbox import _backends
+
+    backend = _backends().get(name or "bwrap")
+    if backend is not None:
+        with contextlib.suppress(Exception):  # get_backend asks again, and says why
+            backend.available()
+
+
 def open_project(
     repo: Path | str | None,
     python: str | None = None,
@@ -77,8 +90,17 @@ def open_project(
             raise
         git, root = None, path.resolve()
     settings = config.load(root)
-    interp = resolve(python, root, executor)
     chosen = sandbox if sandbox is not None else settings.sandbox
+    # the sandbox's check (bwrap run once) goes on while the interpreter is asked its facts
+    checker: threading.Thread | None = None
+    if chosen != "none" and (chosen is None or chosen in config.SANDBOXES):
+        checker = threading.Thread(target=_check_sandbox, args=(chosen,), daemon=True)
+        checker.start()
+    try:
+        interp = resolve(python, root, executor)
+    finally:
+        if checker is not None:
+            checker.join()
     if chosen is not None and chosen not in config.SANDBOXES:
         raise UsageError(
             f"--sandbox {chosen!r} is not a sandbox",
