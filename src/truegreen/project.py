@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -50,17 +49,6 @@ class Project:
         )
 
 
-def _check_sandbox(name: str | None) -> None:
-    """Find out whether the sandbox ``name`` (None: the default, bwrap) works here; the
-    answer is kept for :func:`truegreen.sandbox.get_backend`, which says what it was."""
-    from truegreen.sandbox import _backends
-
-    backend = _backends().get(name or "bwrap")
-    if backend is not None:
-        with contextlib.suppress(Exception):  # get_backend asks again, and says why
-            backend.available()
-
-
 def open_project(
     repo: Path | str | None,
     python: str | None = None,
@@ -94,7 +82,9 @@ def open_project(
     # the sandbox's check (bwrap run once) goes on while the interpreter is asked its facts
     checker: threading.Thread | None = None
     if chosen != "none" and (chosen is None or chosen in config.SANDBOXES):
-        checker = threading.Thread(target=_check_sandbox, args=(chosen,), daemon=True)
+        from truegreen.sandbox import check_backend
+
+        checker = threading.Thread(target=check_backend, args=(chosen,), daemon=True)
         checker.start()
     try:
         interp = resolve(python, root, executor)

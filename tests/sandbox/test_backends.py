@@ -61,6 +61,37 @@ def test_explicit_unavailable_backend_names_why_and_what_to_do(monkeypatch):
     assert "no engine" in str(info.value) and "--sandbox" in str(info.value)
 
 
+def test_check_backend_asks_ahead_and_get_backend_says_the_answer(monkeypatch):
+    probes: list[str] = []
+
+    def probe(self):
+        probes.append("bwrap")
+        return (False, "no user namespaces")
+
+    bwrap_mod.reset_cache()
+    monkeypatch.setattr(BwrapBackend, "_probe", probe)
+    try:
+        sandbox.check_backend(None)
+        assert probes == ["bwrap"]
+        said: list[str] = []
+        assert get_backend(None, notify=said.append).name == "none"
+        assert probes == ["bwrap"]  # the answer kept, not asked again
+        assert "no user namespaces" in said[0]
+    finally:
+        bwrap_mod.reset_cache()
+
+
+def test_check_backend_never_raises(monkeypatch):
+    def broken(self):
+        raise OSError("bwrap vanished")
+
+    monkeypatch.setattr(BwrapBackend, "available", broken)
+    sandbox.check_backend("bwrap")  # get_backend is the one to report it
+    sandbox.check_backend("chroot")  # not a backend: get_backend says so
+    with pytest.raises(UsageError, match="not a sandbox"):
+        get_backend("chroot")
+
+
 def test_available_backends_lists_all_three():
     listing = sandbox.available_backends()
     assert [name for name, _, _ in listing] == ["none", "bwrap", "docker"]

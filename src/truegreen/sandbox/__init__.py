@@ -7,12 +7,14 @@ the wrapped command as any other (deadline, process-group kill, bounded capture)
     get_backend(name, notify=...)   "none" | "bwrap" | "docker" | None (the default:
                                     bwrap where it works here, else none, and says so)
     available_backends()            [(name, works_here, why)] for ``truegreen doctor``
+    check_backend(name)             ask ahead whether it works (the answer is kept)
 
 What a confined run sees and may do is described in ``docs/sandbox.md``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -145,6 +147,16 @@ def available_backends() -> list[tuple[str, bool, str]]:
     return [(name, *backend.available()) for name, backend in _backends().items()]
 
 
+def check_backend(name: str | None) -> None:
+    """Find out whether the backend ``name`` (None: the default, bwrap) works here, ahead
+    of :func:`get_backend`, which then says what the answer was (it is kept per process).
+    Never raises: an unknown name or a failing check is for ``get_backend`` to report."""
+    backend = _backends().get(name or "bwrap")
+    if backend is not None:
+        with contextlib.suppress(Exception):
+            backend.available()
+
+
 def get_backend(name: str | None, *, notify: Callable[[str], None] | None = None) -> Backend:
     """The backend called ``name``.
 
@@ -193,6 +205,7 @@ __all__ = [
     "NoSandbox",
     "SandboxSpec",
     "available_backends",
+    "check_backend",
     "get_backend",
     "is_secret_name",
     "scrub_env",
