@@ -691,6 +691,15 @@ def test_the_modules_the_test_files_import_are_analysed_ahead_nearest_first(make
         assert (kind, "pkg/mod.py") in stmts._memo
         assert stmts.memo(kind, "pkg/mod.py", again) is stmts._memo[(kind, "pkg/mod.py")]
 
+    # then the test files themselves: what each test reads of its file is answered later
+    # without parsing the file again
+    def parse_again(rel: str) -> None:
+        raise AssertionError(f"parsed {rel} again")
+
+    stmts.defuse._tree = parse_again
+    target = "tests/test_mod.py::test_missing"
+    assert stmts.defuse.test_reads(target) == Statements(root).defuse.test_reads(target)
+
 
 @pytest.mark.bwrap
 def test_analysing_ahead_changes_nothing_in_the_document(make_project, monkeypatch):

@@ -575,6 +575,14 @@ class DefUse:
         self._test_reads[key] = got
         return got
 
+    def warm_test_file(self, test_file: str) -> None:
+        """Parse ``test_file`` and read its conftest.py files ahead of need (see
+        :meth:`test_reads`); the answers are the ones asked for later."""
+        if test_file.endswith(".py") and test_file not in self._test_files:
+            tree = self._tree(test_file)
+            self._test_files[test_file] = None if tree is None else SlicedTestFile(tree)
+        self._conftest_reads(test_file)
+
     def _conftest_reads(self, test_file: str) -> frozenset[str]:
         """What the conftest.py files above a test file read (whole)."""
         parts = test_file.split("/")[:-1]
@@ -591,8 +599,7 @@ class DefUse:
     def _test_file_reads(self, test_file: str, path: Sequence[str]) -> frozenset[str]:
         if path and test_file.endswith(".py"):
             if test_file not in self._test_files:
-                tree = self._tree(test_file)
-                self._test_files[test_file] = None if tree is None else SlicedTestFile(tree)
+                self.warm_test_file(test_file)
             parsed = self._test_files[test_file]
             got = parsed.reads(path) if parsed is not None else None
             if got is not None:

@@ -286,14 +286,19 @@ def keep_code(out: Path, cache: Path, root: Path, trace: Trace) -> None:
 
 
 def warm(stmts: Statements, selection: Sequence[str], stop: Callable[[], bool]) -> None:
-    """Analyse the project modules the selection's test files import (nearest first) until
-    ``stop()``: what the ranking and the evidence ask of each file, computed ahead."""
+    """Analyse the project modules the selection's test files import (nearest first), then
+    the test files themselves, until ``stop()``: what the ranking and the evidence ask of
+    each file, computed ahead."""
     files = sorted({f for f in (s.split("::", 1)[0] for s in selection) if f.endswith(".py")})
     for rel in project_modules(stmts.root, files, stop):
         if stop():
             return
         stmts.warm(rel)
         boundary.warm(stmts, rel)
+    for rel in files:
+        if stop():
+            return
+        stmts.defuse.warm_test_file(rel)
 
 
 def _read_trace(path: Path) -> Trace | None:
