@@ -1,6 +1,6 @@
 """``python -m truegreen``."""
 
-from truegreen.cli import main
+from truegreen._console import run
 
 if __name__ == "__main__":
-    main()
+    run()
