@@ -12,7 +12,10 @@ enough): it checks the bugs out under ``bench/.cache/real/bugs/`` with their vir
 A version is ``NAME=PYTHON`` (an interpreter with that truegreen installed) and optional
 ``+VAR=VALUE`` settings for the child: ``GC=off`` (no cyclic collector), ``GC=a,b,c``
 (thresholds), ``HARDEXIT=1`` (end with ``os._exit`` after the exit handlers, as the console
-script does since round 23). KEYSFILE lists bug keys (``click-0551bf5358``), one per line;
+script does since round 23). The child calls ``truegreen.cli.main``, not the console script:
+to time a version as its console script runs, give it the console script's settings too
+(``+GC=50000,50,1000+HARDEXIT=1``). bench_localize_ab.py times whole localizes, old code
+against new, against the bare run; this says where the time went. KEYSFILE lists bug keys (``click-0551bf5358``), one per line;
 without it, every prepared bug that verified. Each run of a bug appends one JSON line:
 its wall time, its exit status, the phase marks (seconds from the child's start) and a
 hash of its document (the same hash: the same bytes).
@@ -28,7 +31,6 @@ writes a random temporary path into a value, makes two runs differ)."""
 
 from __future__ import annotations
 
-import glob
 import hashlib
 import json
 import os
@@ -39,10 +41,11 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bench_localize_ab import _failing, _python_of  # the same bugs, venvs and failing tests
+
 T0 = time.perf_counter()
 ROOT = Path(__file__).resolve().parent.parent
 BUGS = ROOT / "bench" / ".cache" / "real" / "bugs"
-VENVS = ROOT / "bench" / ".cache" / "real"
 
 
 def child(argv: list[str]) -> None:
@@ -124,22 +127,17 @@ def child(argv: list[str]) -> None:
             raise
         sys.stdout.flush()
         atexit._run_exitfuncs()
-        os._exit(exc.code if isinstance(exc.code, int) else 1)
+        os._exit(0 if exc.code is None else exc.code if isinstance(exc.code, int) else 1)
 
 
 def _bug(key: str) -> tuple[Path, list[str], Path] | None:
     checkout = BUGS / key
     try:
-        verify = json.loads((checkout / ".git" / "bench-verify.json").read_text())
+        ids = sorted(_failing(checkout))[:5]
     except OSError:
         return None
-    before, after = verify["before"], verify["after"]
-    ids = [t for t in sorted(before) if before[t] in ("failed", "error")]
-    ids = [t for t in ids if after.get(t) == "passed"][:5]
-    project = key.rsplit("-", 1)[0].lower()
-    found = glob.glob(str(VENVS / f"venv-{key.lower()}" / "bin" / "python"))
-    found += glob.glob(str(VENVS / f"venv-{project}" / "bin" / "python"))
-    return (checkout, ids, Path(found[0])) if ids and found else None
+    python = _python_of(key, key.rsplit("-", 1)[0])
+    return (checkout, ids, python) if ids and python is not None else None
 
 
 def run(out: str, keys: list[str], versions: list[str]) -> None:

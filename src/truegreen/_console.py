@@ -7,7 +7,7 @@ timed against a bare test run; see docs/localize.md, round 23):
 * **Full passes of the cyclic garbage collector.** A command builds large structures that
   live to its end (localize reads a trace of every test's lines and parses the modules they
   ran) and makes little cyclic garbage. With the default thresholds the collector traversed
-  all of them again and again: about 3% of a median localize (4% with the collector off;
+  all of them again and again: about 3% of a median localize (3.6% with the collector off;
   the raised thresholds measured 1% slower than off, within the noise). Young objects are still
   collected (an exception's frames, say), every 50,000 allocations; objects that survive
   that are traversed again only after far more than a command allocates.
