@@ -105,3 +105,77 @@ def cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
     captured = capsys.readouterr()
     code = exc.value.code if isinstance(exc.value.code, int) else 0
     return code, captured.out, captured.err
+
+
+# -- tests that need a system tool or a service ------------------------------------------
+#
+# A test marked with one of these needs something outside Python. Outside CI a missing one
+# skips the test with the reason; with CI=true (.ci/run installs and starts them all) it is
+# a failure, so a missing install step can never hide behind a skip.
+
+
+def in_ci() -> bool:
+    return os.environ.get("CI", "").lower() == "true"
+
+
+def require(ok: bool, why: str) -> None:
+    """Skip (outside CI) or fail (in CI) when a test's requirement ``ok`` does not hold."""
+    if ok:
+        return
+    if in_ci():
+        pytest.fail(f"CI=true, but {why}: .ci/run must provide it")
+    pytest.skip(f"{why} (this test runs in CI)")
+
+
+def _reachable(host: str, port: int) -> bool:
+    import socket
+
+    try:
+        socket.create_connection((host, port), timeout=1).close()
+    except OSError:
+        return False
+    return True
+
+
+def _bwrap() -> tuple[bool, str]:
+    from truegreen.sandbox.bwrap import BwrapBackend
+
+    ok, why = BwrapBackend().available()
+    return ok, f"the bwrap sandbox does not work here: {why}"
+
+
+def _postgres() -> tuple[bool, str]:
+    return _reachable("127.0.0.1", 5432), "PostgreSQL is not reachable at 127.0.0.1:5432"
+
+
+def _redis() -> tuple[bool, str]:
+    return _reachable("127.0.0.1", 6379), "Redis is not reachable at 127.0.0.1:6379"
+
+
+def _chromium() -> tuple[bool, str]:
+    import shutil
+
+    found = shutil.which("chromium") or shutil.which("chromium-browser")
+    return found is not None, "Chromium is not installed (apt-get install chromium)"
+
+
+#: marker -> the check of what it needs, run once per session on first use
+REQUIREMENTS: dict[str, Callable[[], tuple[bool, str]]] = {
+    "bwrap": _bwrap,
+    "postgres": _postgres,
+    "redis": _redis,
+    "chromium": _chromium,
+}
+_checked: dict[str, tuple[bool, str]] = {}
+
+
+def requirement(marker: str) -> tuple[bool, str]:
+    if marker not in _checked:
+        _checked[marker] = REQUIREMENTS[marker]()
+    return _checked[marker]
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    for marker in REQUIREMENTS:
+        if item.get_closest_marker(marker) is not None:
+            require(*requirement(marker))

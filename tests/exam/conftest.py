@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import socket
 import sqlite3
 import uuid
 from collections.abc import Callable, Iterator
@@ -12,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import require, requirement
 from truegreen.exam import db
 from truegreen.exam.store import Ledger
 from truegreen.model.exam import Exam, distributions_digest
@@ -80,24 +79,13 @@ def tamper_sqlite(path: Path, *statements: str) -> None:
         con.close()
 
 
-def _reachable(host: str, port: int) -> bool:
-    try:
-        socket.create_connection((host, port), timeout=1).close()
-    except OSError:
-        return False
-    return True
-
-
 @pytest.fixture
 def pg_url() -> Iterator[str]:
     """A PostgreSQL URL whose search_path is a fresh schema, dropped afterwards.
 
     CI and developers share the server, so every test gets its own schema.
     """
-    if not _reachable("127.0.0.1", 5432):
-        if os.environ.get("CI") == "true":
-            pytest.fail("PostgreSQL is not reachable at 127.0.0.1:5432, and CI needs it")
-        pytest.skip("PostgreSQL is not reachable at 127.0.0.1:5432 (these tests run in CI)")
+    require(*requirement("postgres"))
     import psycopg
 
     schema = f"tg_test_{uuid.uuid4().hex[:12]}"

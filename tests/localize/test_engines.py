@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import in_ci
 from tests.localize.test_defuse import LOCALES, tables_of
 from truegreen.localize import LocalizeOptions, localize
 from truegreen.localize import engine as eng
@@ -189,7 +190,7 @@ def _modern_python(base: Path) -> str:
         python = str(venv / "bin" / "python")
         if subprocess.run([python, "-c", "import pytest"], check=False).returncode == 0:
             return python
-    if os.environ.get("CI") == "true":
+    if in_ci():
         pytest.fail("no Python >= 3.12 to test the sys.monitoring engine with")
     pytest.skip("no Python >= 3.12 installed here to test the sys.monitoring engine with")
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import sys
 from pathlib import Path
 
@@ -351,13 +350,8 @@ def test_real_project_shapes_function_ids_collection_errors(make_project):
     assert doc["warnings"] == []
 
 
+@pytest.mark.bwrap
 def test_a_failure_the_sandbox_causes_is_said_so(make_project):
-    from truegreen.sandbox import available_backends
-
-    if not any(name == "bwrap" and works for name, works, _ in available_backends()):
-        if os.environ.get("CI") == "true":
-            pytest.fail("bubblewrap must be installed in CI (.ci/run installs it)")
-        pytest.skip("bubblewrap is not installed here (apt-get install bubblewrap)")
     root = make_project(REAL_SHAPES, use_git=False)
     doc = localize(
         open_project(root, PY, "bwrap"),

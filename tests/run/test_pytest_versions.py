@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import in_ci
 from truegreen.run.interpreter import resolve
 from truegreen.run.pytest_run import PytestRequest, run_pytest
 
@@ -28,7 +29,7 @@ def _venv_with(spec: str) -> Path:
             text=True,
         )
         if done.returncode != 0:
-            if os.environ.get("CI") == "true":
+            if in_ci():
                 pytest.fail(f"cannot install {spec} in CI: {done.stderr[-500:]}")
             pytest.skip(
                 f"cannot install {spec} here (no package index?): {done.stderr.strip()[-200:]}"

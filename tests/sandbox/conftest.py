@@ -11,21 +11,16 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import require, requirement
 from truegreen.run.executor import Command, Completed, SubprocessExecutor
 from truegreen.sandbox import Limits, SandboxSpec, get_backend
-from truegreen.sandbox.bwrap import BwrapBackend
 
 PYTHON = Path(sys.executable)
 
 
 def require_bwrap() -> None:
     """Skip (outside CI) or fail (in CI) when bubblewrap cannot sandbox here."""
-    ok, why = BwrapBackend().available()
-    if ok:
-        return
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"CI=true but the bwrap sandbox does not work here: {why}")
-    pytest.skip(f"the bwrap sandbox does not work here: {why} (these tests run in CI)")
+    require(*requirement("bwrap"))
 
 
 @pytest.fixture

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
 import pytest
 
 import truegreen.sandbox as sandbox
+from tests.conftest import in_ci
 from truegreen.errors import UsageError
 from truegreen.run.executor import Command
 from truegreen.sandbox import Limits, NoSandbox, SandboxSpec, get_backend, is_secret_name
@@ -224,7 +224,7 @@ def test_docker_reports_unavailable_with_a_reason_here():
     if ok:
         pytest.skip(f"a Docker engine is reachable here: {why}")
     assert why and ("not installed" in why or "no Docker engine" in why), why
-    if os.environ.get("CI") != "true":
+    if not in_ci():
         with pytest.raises(UsageError, match="docker"):
             get_backend("docker")
 
