@@ -32,8 +32,11 @@ lint: dev
 typecheck: dev
 	$(BIN)/mypy
 
+# The tests are independent: one pytest-xdist worker per core (PYTEST_WORKERS=0 runs them
+# in one process, for debugging).
+PYTEST_WORKERS ?= auto
 unit: dev
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS)
 
 test: lint typecheck unit
 
