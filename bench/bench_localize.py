@@ -27,6 +27,10 @@ evidence; a pickle) for studying ranking changes without running the tests again
 
 Downloads and the virtualenv are cached under bench/.cache (git-ignored); results are
 written to bench/results/localize.json. Not part of the unit test suite (minutes).
+
+What each round of localize's development measured with this and the real-bug benchmark
+(bench_localize_real.py), and what was tried and taken back:
+bench/results/localize-history.md. The latest figures are in docs/localize.md.
 """
 
 from __future__ import annotations

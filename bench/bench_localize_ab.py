@@ -13,7 +13,8 @@ run of the same bug in the same rounds. Both trees are byte-compiled first, as a
 install is. Only bugs whose recorded bare selection took under ``--max-bare`` seconds are
 run (the fixed costs this measures matter there; a 50 s suite takes long to repeat).
 
-Results: ``bench/results/localize_ab.json``.
+Results: ``bench/results/localize_ab.json``. What earlier runs measured:
+bench/results/localize-history.md.
 """
 
 from __future__ import annotations

@@ -93,6 +93,9 @@ localize/FauxPy documents (only the table is recomputed). Results are written to
 bench/results/localize_real.json. ``--no-mutants`` localizes with ``truegreen localize
 --no-mutants`` (ties near the top not broken by mutants, as before round 16; the results'
 ``env`` records it).
+
+The rounds, the held-out sets and what each change moved, with the results files they cite:
+bench/results/localize-history.md. The latest figures are in docs/localize.md.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 in a process that runs one command and ends.
 
 Two things a one-command process can skip, measured on ``truegreen localize`` (a command
-timed against a bare test run; see docs/localize.md, round 23):
+timed against a bare test run; see bench/results/localize-history.md, round 23):
 
 * **Full passes of the cyclic garbage collector.** A command builds large structures that
   live to its end (localize reads a trace of every test's lines and parses the modules they

@@ -21,7 +21,8 @@ from __future__ import annotations
 class TruegreenError(Exception):
     """The root of truegreen's errors.
 
-    ``slug`` names the error in the docs (``docs/errors.md#<slug>``).
+    ``slug`` is a stable name for the kind of error (``usage``, ``config``, ...); there is
+    no errors page for it to point to yet, and the CLI does not print it.
     ``hint`` says what the user can do about it.
     """
 
