@@ -105,4 +105,13 @@ def compared_tests(reg: dict[str, Any]) -> str:
     counts = [f"{new} new failure{'' if new == 1 else 's'}", f"{flaky} flaky"]
     if reg.get("failing_on_both"):
         counts.append(f"{len(reg['failing_on_both'])} failing on both sides (not counted)")
-    return f"{n} test{' ran' if n == 1 else 's ran'} on both sides: " + ", ".join(counts)
+    text = f"{n} test{' ran' if n == 1 else 's ran'} on both sides: " + ", ".join(counts)
+    always = reg.get("always_run")
+    if always:
+        k = always["tests"]
+        text += (
+            f"; always-run ({', '.join(always['entries'])}): "
+            + (f"{k} test{'' if k == 1 else 's'} among them" if k else "no test")
+            + ", run whatever tests / ignore leave out"
+        )
+    return text
