@@ -44,7 +44,12 @@ from truegreen.cli._app import (
     show_default=True,
     help="How many times it must fail.",
 )
-@click.option("--hidden", is_flag=True, help="Hide the exam's content from fixers.")
+@click.option(
+    "--hidden",
+    is_flag=True,
+    help="Hide the exam's content from fixers: no command prints it, a bundle carries it "
+    "only encoded.",
+)
 @click.option(
     "--export", type=click.Path(path_type=Path), default=None, help="Also write a bundle to DIR."
 )
@@ -69,6 +74,7 @@ def seal_command(
 
     TEST_ID is the failing test's pytest node id."""
     from truegreen.api import seal_exam
+    from truegreen.cli.store import hidden_bundle_note
     from truegreen.project import open_project
     from truegreen.seal import SealRefused
 
@@ -102,8 +108,10 @@ def seal_command(
             err.print(f"  | {line}", markup=False)
         raise SystemExit(2) from None
     exam = sealed.exam
+    if sealed.bundle_path is not None and exam.hidden:
+        hidden_bundle_note({"hidden_exams": [exam.id]}, str(sealed.bundle_path))
     if json_out:
-        emit_json(exam.to_json())
+        emit_json(exam.public_json())
         return
     verb = "sealed" if sealed.created else "already sealed"
     out.print(f"[green]{verb}[/] {exam.id}", end="  ")

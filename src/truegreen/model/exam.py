@@ -63,12 +63,23 @@ class _Record(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
 
 
+def _content_not_required(schema: dict[str, Any]) -> None:
+    # The stored document always has the content; the one commands print for a hidden
+    # exam (Exam.public_json) leaves it out, and the published schema says so.
+    schema["required"] = [k for k in schema["required"] if k != "content"]
+
+
 class ExamFile(_Record):
     """One file of the exam: its path, content and the sha256 of its UTF-8 bytes."""
 
+    model_config = ConfigDict(json_schema_extra=_content_not_required)
+
     path: str
     sha256: str = Field(pattern=_SHA256)
-    content: str
+    content: str = Field(
+        description="the file's text; left out of a hidden exam's document as commands "
+        "print it (check a copy against sha256)"
+    )
 
     _path = field_validator("path")(_check_rel_path)
 
@@ -138,7 +149,8 @@ class Exam(_Record):
     repo: str = Field(min_length=1)
     #: the failure signature the exam fails with on the base
     signature: str | None
-    #: hidden from fixers: its content is not shown to whoever writes the fix
+    #: hidden from fixers: no command prints its files' content (:meth:`public_json`), and
+    #: a bundle carries it only encoded, marked hidden (:mod:`truegreen.exam.bundle`)
     hidden: bool = False
     #: every sealing run, in order
     runs: list[ExamRun] = Field(min_length=1)
@@ -232,6 +244,16 @@ class Exam(_Record):
     def to_json(self) -> dict[str, Any]:
         """The ``truegreen.exam/1`` document, ``id`` included."""
         return self.model_dump(mode="json", by_alias=True)
+
+    def public_json(self) -> dict[str, Any]:
+        """The document as commands print it: a hidden exam's files without their
+        ``content`` (each keeps its ``path`` and ``sha256``, which a copy can be checked
+        against). Never parsed back: :meth:`to_json` is the stored document."""
+        doc = self.to_json()
+        if self.hidden:
+            for f in doc["files"]:
+                del f["content"]
+        return doc
 
     @classmethod
     def from_json(cls, doc: Any) -> Exam:
