@@ -35,7 +35,8 @@ from truegreen.cli._app import (
     "--issue-file",
     type=click.Path(path_type=Path),
     default=None,
-    help="A bug report to write the exam from.",
+    help="The bug report the exam is for: its sha256 and title are recorded with the exam "
+    "(and the issue number its title names, unless --issue is given).",
 )
 @click.option(
     "--runs",
@@ -75,6 +76,7 @@ def seal_command(
     TEST_ID is the failing test's pytest node id."""
     from truegreen.api import seal_exam
     from truegreen.cli.store import hidden_bundle_note
+    from truegreen.exam.issue_report import read_report
     from truegreen.project import open_project
     from truegreen.seal import SealRefused
 
@@ -82,12 +84,15 @@ def seal_command(
         if issue_file is not None:
             raise click.BadParameter(
                 "writing an exam from a bug report is not available in this version; "
-                "write the failing test and pass TEST_ID --test-file FILE",
+                "write the failing test, then pass its TEST_ID (with --test-file FILE if it "
+                "is not committed) and --issue-file F to record the report with the exam",
                 param_hint="--issue-file",
             )
         raise click.BadParameter(
             "pass the failing test's node id (e.g. tests/test_x.py::test_y)", param_hint="TEST_ID"
         )
+    # the report is read first: a bad file is said before anything runs
+    report = read_report(issue_file) if issue_file is not None else None
     project = open_project(repo, python, sandbox, need_git=True, notify=notify)
     err.print(f"sealing {test_id}: {runs} run(s) at {rev} in a disposable worktree", markup=False)
     try:
@@ -99,6 +104,7 @@ def seal_command(
             runs=runs,
             hidden=hidden,
             issue=issue,
+            report=report,
             db_url=db,
             export_dir=export,
         )
@@ -121,6 +127,10 @@ def seal_command(
     )
     out.print(f"  {exam.signature}", markup=False)
     out.print(f"  files: {', '.join(f.path for f in exam.files)}", markup=False)
+    if exam.issue_report is not None:
+        r = exam.issue_report
+        issue = f"issue {exam.issue}: " if exam.issue is not None else ""
+        out.print(f"  for {issue}{r.title} (report sha256 {r.sha256[:12]})", markup=False)
     out.print(f"  ledger entry #{sealed.seq}  {sealed.entry_hash[:16]}", markup=False)
     if sealed.bundle_path is not None:
         out.print(f"  bundle: {sealed.bundle_path}", markup=False)

@@ -148,6 +148,11 @@ def exams_show(exam_id: str, content: bool, db: str | None, json_out: bool) -> N
         f"  runs:        {', '.join(r.outcome for r in exam.runs)}",
         f"  hidden:      {'yes' if exam.hidden else 'no'}",
         f"  issue:       {exam.issue if exam.issue is not None else '-'}",
+        *(
+            [f"  report:      {exam.issue_report.title} (sha256 {exam.issue_report.sha256})"]
+            if exam.issue_report is not None
+            else []
+        ),
         f"  command:     {shlex.join(exam.command)}",
         f"  environment: Python {env.python}, pytest {env.pytest}, {env.interpreter}, "
         f"distributions {env.distributions_sha256[:12]}",
