@@ -79,7 +79,7 @@ class Settings:
     always_run: tuple[str, ...] = ()
     suite_timeout: float = 900.0
     sandbox: str | None = None
-    #: where each key came from, for ``truegreen doctor`` and ``policy explain``
+    #: where each key came from, for ``truegreen doctor``
     sources: dict[str, str] = field(default_factory=dict)
 
 
