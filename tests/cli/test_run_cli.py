@@ -159,6 +159,15 @@ def test_exit():
     os._exit(3)
 
 
+class TestGroup:
+    def test_one(self):
+        pass
+
+    @pytest.mark.parametrize("x", [1, 2])
+    def test_p(self, x):
+        pass
+
+
 def test_flaky():
     # fails on the first run only: `run` runs in the repository (this test's tmp_path)
     marker = Path("flaky-marker")
@@ -176,6 +185,8 @@ def test_flaky():
         (["test_pass", "test_fail"], 1),
         (["test_error"], 1),
         (["test_exit"], 1),  # no_report: never a pass
+        # a class, a parametrized function: the tests they stand for, all passing
+        (["TestGroup", "TestGroup::test_p"], 0),
     ],
 )
 def test_run_exits_as_pytest_does(make_project, capsys, ids, code):

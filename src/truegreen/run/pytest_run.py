@@ -315,6 +315,12 @@ def _signature_from_text(text: str, root: str) -> tuple[str | None, str | None, 
     return make_signature(etype, msg or "", frames, root), etype, msg
 
 
+def _names_a_group(test_id: str, ids: set[str]) -> bool:
+    """Whether ``test_id`` (a class, a parametrized function without its case) stands for
+    tests among ``ids``: it is not one test of its own that failed to report."""
+    return any(i.startswith((test_id + "::", test_id + "[")) for i in ids)
+
+
 def parse_records(
     records: Sequence[dict[str, Any]],
     *,
@@ -374,7 +380,10 @@ def parse_records(
     seen = set(order)
     # Requested or collected tests that never reported anything.
     pending = [i for i in collected if i not in seen]
-    pending += [i for i in requested if i not in seen and i not in collected and "::" in i]
+    known = seen | set(collected)
+    pending += [
+        i for i in requested if i not in known and "::" in i and not _names_a_group(i, known)
+    ]
     for nid in pending:
         if nid in seen:
             continue
