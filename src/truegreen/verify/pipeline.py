@@ -147,6 +147,14 @@ def grade_under_base_config(git: GitRepo, base: str, head_tree: Path) -> list[st
     return replaced
 
 
+#: what to do about an always-run entry that names nothing
+ALWAYS_RUN_HINT = (
+    "fix always-run in the base's [tool.truegreen] (pyproject.toml or truegreen.toml): "
+    "paths or node ids relative to the repository root, as `python -m pytest "
+    "--collect-only -q` lists them"
+)
+
+
 def check_always_run(git: GitRepo, base: str, settings: config.Settings) -> None:
     """Refuse an ``always-run`` entry whose file or directory the base does not track, before
     anything runs (an id whose function does not exist is caught when it runs)."""
@@ -164,14 +172,6 @@ def check_always_run(git: GitRepo, base: str, settings: config.Settings) -> None
             f"({base[:12]}) does not track",
             hint=ALWAYS_RUN_HINT,
         )
-
-
-#: what to do about an always-run entry that names nothing
-ALWAYS_RUN_HINT = (
-    "fix always-run in the base's [tool.truegreen] (pyproject.toml or truegreen.toml): "
-    "paths or node ids relative to the repository root, as `python -m pytest "
-    "--collect-only -q` lists them"
-)
 
 
 def base_suite_exclusions(git: GitRepo, base: str) -> tuple[str, ...]:
