@@ -15,6 +15,7 @@ from typing import Any
 from truegreen import __version__, canonical
 from truegreen.errors import UsageError
 from truegreen.exam.bundle import export_bundle
+from truegreen.exam.issue_report import BugReport
 from truegreen.exam.receipt import make_receipt, write_receipt
 from truegreen.exam.store import Ledger, StoredExam
 from truegreen.model.exam import Exam
@@ -50,14 +51,21 @@ def seal_exam(
     runs: int = 3,
     hidden: bool = False,
     issue: str | None = None,
+    report: BugReport | None = None,
     db_url: str | None = None,
     export_dir: Path | None = None,
 ) -> Sealed:
-    """Seal ``test_id`` at ``rev`` and store it in the ledger (see :mod:`truegreen.seal`)."""
+    """Seal ``test_id`` at ``rev`` and store it in the ledger (see :mod:`truegreen.seal`).
+
+    ``report``: the bug report the exam is for (:func:`truegreen.exam.issue_report.read_report`);
+    its sha256 and title are recorded with the exam, and the issue number its title names
+    when ``issue`` is not given."""
+    if issue is None and report is not None and report.issue is not None:
+        issue = str(report.issue)
     fields = seal(
         project, test_id, rev=rev, test_file=test_file, runs=runs, hidden=hidden, issue=issue
     )
-    exam = Exam.create(**fields)
+    exam = Exam.create(**fields, issue_report=report.record() if report else None)
     with Ledger(db_url) as ledger:
         stored: StoredExam = ledger.add_exam(exam)
         bundle_path = None

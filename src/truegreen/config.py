@@ -2,16 +2,21 @@
 keys at the top level of ``truegreen.toml`` at the repository root (which wins).
 
 Layers, lowest first: 1) defaults, 2) pyproject.toml, 3) truegreen.toml, then the
-command line where a command has a flag for the key. Unknown keys are errors.
+command line where a command has a flag for the key. Unknown keys are errors, and so
+are the sub-tables DESIGN.md plans (``policy``, ``gates``...) until the layer that reads
+one registers it in :data:`SUBTABLES`: a setting nothing acts on is never accepted.
 """
 
 from __future__ import annotations
 
+import re
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from truegreen import __version__
 from truegreen.errors import ConfigError
 
 SANDBOXES = ("none", "bwrap", "docker")
@@ -74,7 +79,7 @@ class Settings:
     always_run: tuple[str, ...] = ()
     suite_timeout: float = 900.0
     sandbox: str | None = None
-    #: where each key came from, for ``truegreen doctor`` and ``policy explain``
+    #: where each key came from, for ``truegreen doctor``
     sources: dict[str, str] = field(default_factory=dict)
 
 
@@ -87,8 +92,47 @@ _KEYS: dict[str, str] = {
     "sandbox": "sandbox",
 }
 
-#: Tables other layers own (policy, gates...). They are validated by their owners.
-_SUBTABLES = ("policy", "gates", "fix", "strength", "regression")
+#: A sub-table's validator: (the raw table, where it came from) -> the validated value
+#: that :func:`parse` returns under the sub-table's name. It raises ConfigError.
+SubTableValidator = Callable[[dict[str, Any], str], Any]
+
+#: Sub-tables (``[tool.truegreen.<name>]``, or ``[<name>]`` in truegreen.toml) that a
+#: layer reads, each with its validator. The layer that builds one registers it here
+#: in one line, and the key stops being refused.
+SUBTABLES: dict[str, SubTableValidator] = {}
+
+#: Sub-tables DESIGN.md plans that nothing reads yet, with what will read them. Accepting
+#: one would let a user believe a policy or a gate applies when nothing enforces it, so
+#: each is an error naming the key until its layer registers it in SUBTABLES.
+PLANNED_SUBTABLES: dict[str, str] = {
+    "policy": "the policy engine (approve / reject / escalate rules)",
+    "gates": "the lint / type / coverage gates",
+    "fix": "the fixer",
+    "strength": "settings of the exam-strength layer (verify measures it with fixed settings)",
+    "regression": "settings of the regression layer (use tests, ignore and always-run)",
+}
+
+
+def _subtable_name(key: str, origin: str) -> str:
+    return f"[{key}]" if origin == "truegreen.toml" else f"[tool.truegreen.{key}]"
+
+
+def _subtable(key: str, value: Any, origin: str) -> Any:
+    """A sub-table's validated value; an error naming the key when nothing reads it."""
+    validator = SUBTABLES.get(key)
+    if validator is None:
+        raise ConfigError(
+            f"{origin} {key}: not supported yet: nothing in truegreen {__version__} reads "
+            f"it (planned for {PLANNED_SUBTABLES[key]})",
+            hint=f"remove the {_subtable_name(key, origin)} table; truegreen accepts only "
+            "settings it acts on",
+        )
+    if not isinstance(value, dict):
+        raise ConfigError(
+            f"{origin} {key} must be a table",
+            hint=f"write it as {_subtable_name(key, origin)} with its keys below it",
+        )
+    return validator(value, origin)
 
 
 def _str_list(key: str, value: Any, origin: str) -> tuple[str, ...]:
@@ -97,6 +141,31 @@ def _str_list(key: str, value: Any, origin: str) -> tuple[str, ...]:
             f"{origin}: {key} must be a list of strings", hint=f'for example {key} = ["tests"]'
         )
     return tuple(value)
+
+
+def _test_selection(key: str, value: Any, origin: str) -> tuple[str, ...]:
+    """``tests`` / ``always-run``: paths or node ids relative to the repository root.
+    They are passed to pytest as arguments, so one that starts with ``-`` would be an
+    option (the refused ``-k``, ``-p``... by another door)."""
+    entries = _str_list(key, value, origin)
+    for entry in entries:
+        path = entry.split("::", 1)[0]
+        parts = path.split("/")
+        if (
+            not entry.strip()
+            or entry.startswith("-")
+            or path.startswith("/")
+            or "\\" in path
+            or re.match(r"^[A-Za-z]:", path)
+            or ".." in parts
+        ):
+            raise ConfigError(
+                f"{origin}: {key} entry {entry!r} is not a test path or node id relative to "
+                "the repository root",
+                hint='write it like "tests/test_x.py::test_y" or "tests/net" (forward '
+                "slashes, inside the repository, not an option)",
+            )
+    return entries
 
 
 def check_pytest_args(args: tuple[str, ...], origin: str) -> None:
@@ -117,16 +186,19 @@ def check_pytest_args(args: tuple[str, ...], origin: str) -> None:
 def _apply(
     raw: dict[str, Any], origin: str, values: dict[str, Any], sources: dict[str, str]
 ) -> dict[str, Any]:
-    extra: dict[str, Any] = {}
+    tables: dict[str, Any] = {}
     for key, value in raw.items():
-        if key in _SUBTABLES and isinstance(value, dict):
-            extra[key] = value
+        if key in SUBTABLES or key in PLANNED_SUBTABLES:
+            tables[key] = _subtable(key, value, origin)
+            sources[key] = origin
             continue
         if key not in _KEYS:
-            known = ", ".join(sorted([*_KEYS, *_SUBTABLES]))
+            known = ", ".join(sorted([*_KEYS, *SUBTABLES]))
             raise ConfigError(f"{origin}: unknown key {key!r}", hint=f"known keys: {known}")
         attr = _KEYS[key]
-        if key in ("tests", "ignore", "pytest-args", "always-run"):
+        if key in ("tests", "always-run"):
+            values[attr] = _test_selection(key, value, origin)
+        elif key in ("ignore", "pytest-args"):
             values[attr] = _str_list(key, value, origin)
         elif key == "suite-timeout":
             if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
@@ -141,7 +213,7 @@ def _apply(
         sources[key] = origin
     if "pytest_args" in values:
         check_pytest_args(values["pytest_args"], origin)
-    return extra
+    return tables
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
@@ -180,7 +252,7 @@ def raw_tables(
 
 def parse(pyproject: str | None, truegreen_toml: str | None) -> tuple[Settings, dict[str, Any]]:
     """Settings from the files' texts (as read from disk or from a revision), plus the
-    sub-tables (``policy`` and others) that other layers validate."""
+    validated sub-tables (:data:`SUBTABLES`) by name, the higher layer's winning."""
     values: dict[str, Any] = {}
     sources: dict[str, str] = {}
     extra: dict[str, Any] = {}

@@ -146,7 +146,7 @@ def checks(repo: Path, python: str | None) -> list[dict[str, Any]]:
             "GitHub token",
             "ok" if token else "warn",
             "GITHUB_TOKEN is set" if token else "GITHUB_TOKEN is not set",
-            None if token else "needed only for diagnose --github and audit OWNER/REPO",
+            None if token else "needed only for diagnose --github (fetching a workflow run's logs)",
         )
     )
     return results

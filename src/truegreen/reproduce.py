@@ -11,6 +11,17 @@ from truegreen.run.executor import Executor
 from truegreen.run.pytest_run import PytestRequest, run_pytest
 from truegreen.run.results import PytestRun
 
+#: Outcomes that are not a failure: pytest's exit status stays 0 for them.
+NOT_FAILURES = frozenset({"passed", "skipped", "xfailed", "xpassed"})
+
+
+def not_passed(doc: dict[str, Any]) -> list[str]:
+    """Ids of the reproduced tests that failed, errored or did not report in any run of a
+    ``truegreen.run/1`` document (what makes pytest exit 1), and the collection errors'
+    node ids."""
+    failing = [t["id"] for t in doc["tests"] if any(o not in NOT_FAILURES for o in t["outcomes"])]
+    return failing + [c["nodeid"] or "the session" for c in doc["collection_errors"]]
+
 
 def reproduce(
     project: Project,

@@ -25,7 +25,7 @@ def test_run_json_is_one_document_with_the_rerun_command(make_project, capsys):
         "2",
         "--json",
     )
-    assert code == 0
+    assert code == 1  # the reproduced test fails: pytest's status
     doc = json.loads(out)
     assert doc["schema"] == "truegreen.run/1"
     validate(doc)
@@ -111,7 +111,116 @@ def test_run_of_a_module_that_cannot_be_imported_says_so(make_project, capsys):
     code, out, err = cli(
         capsys, "run", "tests/test_b.py::test_b", "--repo", str(root), "--python", sys.executable
     )
-    assert code == 0  # a reproduction: the test errors in collection
+    assert code == 1  # a reproduction: the test errors in collection, which is not a pass
     assert "ERROR" in out and "No module named 'no_such_module'" in out
     assert "a test module could not be collected" in out
     assert "called wrongly" not in out
+
+
+RUN_EXIT = """
+import os
+from pathlib import Path
+
+import pytest
+
+
+def test_pass():
+    pass
+
+
+def test_fail():
+    assert False
+
+
+def test_error(broken):
+    pass
+
+
+@pytest.fixture
+def broken():
+    raise RuntimeError("setup")
+
+
+def test_skip():
+    pytest.skip("not here")
+
+
+@pytest.mark.xfail(reason="known")
+def test_xfail():
+    assert False
+
+
+@pytest.mark.xfail(reason="fixed since")
+def test_xpass():
+    pass
+
+
+def test_exit():
+    os._exit(3)
+
+
+class TestGroup:
+    def test_one(self):
+        pass
+
+    @pytest.mark.parametrize("x", [1, 2])
+    def test_p(self, x):
+        pass
+
+
+def test_flaky():
+    # fails on the first run only: `run` runs in the repository (this test's tmp_path)
+    marker = Path("flaky-marker")
+    if not marker.exists():
+        marker.write_text("x")
+        assert False
+"""
+
+
+@pytest.mark.parametrize(
+    ("ids", "code"),
+    [
+        (["test_pass"], 0),
+        (["test_pass", "test_skip", "test_xfail", "test_xpass"], 0),  # none is a failure
+        (["test_pass", "test_fail"], 1),
+        (["test_error"], 1),
+        (["test_exit"], 1),  # no_report: never a pass
+        # a class, a parametrized function: the tests they stand for, all passing
+        (["TestGroup", "TestGroup::test_p"], 0),
+    ],
+)
+def test_run_exits_as_pytest_does(make_project, capsys, ids, code):
+    root = make_project({"tests/test_e.py": RUN_EXIT})
+    args = [f"tests/test_e.py::{name}" for name in ids]
+    common = ("--repo", str(root), "--python", sys.executable, "--sandbox", "none")
+    got, out, err = cli(capsys, "run", *args, *common)
+    assert got == code, out + err
+    got, out, _ = cli(capsys, "run", *args, *common, "--json")
+    assert got == code and json.loads(out)["schema"] == "truegreen.run/1"
+
+
+def test_a_test_that_fails_in_one_of_the_repeats_exits_1(make_project, capsys):
+    root = make_project({"tests/test_e.py": RUN_EXIT})
+    code, out, _ = cli(
+        capsys, "run", "tests/test_e.py::test_flaky", "--repo", str(root),
+        "--python", sys.executable, "--sandbox", "none", "--repeat", "2", "--json",
+    )  # fmt: skip
+    (test,) = json.loads(out)["tests"]
+    assert test["outcomes"] == ["failed", "passed"]
+    assert code == 1
+
+
+def test_a_run_where_no_test_ran_is_an_error_not_a_pass(make_project, capsys):
+    root = make_project(
+        {
+            "tests/test_none.py": "def helper():\n    pass\n",
+            "tests/test_a.py": "def test_a():\n    pass\n",
+        }
+    )
+    code, out, err = cli(
+        capsys, "run", "tests/test_none.py", "--repo", str(root), "--python", sys.executable,
+        "--sandbox", "none",
+    )  # fmt: skip
+    assert code == 2
+    assert "no test ran for tests/test_none.py" in err and "nothing was reproduced" in err
+    assert "--collect-only" in err

@@ -66,3 +66,28 @@ def test_a_call_that_passed_but_never_finished_teardown_is_no_report():
     recs = [r for r in recs if not (r.get("nodeid") == "t.py::a" and r.get("when") == "teardown")]
     run = parse(recs)
     assert run.by_id()["t.py::a"].outcome == "no_report"
+
+
+def _requested(recs: list[dict], *ids: str):
+    return parse_records(
+        recs, command=("python",), cwd="/r", exit_code=0, timed_out=False, duration=1.0,
+        requested=ids,
+    )  # fmt: skip
+
+
+def test_a_requested_group_is_its_tests_not_a_test_that_did_not_report():
+    # `run t.py::C` (a class) or `t.py::p` (a parametrized function): pytest reports the
+    # tests it stands for, never the id itself
+    recs = records(str(PROBE_DIR / "truegreen_probe.py"))
+    for r in recs:
+        if r.get("nodeid") == "t.py::a":
+            r["nodeid"] = "t.py::C::a"
+        if r.get("event") == "collected":
+            r["ids"] = ["t.py::C::a", "t.py::p[1]"]
+    recs.insert(-1, {**recs[2], "nodeid": "t.py::p[1]"})
+    run = _requested(recs, "t.py::C", "t.py::p", "t.py::gone")
+    assert {t.id: t.outcome for t in run.tests} == {
+        "t.py::C::a": "passed",
+        "t.py::p[1]": "no_report",  # only its setup reported
+        "t.py::gone": "no_report",  # a requested test that never reported still counts
+    }

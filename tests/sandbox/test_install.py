@@ -79,6 +79,14 @@ def test_failures_and_non_projects_are_usage_errors(tmp_path):
 
 def test_cli_env_build_json(tmp_path, monkeypatch, capsys):
     root = _project(tmp_path / "p")
+    code, out = _cli_build(monkeypatch, capsys, root, "--json")
+    assert code == 0
+    doc = json.loads(out)
+    assert doc["schema"] == "truegreen.env/1" and doc["created"] is True
+    assert doc["venv"] == str(root / ".venv")
+
+
+def _cli_build(monkeypatch, capsys, root: Path, *extra: str) -> tuple[int, str]:
     fake = FakeExecutor(_ok)
     real = install.build_env
 
@@ -87,8 +95,36 @@ def test_cli_env_build_json(tmp_path, monkeypatch, capsys):
 
     monkeypatch.setattr(install, "build_env", with_fake)
     with pytest.raises(SystemExit) as exc:
-        main(["env", "build", "--repo", str(root), "--json"])
-    assert exc.value.code in (0, None)
-    doc = json.loads(capsys.readouterr().out)
-    assert doc["schema"] == "truegreen.env/1" and doc["created"] is True
-    assert doc["venv"] == str(root / ".venv")
+        main(["env", "build", "--repo", str(root), *extra])
+    return (exc.value.code or 0), capsys.readouterr().out
+
+
+def test_the_repositorys_venv_is_said_to_be_the_default_and_is(tmp_path, monkeypatch, capsys):
+    from truegreen.run.interpreter import default_python
+
+    root = _project(tmp_path / "p")
+    code, out = _cli_build(monkeypatch, capsys, root)
+    assert code == 0
+    venv_python = root.resolve() / ".venv" / "bin" / "python"
+    assert f"tests will run with {venv_python}: commands use it when no --python" in out
+    assert default_python(root.resolve()) == venv_python  # what the commands resolve
+    code, out = _cli_build(monkeypatch, capsys, root, "--json")
+    assert json.loads(out)["default"] is True
+
+
+def test_another_venv_is_said_not_to_be_the_default_with_how_to_use_it(
+    tmp_path, monkeypatch, capsys
+):
+    from truegreen.run.interpreter import default_python
+
+    root = _project(tmp_path / "p")
+    code, out = _cli_build(monkeypatch, capsys, root, "--venv", "envs/t")
+    assert code == 0
+    other = root.resolve() / "envs" / "t"
+    assert f"{other} is not the default environment" in out
+    assert f"pass --python {other / 'bin' / 'python'} to run" in out
+    assert "(the default for this repo)" not in out
+    # and indeed: without --python, commands do not use it
+    assert default_python(root.resolve()) != other / "bin" / "python"
+    code, out = _cli_build(monkeypatch, capsys, root, "--venv", "envs/t", "--json")
+    assert json.loads(out)["default"] is False

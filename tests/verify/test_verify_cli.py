@@ -115,6 +115,8 @@ def test_verify_the_real_fix_and_write_a_report(demo_repo, capsys, tmp_path):
     assert doc["exams"][0]["head"]["outcome"] == "passed"
     assert {p.name for p in report.iterdir()} == {"report.md", "verification.json", "receipt.json"}
     assert 'never means "correct"' in (report / "report.md").read_text()
+    # no gate is configured: the report does not list a "gates skipped" layer
+    assert "gates" not in (report / "report.md").read_text()
     code, out, _ = cli(capsys, "receipt", "verify", str(report / "receipt.json"))
     assert code == 0
     # the receipt holds the document: the same sha256
@@ -457,6 +459,7 @@ def test_the_human_verdict_says_what_was_compared_and_who_decides(demo_repo, cap
     assert "tests ran on both sides: 0 new failures, 0 flaky" in line
     assert int(line.split("regression:")[1].split()[0]) > 0
     assert "strength: not measured (--no-strength" in out  # said, not left out
+    assert "layers: exam pass, tamper pass, regression pass\n" in out  # no gate exists
     assert "escalated" not in out
     code, out = verify("special-case")
     assert code == 3

@@ -23,7 +23,8 @@ def env_app() -> None:
     "--venv",
     type=click.Path(path_type=Path),
     default=None,
-    help="Where the virtualenv goes (default: REPO/.venv).",
+    help="Where the virtualenv goes (default: REPO/.venv, the one commands use without "
+    "--python; for another one, pass --python VENV/bin/python to them).",
 )
 @click.option(
     "--extra",
@@ -64,6 +65,16 @@ def build(
     out.print(f"{verb} {result.venv}", markup=False)
     if result.extras:
         out.print(f"extras: {', '.join(result.extras)}", markup=False)
-    out.print(
-        f"tests will run with --python {result.python} (the default for this repo)", markup=False
-    )
+    if result.default:
+        out.print(
+            f"tests will run with {result.python}: commands use it when no --python is given",
+            markup=False,
+        )
+    else:
+        usual = repo.expanduser().resolve() / ".venv"
+        out.print(
+            f"{result.venv} is not the default environment (without --python, commands use "
+            f"{usual} when it exists, else the current interpreter); to run tests with it, "
+            f"pass --python {result.python} to run, localize, seal, verify and strength",
+            markup=False,
+        )

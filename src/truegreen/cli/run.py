@@ -36,9 +36,15 @@ def run(
 ) -> None:
     """Reproduce tests in the project's own interpreter: outcome, signature, excerpt, rerun command.
 
-    TEST_ID... are pytest node ids, relative to the repository root."""
+    TEST_ID... are pytest node ids, relative to the repository root.
+
+    \b
+    Exit status, as pytest's:
+      0  every test passed (skipped and xfailed tests are not failures)
+      1  a test failed, errored or ended without a report in some run
+      2  an error: bad input, no test ran, or a run passed its deadline"""
     from truegreen.project import open_project
-    from truegreen.reproduce import reproduce
+    from truegreen.reproduce import not_passed, reproduce
     from truegreen.run.results import exit_meaning
     from truegreen.seal import refuse_another_checkouts_code
 
@@ -57,6 +63,13 @@ def run(
             "the outcomes are incomplete",
             hint="pass a larger --timeout, or fewer tests",
         )
+    if not doc["tests"] and not doc["collection_errors"]:
+        exit_2(
+            f"no test ran for {' '.join(test_ids)} ({doc['meaning']}): nothing was reproduced",
+            hint="name tests that exist: `python -m pytest --collect-only -q` lists them",
+        )
+    if not_passed(doc):
+        raise SystemExit(1)
 
 
 def show(doc: dict[str, Any]) -> None:

@@ -35,7 +35,8 @@ from truegreen.cli._app import (
     "--issue-file",
     type=click.Path(path_type=Path),
     default=None,
-    help="A bug report to write the exam from.",
+    help="The bug report the exam is for: its sha256 and title are recorded with the exam "
+    "(and the issue number its title names, unless --issue is given).",
 )
 @click.option(
     "--runs",
@@ -44,7 +45,12 @@ from truegreen.cli._app import (
     show_default=True,
     help="How many times it must fail.",
 )
-@click.option("--hidden", is_flag=True, help="Hide the exam's content from fixers.")
+@click.option(
+    "--hidden",
+    is_flag=True,
+    help="Hide the exam's content from fixers: no command prints it, a bundle carries it "
+    "only encoded.",
+)
 @click.option(
     "--export", type=click.Path(path_type=Path), default=None, help="Also write a bundle to DIR."
 )
@@ -69,6 +75,8 @@ def seal_command(
 
     TEST_ID is the failing test's pytest node id."""
     from truegreen.api import seal_exam
+    from truegreen.cli.store import hidden_bundle_note
+    from truegreen.exam.issue_report import read_report
     from truegreen.project import open_project
     from truegreen.seal import SealRefused
 
@@ -76,12 +84,15 @@ def seal_command(
         if issue_file is not None:
             raise click.BadParameter(
                 "writing an exam from a bug report is not available in this version; "
-                "write the failing test and pass TEST_ID --test-file FILE",
+                "write the failing test, then pass its TEST_ID (with --test-file FILE if it "
+                "is not committed) and --issue-file F to record the report with the exam",
                 param_hint="--issue-file",
             )
         raise click.BadParameter(
             "pass the failing test's node id (e.g. tests/test_x.py::test_y)", param_hint="TEST_ID"
         )
+    # the report is read first: a bad file is said before anything runs
+    report = read_report(issue_file) if issue_file is not None else None
     project = open_project(repo, python, sandbox, need_git=True, notify=notify)
     err.print(f"sealing {test_id}: {runs} run(s) at {rev} in a disposable worktree", markup=False)
     try:
@@ -93,6 +104,7 @@ def seal_command(
             runs=runs,
             hidden=hidden,
             issue=issue,
+            report=report,
             db_url=db,
             export_dir=export,
         )
@@ -102,8 +114,10 @@ def seal_command(
             err.print(f"  | {line}", markup=False)
         raise SystemExit(2) from None
     exam = sealed.exam
+    if sealed.bundle_path is not None and exam.hidden:
+        hidden_bundle_note({"hidden_exams": [exam.id]}, str(sealed.bundle_path))
     if json_out:
-        emit_json(exam.to_json())
+        emit_json(exam.public_json())
         return
     verb = "sealed" if sealed.created else "already sealed"
     out.print(f"[green]{verb}[/] {exam.id}", end="  ")
@@ -113,6 +127,10 @@ def seal_command(
     )
     out.print(f"  {exam.signature}", markup=False)
     out.print(f"  files: {', '.join(f.path for f in exam.files)}", markup=False)
+    if exam.issue_report is not None:
+        r = exam.issue_report
+        issue = f"issue {exam.issue}: " if exam.issue is not None else ""
+        out.print(f"  for {issue}{r.title} (report sha256 {r.sha256[:12]})", markup=False)
     out.print(f"  ledger entry #{sealed.seq}  {sealed.entry_hash[:16]}", markup=False)
     if sealed.bundle_path is not None:
         out.print(f"  bundle: {sealed.bundle_path}", markup=False)

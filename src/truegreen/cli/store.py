@@ -6,6 +6,7 @@ import json
 import shlex
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -96,13 +97,32 @@ def exams_list(repo_id: str | None, repo: Path | None, db: str | None, json_out:
             )
 
 
+#: how a hidden exam's content can be checked without being shown
+HIDDEN_CHECK = "to check a copy of a file, compare its sha256 (sha256sum FILE) with the exam's"
+
+
+def hidden_bundle_note(bundle: dict[str, Any], where: str) -> None:
+    """Say on stderr that a bundle holds hidden exams, and in what form."""
+    hidden = bundle.get("hidden_exams") or []
+    if hidden:
+        err.print(
+            f"note: {where} holds {len(hidden)} hidden exam(s) ({', '.join(hidden)}): their "
+            "files are base64-encoded under hidden_content_base64, not encrypted; keep it "
+            "from whoever writes the fix",
+            markup=False,
+        )
+
+
 @exams_app.command("show")
 @click.argument("exam_id", metavar="ID")
-@click.option("--content", is_flag=True, help="Print the files' content too.")
+@click.option(
+    "--content", is_flag=True, help="Print the files' content too (never a hidden exam's)."
+)
 @db_option
 @json_option
 def exams_show(exam_id: str, content: bool, db: str | None, json_out: bool) -> None:
-    """One exam, its hashes re-checked (prints the truegreen.exam/1 document with --json).
+    """One exam, its hashes re-checked (prints the truegreen.exam/1 document with --json;
+    a hidden exam's files without their content).
 
     ID is an exam id or a unique prefix of one."""
     from truegreen.exam.store import Ledger
@@ -110,8 +130,13 @@ def exams_show(exam_id: str, content: bool, db: str | None, json_out: bool) -> N
     with Ledger(db) as ledger:
         stored = ledger.find_exam(exam_id)
     exam = stored.exam
+    if content and exam.hidden:
+        fail(
+            f"exam {exam.id} is hidden (sealed with --hidden): its content is never shown",
+            f"{HIDDEN_CHECK} (`truegreen exams show {exam.id}` lists them)",
+        )
     if json_out:
-        emit_json(exam.to_json())
+        emit_json(exam.public_json())
         return
     env = exam.environment
     lines = [
@@ -123,12 +148,21 @@ def exams_show(exam_id: str, content: bool, db: str | None, json_out: bool) -> N
         f"  runs:        {', '.join(r.outcome for r in exam.runs)}",
         f"  hidden:      {'yes' if exam.hidden else 'no'}",
         f"  issue:       {exam.issue if exam.issue is not None else '-'}",
+        *(
+            [f"  report:      {exam.issue_report.title} (sha256 {exam.issue_report.sha256})"]
+            if exam.issue_report is not None
+            else []
+        ),
         f"  command:     {shlex.join(exam.command)}",
         f"  environment: Python {env.python}, pytest {env.pytest}, {env.interpreter}, "
         f"distributions {env.distributions_sha256[:12]}",
         "  files:",
     ]
-    lines += [f"    {f.sha256[:12]}  {f.path}" for f in exam.files]
+    if exam.hidden:  # the whole hash: what a copy of the content is checked against
+        lines += [f"    {f.sha256}  {f.path}" for f in exam.files]
+        lines.append(f"  content:     hidden, never shown; {HIDDEN_CHECK} above")
+    else:
+        lines += [f"    {f.sha256[:12]}  {f.path}" for f in exam.files]
     for line in lines:
         out.print(line, markup=False)
     if content:
@@ -169,12 +203,14 @@ def exams_export(
     if output is None:
         sys.stdout.write(text)
         sys.stdout.flush()
+        hidden_bundle_note(bundle, "the bundle")
         return
     try:
         output.write_text(text, encoding="utf-8")
     except OSError as exc:
         fail(f"cannot write {output}: {exc.strerror}", "choose a writable path")
     err.print(f"exported {len(bundle['exams'])} exam(s) to {output}", markup=False)
+    hidden_bundle_note(bundle, str(output))
 
 
 @exams_app.command("import")

@@ -23,7 +23,7 @@ COLORS = {"verified": "green", "refuted": "red", "inconclusive": "yellow"}
 
 
 def print_verification(doc: dict[str, Any]) -> None:
-    from truegreen.report.markdown import compared_tests
+    from truegreen.report.markdown import compared_tests, shown_layers
     from truegreen.verify.verdict import VERIFIED_MEANS
 
     color = COLORS.get(doc["verdict"], "white")
@@ -35,7 +35,7 @@ def print_verification(doc: dict[str, Any]) -> None:
             f"head {e['head']['outcome']} x{e['head']['runs']}",
             markup=False,
         )
-    out.print("  layers: " + ", ".join(f"{k} {v}" for k, v in doc["layers"].items()), markup=False)
+    out.print("  layers: " + ", ".join(f"{k} {v}" for k, v in shown_layers(doc)), markup=False)
     reg = doc.get("regression")
     if reg:
         out.print(f"  regression: {compared_tests(reg)}", markup=False)

@@ -4,10 +4,21 @@
 
 Exams are sorted by id, so the same exams give the same bytes. Import re-checks every
 exam's hashes and id first: one bad exam and nothing is written.
+
+A hidden exam's files never travel as plain text. Each of its files carries, in place of
+``content``, ``hidden_content_base64`` (the UTF-8 bytes of the content, base64), and the
+bundle lists the hidden exams' ids under ``hidden_exams``. Import decodes them and checks
+every hash and the id as for any exam. Base64 is not encryption: it keeps the exam from
+being read at a glance (``cat``, a diff, a pull request), not from someone who decodes it.
+Both keys were added to version 1 (a bundle without hidden exams is as it was); a
+truegreen that predates them refuses such a bundle (the exam is incomplete to it), it
+never imports a part of it.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -38,13 +49,51 @@ class Imported:
         return {"id": self.id, "test": self.test, "seq": self.seq, "status": self.status}
 
 
+#: the key that stands for ``content`` in a hidden exam's files in a bundle
+HIDDEN_CONTENT = "hidden_content_base64"
+
+
+def _bundled(exam: Exam) -> dict[str, Any]:
+    """The exam as a bundle carries it: a hidden exam's contents base64-encoded."""
+    doc = exam.to_json()
+    if exam.hidden:
+        for f in doc["files"]:
+            f[HIDDEN_CONTENT] = base64.b64encode(f.pop("content").encode("utf-8")).decode()
+    return doc
+
+
+def _unbundled(item: Any) -> Any:
+    """The exam document back from its bundle form (files' hidden content decoded)."""
+    if not isinstance(item, dict) or not isinstance(item.get("files"), list):
+        return item  # Exam.from_json says what is wrong with it
+    files = []
+    for f in item["files"]:
+        if isinstance(f, dict) and HIDDEN_CONTENT in f:
+            if "content" in f:
+                raise IntegrityError(f"{f.get('path')!r} carries both content and {HIDDEN_CONTENT}")
+            try:
+                text = base64.b64decode(f[HIDDEN_CONTENT], validate=True).decode("utf-8")
+            except (binascii.Error, TypeError, ValueError):
+                raise IntegrityError(
+                    f"{f.get('path')!r}: {HIDDEN_CONTENT} is not base64 of UTF-8 text"
+                ) from None
+            f = {k: v for k, v in f.items() if k != HIDDEN_CONTENT} | {"content": text}
+        files.append(f)
+    return {**item, "files": files}
+
+
 def export_bundle(
     ledger: Ledger, refs: Sequence[str] = (), repo: str | None = None
 ) -> dict[str, Any]:
-    """A bundle of the exams ``refs`` name (default: all, or all of ``repo``'s), re-checked."""
+    """A bundle of the exams ``refs`` name (default: all, or all of ``repo``'s), re-checked;
+    hidden exams' contents encoded and their ids listed under ``hidden_exams``."""
     ids = [ledger.resolve_id(r) for r in refs] or [s.id for s in ledger.list_exams(repo)]
-    exams = [ledger.get_exam(i).to_json() for i in sorted(set(ids))]
-    return {"schema": SCHEMA, "exams": exams}
+    exams = [ledger.get_exam(i) for i in sorted(set(ids))]
+    bundle: dict[str, Any] = {"schema": SCHEMA, "exams": [_bundled(e) for e in exams]}
+    hidden = [e.id for e in exams if e.hidden]
+    if hidden:
+        bundle["hidden_exams"] = hidden
+    return bundle
 
 
 def parse_bundle(doc: Any, source: str = "the bundle") -> list[Exam]:
@@ -63,7 +112,7 @@ def parse_bundle(doc: Any, source: str = "the bundle") -> list[Exam]:
     exams: dict[str, Exam] = {}
     for n, item in enumerate(items, 1):
         try:
-            exam = Exam.from_json(item)
+            exam = Exam.from_json(_unbundled(item))
         except IntegrityError as exc:
             raise IntegrityError(
                 f"{source}, exam {n} of {len(items)}: {exc.message}; nothing was imported",

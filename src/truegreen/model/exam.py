@@ -63,12 +63,23 @@ class _Record(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
 
 
+def _content_not_required(schema: dict[str, Any]) -> None:
+    # The stored document always has the content; the one commands print for a hidden
+    # exam (Exam.public_json) leaves it out, and the published schema says so.
+    schema["required"] = [k for k in schema["required"] if k != "content"]
+
+
 class ExamFile(_Record):
     """One file of the exam: its path, content and the sha256 of its UTF-8 bytes."""
 
+    model_config = ConfigDict(json_schema_extra=_content_not_required)
+
     path: str
     sha256: str = Field(pattern=_SHA256)
-    content: str
+    content: str = Field(
+        description="the file's text; left out of a hidden exam's document as commands "
+        "print it (check a copy against sha256)"
+    )
 
     _path = field_validator("path")(_check_rel_path)
 
@@ -119,6 +130,16 @@ class ExamEnvironment(_Record):
     interpreter: str
 
 
+class IssueReport(_Record):
+    """The bug report an exam was sealed for (``seal --issue-file``): enough to tell that
+    a report is the one, not the report itself."""
+
+    #: sha256 of the report file's bytes
+    sha256: str = Field(pattern=_SHA256)
+    #: its first non-blank line, without a Markdown heading's ``#``s (at most 200 characters)
+    title: str = Field(min_length=1, max_length=200)
+
+
 class Exam(_Record):
     """A sealed exam (``truegreen.exam/1``). Build one with :meth:`Exam.create`."""
 
@@ -138,7 +159,8 @@ class Exam(_Record):
     repo: str = Field(min_length=1)
     #: the failure signature the exam fails with on the base
     signature: str | None
-    #: hidden from fixers: its content is not shown to whoever writes the fix
+    #: hidden from fixers: no command prints its files' content (:meth:`public_json`), and
+    #: a bundle carries it only encoded, marked hidden (:mod:`truegreen.exam.bundle`)
     hidden: bool = False
     #: every sealing run, in order
     runs: list[ExamRun] = Field(min_length=1)
@@ -147,6 +169,10 @@ class Exam(_Record):
     environment: ExamEnvironment
     #: the issue the exam is for: a number or a free-text reference
     issue: int | str | None = None
+    #: the bug report it was sealed with (``seal --issue-file``). Added after version 1
+    #: first shipped: absent from the document (and so from the id) when there is none,
+    #: so the exams sealed before keep their ids.
+    issue_report: IssueReport | None = None
 
     model_config = ConfigDict(populate_by_name=True)
 
@@ -172,6 +198,7 @@ class Exam(_Record):
         environment: ExamEnvironment | Mapping[str, Any],
         hidden: bool = False,
         issue: int | str | None = None,
+        issue_report: IssueReport | Mapping[str, Any] | None = None,
     ) -> Exam:
         """Build an exam and derive its hashes and id.
 
@@ -222,6 +249,12 @@ class Exam(_Record):
                 "environment": env,
                 "issue": issue,
             }
+            if issue_report is not None:
+                fields["issue_report"] = (
+                    issue_report
+                    if isinstance(issue_report, IssueReport)
+                    else IssueReport.model_validate(dict(issue_report))
+                )
             draft = cls.model_validate({**fields, "id": "ex-" + "0" * 16})
         except ValidationError as exc:
             raise UsageError(f"cannot seal this exam: {_first_error(exc)}") from None
@@ -231,7 +264,20 @@ class Exam(_Record):
 
     def to_json(self) -> dict[str, Any]:
         """The ``truegreen.exam/1`` document, ``id`` included."""
-        return self.model_dump(mode="json", by_alias=True)
+        doc = self.model_dump(mode="json", by_alias=True)
+        if doc["issue_report"] is None:
+            del doc["issue_report"]  # a later, optional field: absent, not null (see above)
+        return doc
+
+    def public_json(self) -> dict[str, Any]:
+        """The document as commands print it: a hidden exam's files without their
+        ``content`` (each keeps its ``path`` and ``sha256``, which a copy can be checked
+        against). Never parsed back: :meth:`to_json` is the stored document."""
+        doc = self.to_json()
+        if self.hidden:
+            for f in doc["files"]:
+                del f["content"]
+        return doc
 
     @classmethod
     def from_json(cls, doc: Any) -> Exam:

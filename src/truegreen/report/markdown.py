@@ -13,6 +13,26 @@ VERDICT_WORDS = {
 }
 
 
+#: The layers of a verification, in the order they are shown.
+LAYERS = ("exam", "tamper", "regression", "gates")
+
+#: Layers that exist only when configured. The JSON document always carries them
+#: (``"skipped"``), but a person is shown one only when it ran: "gates skipped" on every
+#: verdict reads as if gates had been set up and passed over. A core layer (exam, tamper,
+#: regression) that did not run is always shown: its evidence is missing.
+OPTIONAL_LAYERS = ("gates",)
+
+
+def shown_layers(doc: dict[str, Any]) -> list[tuple[str, str]]:
+    """(layer, status) pairs a person reads: every core layer, an optional one that ran."""
+    layers = doc["layers"]
+    return [
+        (name, layers.get(name, "skipped"))
+        for name in LAYERS
+        if name not in OPTIONAL_LAYERS or layers.get(name, "skipped") != "skipped"
+    ]
+
+
 def _cell(text: Any) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
@@ -39,8 +59,8 @@ def render(doc: dict[str, Any]) -> str:
     out.append("")
     out.append("| layer | result |")
     out.append("|---|---|")
-    for name in ("exam", "tamper", "regression", "gates"):
-        out.append(f"| {name} | {doc['layers'].get(name, 'skipped')} |")
+    for name, status in shown_layers(doc):
+        out.append(f"| {name} | {status} |")
     out.append("")
     out.append("## Exams")
     out.append("")
@@ -105,4 +125,13 @@ def compared_tests(reg: dict[str, Any]) -> str:
     counts = [f"{new} new failure{'' if new == 1 else 's'}", f"{flaky} flaky"]
     if reg.get("failing_on_both"):
         counts.append(f"{len(reg['failing_on_both'])} failing on both sides (not counted)")
-    return f"{n} test{' ran' if n == 1 else 's ran'} on both sides: " + ", ".join(counts)
+    text = f"{n} test{' ran' if n == 1 else 's ran'} on both sides: " + ", ".join(counts)
+    always = reg.get("always_run")
+    if always:
+        k = always["tests"]
+        text += (
+            f"; always-run ({', '.join(always['entries'])}): "
+            + (f"{k} test{'' if k == 1 else 's'} among them" if k else "no test")
+            + ", run whatever tests / ignore leave out"
+        )
+    return text

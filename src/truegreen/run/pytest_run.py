@@ -71,6 +71,11 @@ EXCERPT_CHARS = 3000
 class UnknownTestError(UsageError):
     slug = "unknown-test"
 
+    def __init__(self, message: str, *, hint: str | None = None, missing: Sequence[str] = ()):
+        super().__init__(message, hint=hint)
+        #: the ids or paths pytest said it could not find, relative to the repository root
+        self.missing = tuple(missing)
+
 
 @dataclass(frozen=True)
 class PytestRequest:
@@ -266,14 +271,13 @@ def _raise_for_unknown_ids(run: PytestRun, request: PytestRequest) -> None:
     if run.exit_code != 4 or not request.test_ids:
         return
     text = run.stdout_tail + "\n" + run.stderr_tail
-    m = _NOT_FOUND.search(text)
-    if m:
-        what = m.group(1).strip()
-        root = str(request.repo).rstrip("/") + "/"
-        what = what.replace(root, "")
+    root = str(request.repo).rstrip("/") + "/"
+    missing = [m.strip().replace(root, "") for m in _NOT_FOUND.findall(text)]
+    if missing:
         raise UnknownTestError(
-            f"test id {what!r} does not exist in {request.repo}",
+            f"test id {missing[0]!r} does not exist in {request.repo}",
             hint="list the test ids with `python -m pytest --collect-only -q` (ids are relative to the repository root)",
+            missing=missing,
         )
 
 
@@ -309,6 +313,12 @@ def _signature_from_text(text: str, root: str) -> tuple[str | None, str | None, 
         for p, n in re.findall(r"^([\w./-]+\.py):(\d+)", text, re.M)
     ]
     return make_signature(etype, msg or "", frames, root), etype, msg
+
+
+def _names_a_group(test_id: str, ids: set[str]) -> bool:
+    """Whether ``test_id`` (a class, a parametrized function without its case) stands for
+    tests among ``ids``: it is not one test of its own that failed to report."""
+    return any(i.startswith((test_id + "::", test_id + "[")) for i in ids)
 
 
 def parse_records(
@@ -370,7 +380,10 @@ def parse_records(
     seen = set(order)
     # Requested or collected tests that never reported anything.
     pending = [i for i in collected if i not in seen]
-    pending += [i for i in requested if i not in seen and i not in collected and "::" in i]
+    known = seen | set(collected)
+    pending += [
+        i for i in requested if i not in known and "::" in i and not _names_a_group(i, known)
+    ]
     for nid in pending:
         if nid in seen:
             continue

@@ -31,6 +31,7 @@ from pathlib import Path
 
 from truegreen.errors import ExecutionError, UsageError
 from truegreen.run.executor import Command, Completed, Executor, default_executor
+from truegreen.run.interpreter import default_python
 from truegreen.sandbox import is_secret_name
 
 #: Extras that conventionally hold a project's test dependencies, in order of preference.
@@ -75,12 +76,16 @@ class EnvBuild:
     created: bool
     extras: tuple[str, ...]
     steps: list[dict[str, object]] = field(default_factory=list)
+    #: whether commands run tests with it when no --python is given (it is the
+    #: repository's .venv, which the interpreter resolution reads)
+    default: bool = False
 
     def to_json(self) -> dict[str, object]:
         return {
             "schema": "truegreen.env/1",
             "venv": str(self.venv),
             "python": str(self.python),
+            "default": self.default,
             "created": self.created,
             "extras": list(self.extras),
             "steps": self.steps,
@@ -178,6 +183,12 @@ def build_env(
         [str(venv_python(target)), "-m", "pip", "install", "-q", "-e", spec, *packages],
         f"pip install -e {spec} {' '.join(packages)}".strip(),
     )
+    python_path = venv_python(target)
     return EnvBuild(
-        venv=target, python=venv_python(target), created=created, extras=chosen, steps=steps
+        venv=target,
+        python=python_path,
+        created=created,
+        extras=chosen,
+        steps=steps,
+        default=default_python(root).absolute() == python_path.absolute(),
     )

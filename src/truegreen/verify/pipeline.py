@@ -5,8 +5,9 @@ Layers, each collected as evidence and judged only by :func:`truegreen.verify.ve
 1. exam        the sealed copy of each exam runs N times on the base (it must fail with
                its sealed signature) and N times on the head (it must pass every time);
 2. tamper      static and collection-based analysis of the change (:mod:`truegreen.verify.tamper`);
-3. regression  the suite runs on both sides; a test that passed on the base and does not
-               on the head is rerun there to tell a regression from a flaky test;
+3. regression  the suite runs on both sides, and so do the ``always-run`` tests (whatever
+               ``tests`` / ``ignore`` leave out); a test that passed on the base and does
+               not on the head is rerun there to tell a regression from a flaky test;
 + strength     mutants of the changed lines, and how many the exam kills.
 
 Everything happens in disposable worktrees; the user's working tree is never touched.
@@ -24,14 +25,14 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from truegreen import __version__, canonical, config
-from truegreen.errors import UsageError
+from truegreen.errors import ConfigError, UsageError
 from truegreen.model.exam import Exam as SealedExam
 from truegreen.project import Project
 from truegreen.repo.git import GitRepo, Worktree
 from truegreen.run.executor import cancelling, reset_cancel
 from truegreen.run.pytest_ini import INI_FILES, suite_exclusions
-from truegreen.run.pytest_run import PytestRequest, run_pytest
-from truegreen.run.results import PytestRun
+from truegreen.run.pytest_run import PytestRequest, UnknownTestError, run_pytest
+from truegreen.run.results import PytestRun, TestResult
 from truegreen.run.signature import is_test_path
 from truegreen.seal import conftest_paths, refuse_another_checkouts_code
 from truegreen.verify.mutate import changed_lines, mutants_for
@@ -146,6 +147,33 @@ def grade_under_base_config(git: GitRepo, base: str, head_tree: Path) -> list[st
     return replaced
 
 
+#: what to do about an always-run entry that names nothing
+ALWAYS_RUN_HINT = (
+    "fix always-run in the base's [tool.truegreen] (pyproject.toml or truegreen.toml): "
+    "paths or node ids relative to the repository root, as `python -m pytest "
+    "--collect-only -q` lists them"
+)
+
+
+def check_always_run(git: GitRepo, base: str, settings: config.Settings) -> None:
+    """Refuse an ``always-run`` entry whose file or directory the base does not track, before
+    anything runs (an id whose function does not exist is caught when it runs)."""
+    if not settings.always_run:
+        return
+    files = git.files(base)
+    dirs = {"/".join(f.split("/")[:i]) for f in files for i in range(1, f.count("/") + 1)}
+    tracked = {".", *files, *dirs}
+    missing = [
+        e for e in settings.always_run if (e.split("::", 1)[0].rstrip("/") or ".") not in tracked
+    ]
+    if missing:
+        raise ConfigError(
+            f"always-run names {', '.join(map(repr, missing))}, which the base "
+            f"({base[:12]}) does not track",
+            hint=ALWAYS_RUN_HINT,
+        )
+
+
 def base_suite_exclusions(git: GitRepo, base: str) -> tuple[str, ...]:
     """What the base's own pytest ``addopts`` leave out of the suite (``--ignore``,
     ``--ignore-glob``, ``--deselect``), read from the base commit: the suite runs on both
@@ -177,20 +205,41 @@ class _Runner:
         *,
         suite: bool = False,
         timeout: float | None = None,
+        args: Sequence[str] | None = None,
     ) -> PytestRun:
+        if args is None:
+            args = (
+                _suite_args(self.settings, self.exclusions) if suite else self.settings.pytest_args
+            )
         request = PytestRequest(
             repo=tree,
             interpreter=self.project.interpreter,
             test_ids=tuple(ids),
-            args=_suite_args(self.settings, self.exclusions)
-            if suite
-            else self.settings.pytest_args,
+            args=tuple(args),
             timeout=timeout or self.settings.suite_timeout,
             sandbox=self.project.sandbox,
             grant_workdir=True,  # our disposable worktrees
             origin=self.project.root,
         )
         return run_pytest(request)
+
+    def run_always(self, tree: Path) -> tuple[PytestRun | None, tuple[str, ...]]:
+        """The ``always-run`` tests on one side, named as they are configured, so that
+        neither ``tests``, ``ignore`` nor the base's addopts leave them out: (the run, or
+        None when none of them exists here; the entries that do not exist here)."""
+        entries = list(self.settings.always_run)
+        missing: list[str] = []
+        args = (*self.settings.pytest_args, "--continue-on-collection-errors")
+        while entries:
+            try:
+                return self.run(tree, entries, args=args), tuple(missing)
+            except UnknownTestError as exc:
+                gone = [e for e in entries if any(_names(e, m) for m in exc.missing)]
+                if not gone:
+                    raise
+                missing += gone
+                entries = [e for e in entries if e not in gone]
+        return None, tuple(missing)
 
 
 T = TypeVar("T")
@@ -208,6 +257,61 @@ def both_sides(first: Callable[[], T], second: Callable[[], T]) -> tuple[T, T]:
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
         reset_cancel()
+
+
+def _names(entry: str, not_found: str) -> bool:
+    """Whether pytest's "not found: X" is about the always-run ``entry`` (pytest names a
+    parametrized id by its function)."""
+    return entry == not_found or entry.startswith(not_found + "[")
+
+
+@dataclass(frozen=True)
+class SideRuns:
+    """One side's runs for the regression layer: the suite, and the always-run tests."""
+
+    suite: PytestRun
+    always: PytestRun | None = None
+    #: always-run entries that do not exist on this side
+    missing: tuple[str, ...] = ()
+
+    @property
+    def runs(self) -> tuple[PytestRun, ...]:
+        return (self.suite,) if self.always is None else (self.suite, self.always)
+
+    def results(self, tree: Path, root: Path) -> dict[str, TestResult]:
+        """Every test's result by normalized id; a test both runs reported counts as the
+        first result that is not a pass (it must pass wherever it ran)."""
+        out: dict[str, TestResult] = {}
+        for run in self.runs:
+            for t in run.tests:
+                tid = _norm(t.id, tree, root)
+                if tid not in out or out[tid].outcome == "passed":
+                    out[tid] = t
+        return out
+
+    def collected(self, tree: Path, root: Path) -> set[str]:
+        return {_norm(i, tree, root) for run in self.runs for i in run.collected}
+
+    def collection_errors(self) -> set[str]:
+        return {c.nodeid for run in self.runs for c in run.collection_errors}
+
+
+def _side_runs(runner: _Runner, tree: Path, side: str, notify: Notify) -> SideRuns:
+    suite = runner.run(tree, suite=True)
+    if not runner.settings.always_run:
+        return SideRuns(suite)
+    always, missing = runner.run_always(tree)
+    if missing and side == "base":
+        raise ConfigError(
+            f"always-run names {', '.join(map(repr, missing))}, which the base does not have",
+            hint=ALWAYS_RUN_HINT,
+        )
+    if missing:
+        notify(
+            f"regression: always-run {', '.join(missing)} does not exist on the head "
+            "(a deleted or renamed test is the tamper layer's finding)"
+        )
+    return SideRuns(suite, always, missing)
 
 
 def _norm(test_id: str, tree: Path, root: Path) -> str:
@@ -267,24 +371,35 @@ def _summary(obs: Sequence[Observation]) -> dict[str, Any]:
 
 def regression_layer(
     runner: _Runner, base_tree: Path, head_tree: Path, exam_tests: set[str], notify: Notify
-) -> tuple[RegressionEvidence, PytestRun, PytestRun]:
+) -> tuple[RegressionEvidence, SideRuns, SideRuns]:
     kept = f" (leaving out, as the base's addopts do: {shlex.join(runner.exclusions)})"
     notify(
         "regression: running the suite on the base and the head"
         + (kept if runner.exclusions else "")
     )
+    always = runner.settings.always_run
+    if always:
+        notify(
+            f"regression: and the always-run tests on both sides, whatever tests / ignore "
+            f"leave out: {shlex.join(always)}"
+        )
     base, head = both_sides(
-        lambda: runner.run(base_tree, suite=True), lambda: runner.run(head_tree, suite=True)
+        lambda: _side_runs(runner, base_tree, "base", notify),
+        lambda: _side_runs(runner, head_tree, "head", notify),
     )
-    if not base.complete or not head.complete:
-        side = "base" if not base.complete else "head"
-        run = base if side == "base" else head
-        why = "passed the suite-timeout" if run.timed_out else run.meaning
-        return RegressionEvidence(False, detail=f"the suite run on the {side}: {why}"), base, head
+    for side, runs in (("base", base), ("head", head)):
+        for run, what in zip(runs.runs, ("the suite run", "the always-run run"), strict=False):
+            if not run.complete:
+                why = "passed the suite-timeout" if run.timed_out else run.meaning
+                return (
+                    RegressionEvidence(False, detail=f"{what} on the {side}: {why}"),
+                    base,
+                    head,
+                )
     # ids match across the two worktrees with each worktree's path replaced by one root
-    before = {_norm(t.id, base_tree, base_tree): t for t in base.tests}
-    after = {_norm(t.id, head_tree, base_tree): t for t in head.tests}
-    real_id = {_norm(t.id, head_tree, base_tree): t.id for t in head.tests}
+    before = base.results(base_tree, base_tree)
+    after = head.results(head_tree, base_tree)
+    real_id = {_norm(t.id, head_tree, base_tree): t.id for r in head.runs for t in r.tests}
     candidates, both = [], []
     compared = 0
     for tid, result in sorted(before.items()):
@@ -309,8 +424,12 @@ def regression_layer(
                 flaky.append(tid)
             else:
                 new_failures.append(tid)
-    base_errors = {c.nodeid for c in base.collection_errors}
-    new_errors = sorted({c.nodeid for c in head.collection_errors} - base_errors)
+    new_errors = sorted(head.collection_errors() - base.collection_errors())
+    always_tests = (
+        {_norm(t.id, base_tree, base_tree) for t in base.always.tests} - exam_tests
+        if base.always is not None
+        else set()
+    )
     return (
         RegressionEvidence(
             True,
@@ -320,6 +439,8 @@ def regression_layer(
             tuple(both),
             compared=compared,
             head_outcomes=tuple((t, after[t].outcome) for t in new_failures),
+            always_run=always,
+            always_run_tests=len(always_tests & set(after)),
         ),
         base,
         head,
@@ -412,6 +533,8 @@ def verify(
                 "(are they swapped?)",
             )
     settings = graded_settings(git, base)
+    if opts.regression:
+        check_always_run(git, base, settings)
     runner = _Runner(project, settings, base_suite_exclusions(git, base))
     exam_tests = [e.test for e in exams]
     carry = project.carried_files()
@@ -450,11 +573,11 @@ def verify(
         base_collected: set[str] | None = None
         head_collected: set[str] | None = None
         if opts.regression:
-            regression, base_suite, head_suite = regression_layer(
+            regression, base_side, head_side = regression_layer(
                 runner, wb.path, wh.path, set(exam_tests), notify
             )
-            base_collected = {_norm(i, wb.path, git.root) for i in base_suite.collected}
-            head_collected = {_norm(i, wh.path, git.root) for i in head_suite.collected}
+            base_collected = base_side.collected(wb.path, git.root)
+            head_collected = head_side.collected(wh.path, git.root)
         notify("tamper: analysing the change")
         tamper_findings: tuple[Finding, ...] | None = None
         if tamper is not None:
@@ -517,6 +640,16 @@ def document(
             "flaky": list(regression.flaky),
             "failing_on_both": list(regression.failing_on_both),
             "collection_errors": list(regression.collection_errors),
+            **(
+                {
+                    "always_run": {
+                        "entries": list(regression.always_run),
+                        "tests": regression.always_run_tests,
+                    }
+                }
+                if regression.always_run
+                else {}
+            ),
         },
         "strength": strength,
         "verdict": verdict.verdict,

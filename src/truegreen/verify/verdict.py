@@ -124,6 +124,10 @@ class RegressionEvidence:
     #: the head's outcome of a new failure, where it is not plainly "failed" (error,
     #: xfailed, no_report...): (test id, outcome) pairs
     head_outcomes: tuple[tuple[str, str], ...] = ()
+    #: the configured always-run entries (run on both sides apart from the suite)
+    always_run: tuple[str, ...] = ()
+    #: how many tests they selected that ran on both sides (the exams left out)
+    always_run_tests: int = 0
 
 
 @dataclass(frozen=True)
