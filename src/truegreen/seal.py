@@ -162,6 +162,13 @@ def judge_seal_runs(
         )
     if "error" in outcomes:
         r = next(r for r in results if r is not None and r.outcome == "error")
+        if r.phase == "collect" and r.reason:
+            # name the module (or conftest.py) and its error, not just "collection"
+            raise SealRefused(
+                f"{test_id} cannot run at {short}: {r.reason}",
+                hint="fix the import or collection problem so that the test runs and fails on the bug",
+                evidence=evidence,
+            )
         where = {"collect": "collection", "setup": "setup", "teardown": "teardown"}.get(
             r.phase or "", "setup"
         )

@@ -220,13 +220,18 @@ def _passed(run: PytestRun, test: str) -> bool:
     return result is not None and result.outcome == "passed"
 
 
-def _observations(runs: Sequence[PytestRun], test: str) -> tuple[Observation, ...]:
+def _observations(runs: Sequence[PytestRun], test: str, tree: Path) -> tuple[Observation, ...]:
     obs = []
     for run in runs:
         r = run.outcome_of(test)
-        obs.append(
-            Observation(r.outcome, r.signature) if r is not None else Observation("no_report")
-        )
+        if r is None:
+            obs.append(Observation("no_report"))
+            continue
+        detail = None
+        if r.phase == "collect" and r.reason:
+            # relative paths: the worktree's directory is new on every run
+            detail = r.reason.replace(f"{tree}/", "")
+        obs.append(Observation(r.outcome, r.signature, detail))
     return tuple(obs)
 
 
@@ -440,8 +445,8 @@ def verify(
                 test=e.test,
                 path=e.path,
                 sealed_signature=e.signature or "",
-                base=_observations(base_runs, e.test),
-                head=_observations(head_runs, e.test),
+                base=_observations(base_runs, e.test, wb.path),
+                head=_observations(head_runs, e.test, wh.path),
                 sandbox=_sandbox_findings(head_runs, e.test),
             )
             for e in exams
