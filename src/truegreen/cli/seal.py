@@ -102,7 +102,12 @@ def seal_command(
             err.print(f"  | {line}", markup=False)
         raise SystemExit(2) from None
     exam = sealed.exam
+    for entry in sealed.carry_unmatched:
+        err.print(f"note: carry entry {entry!r} matches no file git ignores here", markup=False)
+    carried = f"  carried from the checkout (git ignores them): {', '.join(sealed.carried)}"
     if json_out:
+        if sealed.carried:  # stdout holds the exam's document and nothing else
+            err.print(carried, markup=False)
         emit_json(exam.to_json())
         return
     verb = "sealed" if sealed.created else "already sealed"
@@ -113,6 +118,8 @@ def seal_command(
     )
     out.print(f"  {exam.signature}", markup=False)
     out.print(f"  files: {', '.join(f.path for f in exam.files)}", markup=False)
+    if sealed.carried:
+        out.print(carried, markup=False)
     out.print(f"  ledger entry #{sealed.seq}  {sealed.entry_hash[:16]}", markup=False)
     if sealed.bundle_path is not None:
         out.print(f"  bundle: {sealed.bundle_path}", markup=False)
