@@ -24,6 +24,7 @@ from truegreen.api import seal_exam, verify_fix
 from truegreen.errors import ConfigError
 from truegreen.project import open_project
 from truegreen.repo.git import Carry, GitRepo
+from truegreen.report.markdown import render as render_markdown
 from truegreen.seal import SealRefused
 
 BUGGY = "def double(x):\n    return x * 3\n"
@@ -218,6 +219,8 @@ def test_a_generated_data_file_is_carried_when_the_configuration_names_it(tmp_pa
     )
     assert doc["carried"] == ["pkg/grammar/rules.json"]
     assert doc["verdict"] == "verified", doc["reasons"]
+    report = render_markdown(doc)
+    assert "- carried from the checkout (git ignores them): `pkg/grammar/rules.json`" in report
 
 
 def test_what_is_carried_unasked_and_what_is_not(tmp_path):
