@@ -40,6 +40,10 @@ class Sealed:
     seq: int
     entry_hash: str
     bundle_path: Path | None = None
+    #: git-ignored files the worktree got from the checkout (truegreen.carry)
+    carried: tuple[str, ...] = ()
+    #: the configuration's carry entries that matched no git-ignored file
+    carry_unmatched: tuple[str, ...] = ()
 
 
 def seal_exam(
@@ -65,6 +69,7 @@ def seal_exam(
     fields = seal(
         project, test_id, rev=rev, test_file=test_file, runs=runs, hidden=hidden, issue=issue
     )
+    carried, unmatched = fields.pop("carried"), fields.pop("carry_unmatched")
     exam = Exam.create(**fields, issue_report=report.record() if report else None)
     with Ledger(db_url) as ledger:
         stored: StoredExam = ledger.add_exam(exam)
@@ -75,7 +80,13 @@ def seal_exam(
             bundle_path = export_dir / f"{exam.id}.json"
             bundle_path.write_text(canonical.pretty(bundle), encoding="utf-8")
     return Sealed(
-        stored.exam, stored.created, stored.entry.seq, stored.entry.entry_hash, bundle_path
+        stored.exam,
+        stored.created,
+        stored.entry.seq,
+        stored.entry.entry_hash,
+        bundle_path,
+        tuple(carried),
+        tuple(unmatched),
     )
 
 
@@ -181,6 +192,7 @@ def _settings_json(project: Project, git: GitRepo, base: str) -> dict[str, Any]:
         "pytest-args": list(s.pytest_args),
         "always-run": list(s.always_run),
         "suite-timeout": s.suite_timeout,
+        "carry": list(s.carry),
     }
 
 

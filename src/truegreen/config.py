@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 import tomllib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -79,6 +79,8 @@ class Settings:
     always_run: tuple[str, ...] = ()
     suite_timeout: float = 900.0
     sandbox: str | None = None
+    #: files git ignores that worktrees get from the checkout (globs, see truegreen.carry)
+    carry: tuple[str, ...] = ()
     #: where each key came from, for ``truegreen doctor``
     sources: dict[str, str] = field(default_factory=dict)
 
@@ -90,6 +92,7 @@ _KEYS: dict[str, str] = {
     "always-run": "always_run",
     "suite-timeout": "suite_timeout",
     "sandbox": "sandbox",
+    "carry": "carry",
 }
 
 #: A sub-table's validator: (the raw table, where it came from) -> the validated value
@@ -137,8 +140,10 @@ def _subtable(key: str, value: Any, origin: str) -> Any:
 
 def _str_list(key: str, value: Any, origin: str) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        example = "src/pkg/_version.py" if key == "carry" else "tests"
         raise ConfigError(
-            f"{origin}: {key} must be a list of strings", hint=f'for example {key} = ["tests"]'
+            f"{origin}: {key} must be a list of strings",
+            hint=f'for example {key} = ["{example}"]',
         )
     return tuple(value)
 
@@ -183,6 +188,32 @@ def check_pytest_args(args: tuple[str, ...], origin: str) -> None:
                 )
 
 
+def check_carry(patterns: Sequence[str], origin: str) -> None:
+    """The configuration's ``carry`` entries: globs relative to the project's root, inside it."""
+    for pattern in patterns:
+        parts = pattern.split("/")
+        if (
+            not pattern.strip()
+            or pattern.startswith(("/", "~"))
+            or "\\" in pattern
+            or re.match(r"^[A-Za-z]:", pattern)
+        ):
+            raise ConfigError(
+                f"{origin}: carry entry {pattern!r} is not a path relative to the repository root",
+                hint='write paths or globs from the repository root with forward slashes, e.g. carry = ["src/pkg/_version.py"]',
+            )
+        if ".." in parts:
+            raise ConfigError(
+                f"{origin}: carry entry {pattern!r} leads out of the repository",
+                hint="carry brings files of the checkout only: name them from the repository root, without ..",
+            )
+        if parts[0] == ".git" or any(p in ("", ".") for p in parts):
+            raise ConfigError(
+                f"{origin}: carry entry {pattern!r} is not a plain path",
+                hint="write it without ./, // or .git, e.g. src/pkg/_version.py",
+            )
+
+
 def _apply(
     raw: dict[str, Any], origin: str, values: dict[str, Any], sources: dict[str, str]
 ) -> dict[str, Any]:
@@ -200,6 +231,9 @@ def _apply(
             values[attr] = _test_selection(key, value, origin)
         elif key in ("ignore", "pytest-args"):
             values[attr] = _str_list(key, value, origin)
+        elif key == "carry":
+            values[attr] = _str_list(key, value, origin)
+            check_carry(values[attr], origin)
         elif key == "suite-timeout":
             if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
                 raise ConfigError(f"{origin}: suite-timeout must be a positive number of seconds")

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any, Protocol
 
+from truegreen.carry import missing_file_hint
 from truegreen.errors import UsageError
 from truegreen.model.exam import ExamFile
 from truegreen.project import Project
@@ -162,6 +163,13 @@ def judge_seal_runs(
         )
     if "error" in outcomes:
         r = next(r for r in results if r is not None and r.outcome == "error")
+        if r.phase == "collect" and r.reason:
+            # name the module (or conftest.py) and its error, not just "collection"
+            raise SealRefused(
+                f"{test_id} cannot run at {short}: {r.reason}",
+                hint="fix the import or collection problem so that the test runs and fails on the bug",
+                evidence=evidence,
+            )
         where = {"collect": "collection", "setup": "setup", "teardown": "teardown"}.get(
             r.phase or "", "setup"
         )
@@ -276,6 +284,18 @@ def _uncommitted_hint(project: Project, path: str, sealed: str | None) -> str | 
     )
 
 
+def _missing_file_hint(
+    project: Project, results: Sequence[TestResult | None], tree: Path
+) -> str | None:
+    """When the test could not be collected because a module or file is missing in the
+    worktree: which file of the checkout to carry, or that the build must write it."""
+    failed = next((r for r in results if r is not None and r.phase == "collect"), None)
+    if failed is None or project.git is None:
+        return None
+    message = f"{failed.exc_type}: {failed.message or ''}"
+    return missing_file_hint(project.git, project.interpreter, message, tree)
+
+
 def seal(
     project: Project,
     test_id: str,
@@ -320,7 +340,8 @@ def seal(
             )
         content = at_rev
     tracked = set(git.files(sha))
-    with git.worktree(sha, carry=project.carried_files()) as wt:
+    carry = project.carry_plan()
+    with git.worktree(sha, carry=carry) as wt:
         overlay(wt.path, [ExamFile.of(path, content)])
 
         def exists(p: str) -> bool:
@@ -342,7 +363,9 @@ def seal(
             timed_out = any(r.timed_out for r in results_runs)
             signature = judge_seal_runs(test_id, results, sha, timed_out)
         except SealRefused as exc:
-            hint = _uncommitted_hint(project, path, content if test_file is None else None)
+            hint = _uncommitted_hint(
+                project, path, content if test_file is None else None
+            ) or _missing_file_hint(project, results, wt.path)
             if hint is None:
                 raise
             raise SealRefused(exc.message, hint=hint, evidence=exc.evidence) from exc
@@ -369,4 +392,7 @@ def seal(
             "interpreter": str(project.interpreter.path),
         },
         "issue": int(issue) if issue is not None and issue.isdigit() else issue,
+        # not part of the exam: what the worktree got from the checkout, for the report
+        "carried": wt.carried,
+        "carry_unmatched": carry.unmatched,
     }

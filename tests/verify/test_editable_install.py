@@ -67,7 +67,7 @@ def test_verify_imports_the_worktrees_code_not_the_checkouts(tmp_path: Path) -> 
     exam_file.write_text(EXAM)
 
     project = open_project(root, str(python), "none", need_git=True)
-    assert "src/numbers_kit/_version.py" in project.carried_files()
+    assert "src/numbers_kit/_version.py" in project.carry_plan().files
     exam = seal_exam(project, "tests/test_exam.py::test_teens", test_file=exam_file, runs=1)
     doc = verify_fix(project, base="main", head="fix", exam_refs=[exam.exam.id], runs=1)
     assert doc["exams"][0]["base"]["outcome"] == "failed"

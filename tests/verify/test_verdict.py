@@ -290,3 +290,20 @@ def test_a_new_failure_says_what_the_head_did_when_it_is_not_a_plain_failure() -
         "tests/t.py::test_b passed on the base and fails on the head",
         "tests/t.py::test_c passed on the base and errors on the head",
     ]
+
+
+def test_an_exam_that_cannot_be_collected_says_which_file_and_why() -> None:
+    """The reason names the module (or conftest.py) that failed to collect and its error,
+    on the head (exam.error_at_head) and on the base (exam.signature_mismatch)."""
+    why = "tests/test_m.py could not be collected: ModuleNotFoundError: No module named 'm._v'"
+    broken = (Observation("error", "ModuleNotFoundError@m/__init__.py:<module>#1", why),) * 3
+    head = decide(ev(exams=[exam(head=broken)]))
+    assert [(r.code, r.detail) for r in head.reasons] == [
+        (
+            "exam.error_at_head",
+            f"tests/test_m.py::test_f cannot be collected or set up on the head: {why}",
+        )
+    ]
+    base = decide(ev(exams=[exam(base=broken)]))
+    assert [r.code for r in base.reasons] == ["exam.signature_mismatch"]
+    assert base.reasons[0].detail.endswith(f"sealed as {SIG}: {why}")

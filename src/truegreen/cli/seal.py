@@ -116,7 +116,12 @@ def seal_command(
     exam = sealed.exam
     if sealed.bundle_path is not None and exam.hidden:
         hidden_bundle_note({"hidden_exams": [exam.id]}, str(sealed.bundle_path))
+    for entry in sealed.carry_unmatched:
+        err.print(f"note: carry entry {entry!r} matches no file git ignores here", markup=False)
+    carried = f"  carried from the checkout (git ignores them): {', '.join(sealed.carried)}"
     if json_out:
+        if sealed.carried:  # stdout holds the exam's document and nothing else
+            err.print(carried, markup=False)
         emit_json(exam.public_json())
         return
     verb = "sealed" if sealed.created else "already sealed"
@@ -131,6 +136,8 @@ def seal_command(
         r = exam.issue_report
         issue = f"issue {exam.issue}: " if exam.issue is not None else ""
         out.print(f"  for {issue}{r.title} (report sha256 {r.sha256[:12]})", markup=False)
+    if sealed.carried:
+        out.print(carried, markup=False)
     out.print(f"  ledger entry #{sealed.seq}  {sealed.entry_hash[:16]}", markup=False)
     if sealed.bundle_path is not None:
         out.print(f"  bundle: {sealed.bundle_path}", markup=False)

@@ -73,6 +73,11 @@ class Verification(_Doc):
     decision: Literal["approve", "reject", "escalate"]
     reasons: list[Reason]
     receipt: Receipt
+    carried: list[str] = Field(
+        default_factory=list,
+        description="git-ignored files of the checkout the worktrees got (paths relative to "
+        "the repository root, sorted)",
+    )
 
 
 class RunTest(_Doc):

@@ -242,47 +242,76 @@ class GitRepo:
                 out.append(path / self.prefix if self.prefix else path)
         return out
 
-    def ignored_files(self, under: Sequence[str]) -> list[str]:
+    def ignored_files(self, under: Sequence[str] = ()) -> list[str]:
         """Untracked, git-ignored files in the checkout under the directories ``under``
-        (relative paths); a wholly ignored directory (a virtualenv, a build tree) is skipped."""
-        if not under:
-            return []
+        (relative paths; the whole project when empty); a wholly ignored directory (a
+        virtualenv, a build tree) is skipped."""
+        spec = [self._in(u) for u in under] or [self.prefix or "."]
+        return self._ls_ignored("--directory", "--", *spec)
+
+    def ignored_matching(self, pattern: str) -> list[str]:
+        """Untracked, git-ignored files in the checkout that the glob ``pattern`` (relative,
+        git's pathspec glob: ``*`` within a directory, ``**`` across them) matches, also
+        inside wholly ignored directories."""
+        return self._ls_ignored("--", f":(glob){self._in(pattern)}")
+
+    def _ls_ignored(self, *args: str) -> list[str]:
         done = self.git(
-            "ls-files",
-            "-z",
-            "--others",
-            "--ignored",
-            "--exclude-standard",
-            "--directory",
-            "--",
-            *map(self._in, under),
-            check=False,
+            "ls-files", "-z", "--others", "--ignored", "--exclude-standard", *args, check=False
         )
         if done.returncode != 0:
             return []
         return sorted(self._out(p) for p in done.stdout.split("\0") if p and not p.endswith("/"))
 
+    def bring(self, tree: Path, carry: Carry) -> tuple[str, ...]:
+        """Copy the checkout's files ``carry`` names into ``tree``, a disposable worktree's
+        project directory; the ones copied. A file is never copied over anything the
+        revision has at its path, nor through a directory that leads out of ``tree``; a
+        file found by truegreen only where its directory exists at the revision, one the
+        configuration names also where it does not (the directory is made)."""
+        inside, checkout = tree.resolve(), self.root.resolve()
+        copied: list[str] = []
+        named = set(carry.named)
+        for rel in carry.files:
+            source, target = self.root / rel, tree / rel
+            if (
+                not source.is_file()
+                or not source.resolve().is_relative_to(checkout)  # a link out of the checkout
+                or os.path.lexists(target)  # the revision's own file (or link) stays
+            ):
+                continue
+            existing = target.parent
+            while not existing.exists():
+                existing = existing.parent
+            if not existing.resolve().is_relative_to(inside):
+                continue  # a tracked symbolic link to a directory elsewhere
+            if existing != target.parent and rel not in named:
+                continue
+            try:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(source, target)
+            except OSError:
+                continue  # a file of the revision where a directory would go
+            copied.append(rel)
+        return tuple(copied)
+
     @contextlib.contextmanager
     def worktree(
-        self, rev: str, *, prefix: str = "truegreen-", carry: Sequence[str] = ()
+        self, rev: str, *, prefix: str = "truegreen-", carry: Carry | None = None
     ) -> Iterator[Worktree]:
         """A detached worktree of ``rev`` in a temporary directory, removed on exit.
 
-        ``carry``: untracked files of the checkout (relative paths) copied into the
-        worktree where its directory exists and the revision has no such file: generated
-        modules the project's code imports (a ``_version.py`` written by setuptools-scm,
-        extension modules built in place)."""
+        ``carry``: untracked files of the checkout copied into the worktree (see
+        :meth:`bring`): generated modules the project's code imports (a ``_version.py``
+        written by setuptools-scm, extension modules built in place)."""
         sha = self.resolve(rev)
         parent = Path(tempfile.mkdtemp(prefix=prefix))
         path = parent / "wt"
         try:
             self.git("worktree", "add", "--detach", "--force", str(path), sha)
             project = path / self.prefix if self.prefix else path
-            for rel in carry:
-                source, target = self.root / rel, project / rel
-                if source.is_file() and target.parent.is_dir() and not target.exists():
-                    shutil.copy2(source, target)
-            yield Worktree(self, project, sha, path)
+            carried = self.bring(project, carry) if carry is not None else ()
+            yield Worktree(self, project, sha, path, carried)
         finally:
             # twice --force: a worktree whose `git worktree add` was cut short (a Ctrl-C
             # while it checked out) is still locked "initializing", and one --force leaves
@@ -297,6 +326,23 @@ class GitRepo:
 
 
 @dataclass(frozen=True)
+class Carry:
+    """Untracked files of the checkout that disposable worktrees get (planned by
+    :func:`truegreen.carry.plan`), as paths relative to the project's directory."""
+
+    #: found by truegreen (git-ignored modules the code imports)
+    found: tuple[str, ...] = ()
+    #: named by the configuration's ``carry`` entries
+    named: tuple[str, ...] = ()
+    #: configuration entries that match no file git ignores in the checkout
+    unmatched: tuple[str, ...] = ()
+
+    @property
+    def files(self) -> tuple[str, ...]:
+        return tuple(sorted({*self.found, *self.named}))
+
+
+@dataclass(frozen=True)
 class Worktree:
     """A disposable checkout of one revision."""
 
@@ -306,6 +352,8 @@ class Worktree:
     rev: str
     #: the worktree's top level (``path`` unless the project is in a subdirectory)
     top: Path | None = None
+    #: the files copied into it from the checkout (:meth:`GitRepo.bring`)
+    carried: tuple[str, ...] = ()
 
     @property
     def top_level(self) -> Path:

@@ -50,6 +50,9 @@ def render(doc: dict[str, Any]) -> str:
     out.append(f"- head: `{doc['head']}`")
     if doc.get("patch_sha256"):
         out.append(f"- patch sha256: `{doc['patch_sha256']}`")
+    if doc.get("carried"):
+        files = ", ".join(f"`{f}`" for f in doc["carried"])
+        out.append(f"- carried from the checkout (git ignores them): {files}")
     if doc.get("receipt"):
         out.append(
             f"- receipt sha256: `{doc['receipt']['sha256']}` (re-check: `truegreen receipt verify receipt.json`)"

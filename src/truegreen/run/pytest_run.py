@@ -272,7 +272,14 @@ def _raise_for_unknown_ids(run: PytestRun, request: PytestRequest) -> None:
         return
     text = run.stdout_tail + "\n" + run.stderr_tail
     root = str(request.repo).rstrip("/") + "/"
-    missing = [m.strip().replace(root, "") for m in _NOT_FOUND.findall(text)]
+    missing = []
+    for m in _NOT_FOUND.finditer(text):
+        what = m.group(1).strip().replace(root, "")
+        if any(covers(c.nodeid, what) for c in run.collection_errors):
+            # pytest 7 says "not found" for an id whose module failed to import: the id
+            # exists, and its outcome is that collection error
+            continue
+        missing.append(what)
     if missing:
         raise UnknownTestError(
             f"test id {missing[0]!r} does not exist in {request.repo}",
@@ -297,6 +304,55 @@ def excerpt_of(longrepr: str) -> str:
 _E_LINE = re.compile(
     r"^E\s+(?P<type>[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning|Failed|Skipped))(?::\s*(?P<msg>.*))?$"
 )
+
+
+def covers(nodeid: str, test_id: str) -> bool:
+    """Whether a collection error reported at ``nodeid`` (a module, a package's directory
+    or ``__init__.py``, a conftest.py, or the session) keeps ``test_id`` from running."""
+    where = nodeid.split("::")[0].rstrip("/")
+    path = test_id.split("::")[0]
+    if not where or where == path:
+        return True
+    if where.endswith(("/conftest.py", "/__init__.py")) or where in ("conftest.py", "__init__.py"):
+        where = where.rpartition("/")[0]
+        return not where or path.startswith(where + "/")
+    return path.startswith(where + "/")
+
+
+#: pytest's report of a conftest.py that raised on import, printed before any test is
+#: collected (the probe is not configured yet, so it has no record of it)
+_CONFTEST_FAILED = re.compile(r"^ImportError while loading conftest '(?P<path>[^']+)'\.$", re.M)
+
+
+def conftest_errors(text: str, root: str) -> tuple[CollectionError, ...]:
+    """The conftest.py files pytest could not import, from its output: each with the lines
+    of its traceback up to the error (``E   ModuleNotFoundError: ...``)."""
+    found: list[CollectionError] = []
+    for m in _CONFTEST_FAILED.finditer(text):
+        lines = [m.group(0)]
+        seen_error = False
+        for line in text[m.end() :].lstrip("\n").splitlines()[:40]:
+            if seen_error and not line.startswith("E "):
+                break
+            seen_error = seen_error or line.startswith("E ")
+            lines.append(line)
+        path = m.group("path")
+        prefix = root.rstrip("/") + "/"
+        rel = path[len(prefix) :] if path.startswith(prefix) else path
+        if all(c.nodeid != rel for c in found):
+            found.append(CollectionError(rel, excerpt_of("\n".join(lines))))
+    return tuple(found)
+
+
+def collection_summary(error: CollectionError, root: str = "") -> str:
+    """One line saying what could not be collected and why: ``tests/test_x.py could not be
+    collected: ModuleNotFoundError: No module named 'pkg._version'``."""
+    _sig, etype, msg = _signature_from_text(error.excerpt, root)
+    lines = [line for line in error.excerpt.splitlines() if line.strip()]
+    why = f"{etype}: {msg}" if etype else (lines[-1].strip() if lines else "no details")
+    what = error.nodeid or "the session"
+    verb = "imported" if what.endswith("conftest.py") else "collected"
+    return f"{what} could not be {verb}: {why}"
 
 
 def _signature_from_text(text: str, root: str) -> tuple[str | None, str | None, str | None]:
@@ -353,6 +409,10 @@ def parse_records(
         for r in records
         if r.get("event") == "collect_error"
     )
+    if not start:
+        # pytest stopped before the probe was configured: a conftest.py that cannot be
+        # imported is the usual reason, and pytest said which on its output
+        cerrors += conftest_errors(stdout + "\n" + stderr, root)
     phases: dict[str, dict[str, dict[str, Any]]] = {}
     order: list[str] = []
     for r in records:
@@ -388,11 +448,9 @@ def parse_records(
         if nid in seen:
             continue
         seen.add(nid)
-        cerr = next(
-            (c for c in cerrors if c.nodeid and nid.startswith(c.nodeid.split("::")[0])), None
-        )
+        cerr = next((c for c in cerrors if covers(c.nodeid, nid)), None)
         if cerr is not None:
-            sig, etype, _msg = _signature_from_text(cerr.excerpt, root)
+            sig, etype, msg = _signature_from_text(cerr.excerpt, root)
             tests.append(
                 TestResult(
                     id=nid,
@@ -401,7 +459,8 @@ def parse_records(
                     excerpt=cerr.excerpt,
                     signature=sig,
                     exc_type=etype,
-                    reason="the test's module could not be collected",
+                    message=msg,
+                    reason=collection_summary(cerr, root),
                 )
             )
         else:

@@ -28,7 +28,7 @@ from truegreen import __version__, canonical, config
 from truegreen.errors import ConfigError, UsageError
 from truegreen.model.exam import Exam as SealedExam
 from truegreen.project import Project
-from truegreen.repo.git import GitRepo, Worktree
+from truegreen.repo.git import Carry, GitRepo, Worktree
 from truegreen.run.executor import cancelling, reset_cancel
 from truegreen.run.pytest_ini import INI_FILES, suite_exclusions
 from truegreen.run.pytest_run import PytestRequest, UnknownTestError, run_pytest
@@ -73,24 +73,34 @@ def _quiet(_: str) -> None:
 
 @contextlib.contextmanager
 def _head_worktree(
-    git: GitRepo, base: str, opts: VerifyOptions, carry: Sequence[str]
+    git: GitRepo, base: str, opts: VerifyOptions, carry: Carry
 ) -> Iterator[Worktree]:
+    # the checkout's files are carried in after the patch or the merge: a file the head
+    # adds is the head's, and nothing carried can be committed with it
     if opts.patch is not None:
-        with git.worktree(base, prefix="truegreen-head-", carry=carry) as wt:
+        with git.worktree(base, prefix="truegreen-head-") as wt:
             wt.apply_patch(opts.patch)
             sha = wt.commit_all("truegreen: the patch under verification")
-            yield Worktree(git, wt.path, sha, wt.top)
+            yield Worktree(git, wt.path, sha, wt.top, git.bring(wt.path, carry))
         return
     assert opts.head is not None
     if not git.is_ancestor(base, opts.head):
         # a branch made from an older base: what it changes is graded on the base, merged
         # as CI merges a pull request (the base's newer commits are not the branch's doing)
-        with git.worktree(base, prefix="truegreen-head-", carry=carry) as wt:
+        with git.worktree(base, prefix="truegreen-head-") as wt:
             sha = wt.merge(opts.head)
-            yield Worktree(git, wt.path, sha, wt.top)
+            yield Worktree(git, wt.path, sha, wt.top, git.bring(wt.path, carry))
         return
     with git.worktree(opts.head, prefix="truegreen-head-", carry=carry) as wt:
         yield wt
+
+
+def carry_for(project: Project, settings: config.Settings, notify: Notify) -> Carry:
+    """What the worktrees get from the checkout, with the graded (the base's) ``carry``."""
+    plan = project.carry_plan(settings)
+    for entry in plan.unmatched:
+        notify(f"note: carry entry {entry!r} matches no file git ignores in the checkout")
+    return plan
 
 
 @contextlib.contextmanager
@@ -324,13 +334,18 @@ def _passed(run: PytestRun, test: str) -> bool:
     return result is not None and result.outcome == "passed"
 
 
-def _observations(runs: Sequence[PytestRun], test: str) -> tuple[Observation, ...]:
+def _observations(runs: Sequence[PytestRun], test: str, tree: Path) -> tuple[Observation, ...]:
     obs = []
     for run in runs:
         r = run.outcome_of(test)
-        obs.append(
-            Observation(r.outcome, r.signature) if r is not None else Observation("no_report")
-        )
+        if r is None:
+            obs.append(Observation("no_report"))
+            continue
+        detail = None
+        if r.phase == "collect" and r.reason:
+            # relative paths: the worktree's directory is new on every run
+            detail = r.reason.replace(f"{tree}/", "")
+        obs.append(Observation(r.outcome, r.signature, detail))
     return tuple(obs)
 
 
@@ -537,12 +552,15 @@ def verify(
         check_always_run(git, base, settings)
     runner = _Runner(project, settings, base_suite_exclusions(git, base))
     exam_tests = [e.test for e in exams]
-    carry = project.carried_files()
+    carry = carry_for(project, settings, notify)
     with (
         git.worktree(base, prefix="truegreen-base-", carry=carry) as wb,
         _head_worktree(git, base, opts, carry) as wh,
     ):
         head = wh.rev
+        carried = sorted({*wb.carried, *wh.carried})
+        if carried:
+            notify(f"worktrees: carried from the checkout (git ignores them): {', '.join(carried)}")
         if opts.patch is None and head != head_sha:
             notify(
                 f"verify: {opts.head} does not contain the base {base[:12]}: its change is "
@@ -563,8 +581,8 @@ def verify(
                 test=e.test,
                 path=e.path,
                 sealed_signature=e.signature or "",
-                base=_observations(base_runs, e.test),
-                head=_observations(head_runs, e.test),
+                base=_observations(base_runs, e.test, wb.path),
+                head=_observations(head_runs, e.test, wh.path),
                 sandbox=_sandbox_findings(head_runs, e.test),
             )
             for e in exams
@@ -599,7 +617,7 @@ def verify(
     verdict = decide(
         Evidence(exams=exam_ev, tamper=tamper_findings, regression=regression, extra=extra)
     )
-    return document(git, base, head, exams, exam_ev, verdict, regression, strength, opts)
+    return document(git, base, head, exams, exam_ev, verdict, regression, strength, opts, carried)
 
 
 def document(
@@ -612,6 +630,7 @@ def document(
     regression: RegressionEvidence | None,
     strength: dict[str, Any] | None,
     opts: VerifyOptions,
+    carried: Sequence[str] = (),
 ) -> dict[str, Any]:
     return {
         "schema": "truegreen.verification/1",
@@ -652,6 +671,8 @@ def document(
             ),
         },
         "strength": strength,
+        # git-ignored files of the checkout the worktrees got (truegreen.carry)
+        "carried": list(carried),
         "verdict": verdict.verdict,
         "decision": verdict.decision,
         "reasons": [f.to_json() for f in verdict.reasons],
@@ -672,9 +693,11 @@ def measure_strength(
     base_sha, head_sha = git.resolve(base), git.resolve(head)
     if base_sha == head_sha:
         raise UsageError(f"--base and --head are the same commit ({base_sha[:12]})")
-    runner = _Runner(project, graded_settings(git, base_sha))
+    settings = graded_settings(git, base_sha)
+    runner = _Runner(project, settings)
     tests = [e.test for e in exams]
-    with git.worktree(head_sha, prefix="truegreen-head-", carry=project.carried_files()) as wh:
+    carry = carry_for(project, settings, notify)
+    with git.worktree(head_sha, prefix="truegreen-head-", carry=carry) as wh:
         grade_under_base_config(git, base_sha, wh.path)
         with sealed_exam_files(wh.path, exams):
             first = runner.run(wh.path, tests)

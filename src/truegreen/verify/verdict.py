@@ -96,6 +96,15 @@ class Observation:
 
     outcome: str
     signature: str | None = None
+    #: for an error in collection: what could not be collected and why, in one line
+    #: (``tests/test_x.py could not be collected: ModuleNotFoundError: ...``)
+    detail: str | None = None
+
+
+def _why(obs: Sequence[Observation]) -> str:
+    """``: <detail>`` of the first run that says why the test could not run, else ``""``."""
+    detail = next((o.detail for o in obs if o.detail), None)
+    return f": {detail}" if detail else ""
 
 
 @dataclass(frozen=True)
@@ -200,7 +209,8 @@ def exam_findings(ev: ExamEvidence) -> list[Finding]:
             found.append(
                 Finding(
                     "exam.signature_mismatch",
-                    detail=f"{ev.test} fails on the base as {got}, sealed as {ev.sealed_signature}",
+                    detail=f"{ev.test} fails on the base as {got}, sealed as "
+                    f"{ev.sealed_signature}{_why(base)}",
                     file=ev.path,
                 )
             )
@@ -230,7 +240,7 @@ def exam_findings(ev: ExamEvidence) -> list[Finding]:
         found.append(
             Finding(
                 "exam.error_at_head",
-                detail=f"{ev.test} cannot be collected or set up on the head",
+                detail=f"{ev.test} cannot be collected or set up on the head{_why(head)}",
                 file=ev.path,
             )
         )
