@@ -40,7 +40,7 @@ from truegreen.run.executor import Command, Executor, default_executor
 from truegreen.run.interpreter import Interpreter
 from truegreen.run.pytest_ini import kept_addopts
 from truegreen.run.results import CollectionError, Outcome, PytestRun, TestResult
-from truegreen.run.signature import Frame, make_signature
+from truegreen.run.signature import Frame, legacy_signature, make_signature
 
 PROBE_DIR = Path(__file__).resolve().parent / "_probe"
 PROBE_PLUGIN = "truegreen_probe"
@@ -295,20 +295,33 @@ _E_LINE = re.compile(
 )
 
 
-def _signature_from_text(text: str, root: str) -> tuple[str | None, str | None, str | None]:
-    """(signature, exc_type, message) from a collection error's text."""
+def _signatures(
+    etype: str, message: str, frames: Sequence[Frame], root: str, notes: Sequence[str] = ()
+) -> tuple[str, str | None]:
+    """(signature, the legacy signature where it differs): an exam sealed before the
+    signature's normalisation changed carries the legacy one."""
+    text = "\n".join([message, *notes]) if notes else message
+    signature = make_signature(etype, text, frames, root)
+    legacy = legacy_signature(etype, message, frames, root)
+    return signature, (legacy if legacy != signature else None)
+
+
+def _signature_from_text(
+    text: str, root: str
+) -> tuple[str | None, str | None, str | None, str | None]:
+    """(signature, legacy signature, exc_type, message) from a collection error's text."""
     etype = msg = None
     for line in text.splitlines():
         m = _E_LINE.match(line.strip())
         if m:
             etype, msg = m.group("type"), m.group("msg") or ""
     if etype is None:
-        return None, None, None
+        return None, None, None, None
     frames = [
         Frame(path=p, line=int(n), function="<module>")
         for p, n in re.findall(r"^([\w./-]+\.py):(\d+)", text, re.M)
     ]
-    return make_signature(etype, msg or "", frames, root), etype, msg
+    return *_signatures(etype, msg or "", frames, root), etype, msg
 
 
 def parse_records(
@@ -379,7 +392,7 @@ def parse_records(
             (c for c in cerrors if c.nodeid and nid.startswith(c.nodeid.split("::")[0])), None
         )
         if cerr is not None:
-            sig, etype, _msg = _signature_from_text(cerr.excerpt, root)
+            sig, legacy, etype, _msg = _signature_from_text(cerr.excerpt, root)
             tests.append(
                 TestResult(
                     id=nid,
@@ -387,6 +400,7 @@ def parse_records(
                     phase="collect",
                     excerpt=cerr.excerpt,
                     signature=sig,
+                    legacy_signature=legacy,
                     exc_type=etype,
                     reason="the test's module could not be collected",
                 )
@@ -452,23 +466,30 @@ def _outcome(nid: str, ph: dict[str, dict[str, Any]], root: str) -> TestResult:
     exc = deciding.get("exc") if isinstance(deciding.get("exc"), dict) else None
     longrepr = str(deciding.get("longrepr", ""))
     excerpt = excerpt_of(longrepr) if longrepr else ""
-    signature = etype = message = None
+    signature = legacy = etype = message = None
     if outcome in ("failed", "error"):
         if exc:
             etype, message = str(exc.get("type")), str(exc.get("message", ""))
             frames = [
-                Frame(str(f.get("path")), int(f.get("line", 0)), str(f.get("function")))
+                Frame(
+                    str(f.get("path")),
+                    int(f.get("line", 0)),
+                    str(f.get("function")),
+                    hidden=f.get("hidden") is True,
+                )
                 for f in exc.get("frames", [])
                 if isinstance(f, dict)
             ]
-            signature = make_signature(etype, message, frames, root)
+            notes = exc.get("notes")
+            notes = [str(n) for n in notes] if isinstance(notes, list) else []
+            signature, legacy = _signatures(etype, message, frames, root, notes)
         elif "[XPASS(strict)]" in longrepr:
             etype, message = "XPASS(strict)", longrepr.strip()
-            signature = make_signature(
+            signature, legacy = _signatures(
                 etype, message, [Frame(nid.split("::")[0], 0, nid.split("::")[-1])], root
             )
         else:
-            signature, etype, message = _signature_from_text(longrepr, root)
+            signature, legacy, etype, message = _signature_from_text(longrepr, root)
     reason = None
     if outcome == "skipped":
         skip = deciding.get("skip")
@@ -482,6 +503,7 @@ def _outcome(nid: str, ph: dict[str, dict[str, Any]], root: str) -> TestResult:
         id=nid,
         outcome=outcome,
         signature=signature,
+        legacy_signature=legacy,
         duration=duration,
         excerpt=excerpt,
         phase=phase,

@@ -220,13 +220,20 @@ def _passed(run: PytestRun, test: str) -> bool:
     return result is not None and result.outcome == "passed"
 
 
-def _observations(runs: Sequence[PytestRun], test: str) -> tuple[Observation, ...]:
+def _observations(
+    runs: Sequence[PytestRun], test: str, sealed: str | None = None
+) -> tuple[Observation, ...]:
+    """Each run's outcome and signature. An exam sealed before the signature's
+    normalisation changed carries the legacy signature: a run that fails with it is read
+    as failing the sealed way."""
     obs = []
     for run in runs:
         r = run.outcome_of(test)
-        obs.append(
-            Observation(r.outcome, r.signature) if r is not None else Observation("no_report")
-        )
+        if r is None:
+            obs.append(Observation("no_report"))
+            continue
+        sealed_then = sealed is not None and r.legacy_signature == sealed
+        obs.append(Observation(r.outcome, sealed if sealed_then else r.signature))
     return tuple(obs)
 
 
@@ -440,7 +447,7 @@ def verify(
                 test=e.test,
                 path=e.path,
                 sealed_signature=e.signature or "",
-                base=_observations(base_runs, e.test),
+                base=_observations(base_runs, e.test, e.signature),
                 head=_observations(head_runs, e.test),
                 sandbox=_sandbox_findings(head_runs, e.test),
             )
