@@ -15,6 +15,10 @@ It appends JSON lines to the file named by ``TRUEGREEN_PROBE_OUT``:
      "longrepr": "..."}
     {"event": "finish", "exitstatus": 1}
 
+``exc.frames`` are ``{path, line, function}``, with ``"hidden": true`` for a frame pytest
+leaves out of tracebacks (``__tracebackhide__``); ``exc.notes`` (only when there are
+some) are the exception's ``__notes__``, which tracebacks print under the message.
+
 A run without its ``finish`` line ended abnormally (os._exit, a signal, a segfault):
 truegreen treats every test of it as ``no_report``, never as a pass.
 """
