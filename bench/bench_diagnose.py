@@ -273,6 +273,7 @@ def big(mb: int) -> None:
 
 
 def main() -> None:
+    global REAL
     ap = argparse.ArgumentParser()
     ap.add_argument("--big-mb", type=int, default=None, help="size of the large log (300)")
     ap.add_argument("--no-big", action="store_true")
@@ -284,7 +285,16 @@ def main() -> None:
         help="list misses: of the dev half of the real corpus (default) or of all",
     )
     ap.add_argument("--only", choices=["synthetic", "live", "real"])
+    ap.add_argument(
+        "--real",
+        type=Path,
+        default=None,
+        help=f"the real corpus's directory (default {REAL}; from a git worktree elsewhere, "
+        "give the shared one)",
+    )
     args = ap.parse_args()
+    if args.real is not None:
+        REAL = args.real.resolve()
     print("# truegreen diagnose benchmark")
     if args.only in (None, "synthetic") and (SYNTH / "labels.json").exists():
         report(

@@ -18,7 +18,7 @@ from truegreen.diagnose.scanner import Scanner
     "content, message",
     [
         (b"", "is empty"),
-        (b"\x7fELF\x02\x01\x01\x00" + b"\x00" * 4000, "looks binary"),
+        (b"\x7fELF\x02\x01\x01\x00" + b"\x00" * 4000, "looks like an ELF executable"),
         ("ERROR: boom\n".encode("utf-16"), "UTF-16"),
         (b"\x1f\x8b\x08\x00garbage, not deflate data", "not a readable gzip"),
         (b"PK\x03\x04 not really a zip", "not a readable zip"),

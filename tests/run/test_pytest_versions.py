@@ -57,6 +57,11 @@ def test_probe_under_older_pytest(spec, make_project):
             raise RuntimeError("x")
         def test_error(boom):
             pass
+        def check(x):
+            __tracebackhide__ = True
+            assert x == 1
+        def test_hidden():
+            check(2)
     """
         }
     )
@@ -71,5 +76,10 @@ def test_probe_under_older_pytest(spec, make_project):
         "test_fail": "failed",
         "test_xfail": "xfailed",
         "test_error": "error",
+        "test_hidden": "failed",
     }
     assert run.by_id()["tests/test_v.py::test_fail"].signature.startswith("AssertionError@")
+    # the probe reads __tracebackhide__ under each pytest: the signature names the test
+    hidden = run.by_id()["tests/test_v.py::test_hidden"]
+    assert hidden.signature.startswith("AssertionError@tests/test_v.py:test_hidden#")
+    assert hidden.legacy_signature.startswith("AssertionError@tests/test_v.py:check#")

@@ -12,10 +12,10 @@ them changes what truegreen does (no command, URL or path in a log is ever acted
 from __future__ import annotations
 
 import io
-import zlib
 from pathlib import Path
 from typing import BinaryIO
 
+from truegreen.diagnose import sniff
 from truegreen.diagnose.classify import Decision, decide
 from truegreen.diagnose.model import (
     Diagnosis,
@@ -44,7 +44,7 @@ def scan(log: LogInput) -> ScanResult:
     try:
         for chunk in iter_chunks(log.stream):
             scanner.feed(chunk)
-    except (OSError, EOFError, zlib.error) as exc:
+    except sniff.DECOMPRESS_ERRORS as exc:
         raise UsageError(
             f"cannot read {log.name}: {exc}", hint="check that the log is complete and readable"
         ) from exc

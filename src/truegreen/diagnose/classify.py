@@ -17,7 +17,7 @@ from truegreen.diagnose.exceptions import (
     wrapped_exception,
 )
 from truegreen.diagnose.scanner import Candidate, ScanResult, Step
-from truegreen.run.signature import is_library_path, make_signature
+from truegreen.run.signature import is_library_path
 
 CLASSES = (
     "test", "lint", "type", "build", "dependency", "network", "timeout",
@@ -541,6 +541,8 @@ def _signatures(
         if p is not None and p.exc_type:
             exc, msg, sig, causes = p.exc_type, p.message, p.signature(), p.causes
         else:
+            # only the summary line (-rf, --tb=line, --tb=no): the exception, but no frame
+            # and so no signature (one without its frame never compares with run's)
             summary = scan.summary_messages.get(test)
             if summary:
                 m = re.match(
@@ -549,10 +551,8 @@ def _signatures(
                 )
                 if m and (m[2] is not None or m[1].endswith(("Error", "Exception"))):
                     exc, msg = m[1], (m[2] or "")
-                    sig = make_signature(exc, msg, [], scan.root)
                 elif summary.startswith("assert"):
                     exc, msg = "AssertionError", summary
-                    sig = make_signature(exc, msg, [], scan.root)
         if exc:
             classes[test] = _chain_class(exc, msg, causes, project)
             if sig:

@@ -21,7 +21,7 @@ import urllib.request
 from dataclasses import dataclass, field
 from typing import IO, Any
 
-from truegreen.diagnose.reader import LogInput, zip_inputs
+from truegreen.diagnose.reader import LogInput, text_input, zip_inputs
 from truegreen.errors import UsageError
 
 DEFAULT_API = "https://api.github.com"
@@ -127,7 +127,7 @@ def fetch(repo: str, run_id: int | None, job_id: int | None, token: str | None =
     base = f"{api_base()}/repos/{repo}/actions"
     if job_id is not None:
         spool = _download(f"{base}/jobs/{job_id}/logs", token, f"the log of job {job_id}")
-        return Fetched([LogInput(f"{repo} job {job_id}", spool)], _files=[spool])
+        return Fetched([text_input(spool, f"{repo} job {job_id}")], _files=[spool])
     assert run_id is not None
     jobs: list[dict[str, Any]] = []
     with _open(
@@ -158,9 +158,14 @@ def fetch(repo: str, run_id: int | None, job_id: int | None, token: str | None =
         spool.close()
         files: list[IO[bytes]] = []
         inputs = []
-        for j in failed[:10]:
-            f = _download(f"{base}/jobs/{j['id']}/logs", token, f"the log of job {j['id']}")
-            files.append(f)
-            inputs.append(LogInput(f"{repo} job {j['id']} ({j.get('name')})", f))
+        try:
+            for j in failed[:10]:
+                f = _download(f"{base}/jobs/{j['id']}/logs", token, f"the log of job {j['id']}")
+                files.append(f)
+                inputs.append(text_input(f, f"{repo} job {j['id']} ({j.get('name')})"))
+        except UsageError:
+            for f in files:
+                f.close()
+            raise
         return Fetched(inputs, steps, conclusions, files)
     return Fetched(inputs, steps, conclusions, [spool])

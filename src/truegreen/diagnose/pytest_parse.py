@@ -7,7 +7,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from truegreen.run.signature import Frame, is_library_path, is_test_path, make_signature
+from truegreen.run.signature import (
+    CI_CHECKOUT,
+    Frame,
+    is_library_path,
+    is_test_path,
+    make_signature,
+)
 
 _OUTCOMES = "PASSED|FAILED|ERROR|RERUN|XFAIL|XPASS|SKIPPED"
 #: ``tests/t.py::test_a PASSED [ 10%]`` (-v) and ``[gw0] [ 10%] PASSED tests/t.py::test_a`` (xdist)
@@ -35,9 +41,18 @@ _CHAINED = (
 NATIVE_FRAME = re.compile(r'^\s*File "(?P<path>[^"]+)", line (?P<line>\d+), in (?P<func>\S+)')
 _DEF = re.compile(r"^\s*(?:>\s*)?(?:async )?def (?P<func>\w+)\(")
 _E_LINE = re.compile(r"^E\s+(?P<text>.*)$")
+#: an ``E`` line that continues the exception's (the message's next line, or an empty one)
+_E_MORE = re.compile(r"^E(?:\s.*)?$")
+#: an exception's first line: a type known by its name, or any class qualified by its module
+#: (tracebacks qualify all but builtins: ``calc.errors.Boom: it went boom``)
 _EXC = re.compile(
-    r"^(?P<type>(?:[A-Za-z_][\w]*\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Failure|Timeout|Warning|Failed)|Failed|KeyError|StopIteration|[A-Z]\w*Error)(?::\s?(?P<msg>.*))?$"
+    r"^(?P<type>(?:[A-Za-z_][\w]*\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Failure|Timeout|Warning|Failed)|Failed|KeyError|StopIteration|(?:[a-z_]\w*\.)+[A-Z]\w*|[A-Z]\w*Error)(?::\s?(?P<msg>.*))?$"
 )
+#: where a native traceback's message ends: a frame, another traceback, a captured section
+_NATIVE_END = re.compile(
+    r'^(?:\s*File "|Traceback \(most recent call last\)|-+ Captured |={3,}|_{3,} )'
+)
+_CAPTURED = re.compile(r"^-+ Captured .* -+$")
 _LINE_TB = re.compile(r"^(?P<path>[\w./\\~:-]+\.py):(?P<line>\d+): (?P<type>[\w.]+): ?(?P<msg>.*)$")
 
 
@@ -104,12 +119,9 @@ def relative(path: str, root: str | None) -> str:
         if p.startswith(r):
             return p[len(r) :]
     # GitHub-hosted and common CI checkouts: /home/runner/work/<repo>/<repo>/...
-    m = re.match(
-        r"^(?:/home/runner/work/[^/]+/[^/]+|/home/travis/build/[^/]+/[^/]+|/builds/[^/]+/[^/]+|[A-Za-z]:/a/[^/]+/[^/]+|/github/workspace)/(.*)$",
-        p,
-    )
+    m = CI_CHECKOUT.match(p)
     if m and "site-packages" not in p:
-        return m[1]
+        return p[m.end() :]
     return p.removeprefix("./")
 
 
@@ -124,21 +136,41 @@ class FailureBlock:
     lines: list[tuple[int, str]] = field(default_factory=list)
 
     def parse(self, root: str | None) -> Parsed:
+        """The block's frames and the exception that ended it. Its text is every line the
+        traceback prints for it (the ``E`` lines, or a native traceback's lines from
+        ``Type: ...`` on), as the exception's ``str`` and notes hold them; what of it a
+        signature digests is :func:`truegreen.run.signature.signature_message`'s to say."""
         frames: list[Frame] = []
         last_def: str | None = None
         exc_type: str | None = None
-        message = ""
+        lines: list[str] = []
         exc_line: int | None = None
         loc_type: str | None = None
         first_path: str | None = None
         causes: list[tuple[str, str]] = []
+        #: the message's lines are being read: "E" lines (indented by ``indent``) or native
+        more: str | None = None
+        indent = 0
         for n, text in self.lines:
+            if more == "E":
+                if _E_MORE.match(text):
+                    rest = text[1:]
+                    lines.append(rest[min(indent, len(rest) - len(rest.lstrip())) :])
+                    continue
+                more = None
+            elif more == "native":
+                if text.strip() and not _NATIVE_END.match(text) and not text.startswith(_CHAINED):
+                    lines.append(text)
+                    continue
+                more = None
+            if text.startswith("-") and _CAPTURED.match(text.strip()):
+                break  # what the test printed or logged, not its traceback
             if text.startswith(_CHAINED):
                 # a chained exception: the one raised last is the one printed last, with
                 # its own frames (the test's outcome and its signature are that one's)
                 if exc_type:
-                    causes.append((exc_type, message))
-                frames, exc_type, message, exc_line, loc_type = [], None, "", None, None
+                    causes.append((exc_type, lines[0]))
+                frames, exc_type, lines, exc_line, loc_type = [], None, [], None, None
                 continue
             d = _DEF.match(text)
             if d:
@@ -158,6 +190,7 @@ class FailureBlock:
             if m:
                 path = relative(m["path"], root)
                 frames.append(Frame(path, int(m["line"]), last_def or "?"))
+                last_def = None  # the next entry's source shows its own def, or none
                 first_path = first_path or path
                 if m["exc"]:
                     loc_type = m["exc"]
@@ -167,18 +200,23 @@ class FailureBlock:
                 body = e["text"].strip()
                 x = _EXC.match(body)
                 if x:
-                    exc_type, message, exc_line = x["type"], (x["msg"] or "").strip(), n
+                    exc_type, lines, exc_line = x["type"], [(x["msg"] or "").strip()], n
                 elif body.startswith("assert"):
-                    exc_type, message, exc_line = "AssertionError", body, n
+                    exc_type, lines, exc_line = "AssertionError", [body], n
+                if exc_type:
+                    more, indent = "E", len(text) - 1 - len(text[1:].lstrip())
                 continue
             if exc_type is None and not text.startswith(" "):
                 x = _EXC.match(text.strip())
                 if x and frames:
-                    exc_type, message, exc_line = x["type"], (x["msg"] or "").strip(), n
+                    exc_type, lines, exc_line = x["type"], [(x["msg"] or "").strip()], n
+                    more = "native"
         if loc_type and (exc_type is None or exc_type == "AssertionError"):
             exc_type = exc_type if exc_type and loc_type == exc_type else (exc_type or loc_type)
         test_id = self._node_id(first_path, frames, root)
-        return Parsed(test_id, exc_type, message, frames, exc_line, root, causes)
+        message = lines[0] if lines else ""
+        text = "\n".join(lines).rstrip()
+        return Parsed(test_id, exc_type, message, frames, exc_line, root, causes, text)
 
     def _node_id(self, first_path: str | None, frames: list[Frame], root: str | None) -> str | None:
         name = self.header
@@ -217,11 +255,15 @@ class Parsed:
     root: str | None
     #: the exceptions earlier in a chain ("During handling of the above exception"), first first
     causes: list[tuple[str, str]] = field(default_factory=list)
+    #: every line of the message (``message`` is its first), notes included
+    text: str = ""
 
     def signature(self) -> str | None:
-        if not self.exc_type:
+        """The failure's signature, as ``truegreen run`` makes it; None without a frame
+        (a signature naming no frame would never compare with run's)."""
+        if not self.exc_type or not self.frames:
             return None
-        return make_signature(self.exc_type, self.message, self.frames, self.root)
+        return make_signature(self.exc_type, self.text or self.message, self.frames, self.root)
 
 
 def line_format(text: str) -> tuple[str, str, str, int] | None:

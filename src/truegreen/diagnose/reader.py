@@ -11,17 +11,16 @@ progress) happens per line, for analysis only; the line number stays the origina
 
 from __future__ import annotations
 
-import gzip
 import io
 import re
 import sys
 import zipfile
-import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, BinaryIO
 
+from truegreen.diagnose import sniff
 from truegreen.errors import UsageError
 
 #: Bytes read per chunk.
@@ -55,19 +54,6 @@ class Chunk:
     data: bytes
     first_line: int
     cut: bool = False
-
-
-def looks_binary(head: bytes) -> str | None:
-    """Why ``head`` (the first bytes of an input) is not a text log, or None."""
-    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
-        return "it is UTF-16 text; convert it to UTF-8 first (iconv -f UTF-16 -t UTF-8)"
-    sample = head[:65536]
-    if not sample:
-        return None
-    nul = sample.count(b"\x00")
-    if nul > max(8, len(sample) // 100):
-        return "it looks binary (NUL bytes), not a text log"
-    return None
 
 
 def iter_chunks(stream: IO[bytes]) -> Iterator[Chunk]:
@@ -138,26 +124,32 @@ class LogInput:
     stream: IO[bytes]
 
 
-def _sniff(stream: BinaryIO) -> tuple[bytes, BinaryIO]:
-    """Peek at the first bytes without losing them (stdin cannot seek)."""
+def _sniff(stream: IO[bytes], under: IO[bytes] | None = None) -> tuple[bytes, BinaryIO]:
+    """Peek at the first bytes without losing them (stdin cannot seek). Closing the
+    stream returned closes ``stream`` and ``under`` (what a decompressor reads)."""
     head = stream.read(65536)
-    rest = io.BufferedReader(_Prepend(head, stream))
+    rest = io.BufferedReader(_Prepend(head, stream, under))
     return head, rest
 
 
 class _Prepend(io.RawIOBase):
     """A raw stream that yields ``head`` and then the rest of ``stream``."""
 
-    def __init__(self, head: bytes, stream: BinaryIO) -> None:
+    def __init__(self, head: bytes, stream: IO[bytes], under: IO[bytes] | None = None) -> None:
         self._head = head
         self._stream = stream
+        self._under = under
 
     def readable(self) -> bool:
         return True
 
     def close(self) -> None:
         if not self.closed:
-            self._stream.close()
+            try:
+                self._stream.close()
+            finally:
+                if self._under is not None:
+                    self._under.close()
         super().close()
 
     def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]
@@ -176,9 +168,9 @@ def open_inputs(source: str | Path | BinaryIO, name: str | None = None) -> list[
     """The logs in ``source``: a path (a text log, a .gz, or a zip of job logs), ``-`` for
     stdin, or an open binary stream. Raises :class:`UsageError` for what cannot be read."""
     if isinstance(source, (str, Path)) and str(source) == "-":
-        return _from_stream(sys.stdin.buffer, "<stdin>")
+        return [text_input(sys.stdin.buffer, "<stdin>")]
     if not isinstance(source, (str, Path)):
-        return _from_stream(source, name or "<stream>")
+        return [text_input(source, name or "<stream>")]
     path = Path(source)
     if not path.exists():
         raise UsageError(f"{path} does not exist", hint="give the path of a CI log, or - for stdin")
@@ -198,30 +190,43 @@ def open_inputs(source: str | Path | BinaryIO, name: str | None = None) -> list[
     if head.startswith(b"PK\x03\x04"):
         with handle:
             return zip_inputs(path, path.name)
-    return _from_stream(handle, str(path))
+    return [text_input(handle, str(path))]
 
 
-def _from_stream(stream: BinaryIO, name: str) -> list[LogInput]:
-    head, stream = _sniff(stream)
-    if head.startswith(b"\x1f\x8b"):
-        gz = gzip.GzipFile(fileobj=stream, mode="rb")
-        gz.myfileobj = stream  # type: ignore[assignment]  # so closing it closes the file too
-        stream = gz  # type: ignore[assignment]
+def text_input(stream: IO[bytes], name: str) -> LogInput:
+    """``stream`` as a text log: a gzip, xz or bzip2 one decompressed (one layer), anything
+    that is not text refused with what it looks like and what to do (see
+    :mod:`truegreen.diagnose.sniff`). The stream is closed when it is refused."""
+    head, text = _sniff(stream)
+    kind = sniff.kind_of(head)
+    if kind is not None and kind.open is not None:
+        inner = kind.open(text)
         try:
-            head, stream = _sniff(stream)
-        except (OSError, EOFError, zlib.error) as exc:
-            gz.close()
+            head, text = _sniff(inner, under=text)
+        except sniff.DECOMPRESS_ERRORS as exc:
+            inner.close()
+            text.close()
+            what = kind.what.split(" ", 1)[1]
             raise UsageError(
-                f"{name} is not a readable gzip file: {exc}", hint="give the log uncompressed"
+                f"{name} is not a readable {what}: {exc}",
+                hint="check that the file is complete, or give the log uncompressed",
             ) from exc
+        name_read = f"{name} (decompressed)"
+        kind = sniff.kind_of(head)
+    else:
+        name_read = name
     if not head:
-        stream.close()
-        raise UsageError(f"{name} is empty", hint="give the log of a failed job")
-    why = looks_binary(head)
+        text.close()
+        raise UsageError(f"{name_read} is empty", hint="give the log of a failed job")
+    why = (kind.what, kind.hint) if kind is not None else sniff.not_text(head)
     if why:
-        stream.close()
-        raise UsageError(f"{name} cannot be diagnosed: {why}", hint="give a text log")
-    return [LogInput(name, stream)]
+        text.close()
+        what, hint = why
+        raise UsageError(
+            f"{name_read} looks like {what}, not a text log",
+            hint=hint.format(name="FILE" if name.startswith("<") else name),
+        )
+    return LogInput(name, text)
 
 
 def zip_inputs(source: Path | IO[bytes], name: str, only: set[str] | None = None) -> list[LogInput]:
@@ -240,7 +245,15 @@ def zip_inputs(source: Path | IO[bytes], name: str, only: set[str] | None = None
         chosen = wanted or chosen
     if not chosen:
         raise UsageError(f"{name} holds no .txt job logs", hint="give a GitHub Actions run zip")
-    return [LogInput(f"{name}:{n}", archive.open(n)) for n in sorted(chosen)]
+    inputs: list[LogInput] = []
+    try:
+        for n in sorted(chosen):
+            inputs.append(text_input(archive.open(n), f"{name}:{n}"))
+    except UsageError:
+        for log in inputs:
+            log.stream.close()
+        raise
+    return inputs
 
 
 def _job_name(member: str) -> str:

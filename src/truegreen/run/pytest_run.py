@@ -40,7 +40,7 @@ from truegreen.run.executor import Command, Executor, default_executor
 from truegreen.run.interpreter import Interpreter
 from truegreen.run.pytest_ini import kept_addopts
 from truegreen.run.results import CollectionError, Outcome, PytestRun, TestResult
-from truegreen.run.signature import Frame, make_signature
+from truegreen.run.signature import Frame, legacy_signature, make_signature
 
 PROBE_DIR = Path(__file__).resolve().parent / "_probe"
 PROBE_PLUGIN = "truegreen_probe"
@@ -347,7 +347,7 @@ def conftest_errors(text: str, root: str) -> tuple[CollectionError, ...]:
 def collection_summary(error: CollectionError, root: str = "") -> str:
     """One line saying what could not be collected and why: ``tests/test_x.py could not be
     collected: ModuleNotFoundError: No module named 'pkg._version'``."""
-    _sig, etype, msg = _signature_from_text(error.excerpt, root)
+    _sig, _legacy, etype, msg = _signature_from_text(error.excerpt, root)
     lines = [line for line in error.excerpt.splitlines() if line.strip()]
     why = f"{etype}: {msg}" if etype else (lines[-1].strip() if lines else "no details")
     what = error.nodeid or "the session"
@@ -355,20 +355,33 @@ def collection_summary(error: CollectionError, root: str = "") -> str:
     return f"{what} could not be {verb}: {why}"
 
 
-def _signature_from_text(text: str, root: str) -> tuple[str | None, str | None, str | None]:
-    """(signature, exc_type, message) from a collection error's text."""
+def _signatures(
+    etype: str, message: str, frames: Sequence[Frame], root: str, notes: Sequence[str] = ()
+) -> tuple[str, str | None]:
+    """(signature, the legacy signature where it differs): an exam sealed before the
+    signature's normalisation changed carries the legacy one."""
+    text = "\n".join([message, *notes]) if notes else message
+    signature = make_signature(etype, text, frames, root)
+    legacy = legacy_signature(etype, message, frames, root)
+    return signature, (legacy if legacy != signature else None)
+
+
+def _signature_from_text(
+    text: str, root: str
+) -> tuple[str | None, str | None, str | None, str | None]:
+    """(signature, legacy signature, exc_type, message) from a collection error's text."""
     etype = msg = None
     for line in text.splitlines():
         m = _E_LINE.match(line.strip())
         if m:
             etype, msg = m.group("type"), m.group("msg") or ""
     if etype is None:
-        return None, None, None
+        return None, None, None, None
     frames = [
         Frame(path=p, line=int(n), function="<module>")
         for p, n in re.findall(r"^([\w./-]+\.py):(\d+)", text, re.M)
     ]
-    return make_signature(etype, msg or "", frames, root), etype, msg
+    return *_signatures(etype, msg or "", frames, root), etype, msg
 
 
 def _names_a_group(test_id: str, ids: set[str]) -> bool:
@@ -450,7 +463,7 @@ def parse_records(
         seen.add(nid)
         cerr = next((c for c in cerrors if covers(c.nodeid, nid)), None)
         if cerr is not None:
-            sig, etype, msg = _signature_from_text(cerr.excerpt, root)
+            sig, legacy, etype, msg = _signature_from_text(cerr.excerpt, root)
             tests.append(
                 TestResult(
                     id=nid,
@@ -458,6 +471,7 @@ def parse_records(
                     phase="collect",
                     excerpt=cerr.excerpt,
                     signature=sig,
+                    legacy_signature=legacy,
                     exc_type=etype,
                     message=msg,
                     reason=collection_summary(cerr, root),
@@ -524,23 +538,30 @@ def _outcome(nid: str, ph: dict[str, dict[str, Any]], root: str) -> TestResult:
     exc = deciding.get("exc") if isinstance(deciding.get("exc"), dict) else None
     longrepr = str(deciding.get("longrepr", ""))
     excerpt = excerpt_of(longrepr) if longrepr else ""
-    signature = etype = message = None
+    signature = legacy = etype = message = None
     if outcome in ("failed", "error"):
         if exc:
             etype, message = str(exc.get("type")), str(exc.get("message", ""))
             frames = [
-                Frame(str(f.get("path")), int(f.get("line", 0)), str(f.get("function")))
+                Frame(
+                    str(f.get("path")),
+                    int(f.get("line", 0)),
+                    str(f.get("function")),
+                    hidden=f.get("hidden") is True,
+                )
                 for f in exc.get("frames", [])
                 if isinstance(f, dict)
             ]
-            signature = make_signature(etype, message, frames, root)
+            notes = exc.get("notes")
+            notes = [str(n) for n in notes] if isinstance(notes, list) else []
+            signature, legacy = _signatures(etype, message, frames, root, notes)
         elif "[XPASS(strict)]" in longrepr:
             etype, message = "XPASS(strict)", longrepr.strip()
-            signature = make_signature(
+            signature, legacy = _signatures(
                 etype, message, [Frame(nid.split("::")[0], 0, nid.split("::")[-1])], root
             )
         else:
-            signature, etype, message = _signature_from_text(longrepr, root)
+            signature, legacy, etype, message = _signature_from_text(longrepr, root)
     reason = None
     if outcome == "skipped":
         skip = deciding.get("skip")
@@ -554,6 +575,7 @@ def _outcome(nid: str, ph: dict[str, dict[str, Any]], root: str) -> TestResult:
         id=nid,
         outcome=outcome,
         signature=signature,
+        legacy_signature=legacy,
         duration=duration,
         excerpt=excerpt,
         phase=phase,

@@ -32,6 +32,9 @@ class TestResult:
     id: str
     outcome: Outcome
     signature: str | None = None
+    #: the signature as truegreen made it before its normalisation changed, where it
+    #: differs (an exam sealed then carries it); not part of the document
+    legacy_signature: str | None = None
     duration: float = 0.0
     excerpt: str = ""
     #: the phase that decided the outcome: setup, call or teardown

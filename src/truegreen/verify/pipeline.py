@@ -334,7 +334,12 @@ def _passed(run: PytestRun, test: str) -> bool:
     return result is not None and result.outcome == "passed"
 
 
-def _observations(runs: Sequence[PytestRun], test: str, tree: Path) -> tuple[Observation, ...]:
+def _observations(
+    runs: Sequence[PytestRun], test: str, tree: Path, sealed: str | None = None
+) -> tuple[Observation, ...]:
+    """Each run's outcome and signature. An exam sealed before the signature's
+    normalisation changed carries the legacy signature: a run that fails with it is read
+    as failing the sealed way."""
     obs = []
     for run in runs:
         r = run.outcome_of(test)
@@ -345,7 +350,8 @@ def _observations(runs: Sequence[PytestRun], test: str, tree: Path) -> tuple[Obs
         if r.phase == "collect" and r.reason:
             # relative paths: the worktree's directory is new on every run
             detail = r.reason.replace(f"{tree}/", "")
-        obs.append(Observation(r.outcome, r.signature, detail))
+        sealed_then = sealed is not None and r.legacy_signature == sealed
+        obs.append(Observation(r.outcome, sealed if sealed_then else r.signature, detail))
     return tuple(obs)
 
 
@@ -581,7 +587,7 @@ def verify(
                 test=e.test,
                 path=e.path,
                 sealed_signature=e.signature or "",
-                base=_observations(base_runs, e.test, wb.path),
+                base=_observations(base_runs, e.test, wb.path, e.signature),
                 head=_observations(head_runs, e.test, wh.path),
                 sandbox=_sandbox_findings(head_runs, e.test),
             )

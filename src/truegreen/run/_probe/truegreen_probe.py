@@ -11,9 +11,13 @@ It appends JSON lines to the file named by ``TRUEGREEN_PROBE_OUT``:
     {"event": "collected", "ids": [...]}
     {"event": "collect_error", "nodeid": "...", "longrepr": "...", "exc_type": ..., "message": ...}
     {"event": "report", "nodeid": "...", "when": "setup|call|teardown", "outcome": ...,
-     "duration": 0.01, "wasxfail": ..., "skip": {...}, "exc": {type, message, frames}, "crash": {...},
+     "duration": 0.01, "wasxfail": ..., "skip": {...}, "exc": {type, message, frames, notes}, "crash": {...},
      "longrepr": "..."}
     {"event": "finish", "exitstatus": 1}
+
+``exc.frames`` are ``{path, line, function}``, with ``"hidden": true`` for a frame pytest
+leaves out of tracebacks (``__tracebackhide__``); ``exc.notes`` (only when there are
+some) are the exception's ``__notes__``, which tracebacks print under the message.
 
 A run without its ``finish`` line ended abnormally (os._exit, a signal, a segfault):
 truegreen treats every test of it as ``no_report``, never as a pass.
@@ -78,6 +82,18 @@ def _ours(entry) -> bool:
         return False
 
 
+def _hidden(entry, excinfo) -> bool:
+    """Whether pytest leaves ``entry`` out of the tracebacks it prints
+    (``__tracebackhide__``); pytest 8 passes the exception, pytest 7 does not."""
+    try:
+        try:
+            return bool(entry.ishidden(excinfo))
+        except TypeError:
+            return bool(entry.ishidden())
+    except Exception:
+        return False
+
+
 def _exc_record(excinfo, rootdir: str) -> dict:
     etype = excinfo.type
     module = getattr(etype, "__module__", "") or ""
@@ -89,16 +105,22 @@ def _exc_record(excinfo, rootdir: str) -> dict:
         # the test's: a signature naming one would hold the path truegreen is installed at
         entries = [e for e in excinfo.traceback if not _ours(e)]
         for entry in entries[-_MAX_FRAMES:]:
-            frames.append(
-                {
-                    "path": _rel(entry.path, rootdir),
-                    "line": entry.lineno + 1,
-                    "function": entry.name,
-                }
-            )
+            frame = {
+                "path": _rel(entry.path, rootdir),
+                "line": entry.lineno + 1,
+                "function": entry.name,
+            }
+            if _hidden(entry, excinfo):
+                frame["hidden"] = True
+            frames.append(frame)
     except Exception:
         pass
-    return {"type": qual, "message": _text(excinfo.value), "frames": frames}
+    record = {"type": qual, "message": _text(excinfo.value), "frames": frames}
+    notes = getattr(excinfo.value, "__notes__", None)
+    if isinstance(notes, (list, tuple)) and notes:
+        # printed under the message by every traceback (Python 3.11+), so logs show them
+        record["notes"] = [_text(n) for n in notes[:20]]
+    return record
 
 
 def pytest_configure(config) -> None:
