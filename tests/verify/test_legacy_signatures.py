@@ -43,12 +43,12 @@ def test_an_exam_sealed_with_the_legacy_signature_still_verifies(make_project):
     assert result.signature is not None
 
     # sealed now: the signature as it is
-    assert _codes(result.signature, _observations(runs, TEST, result.signature)) == set()
+    assert _codes(result.signature, _observations(runs, TEST, root, result.signature)) == set()
     # sealed before: the legacy one, read as the sealed signature
     legacy = result.legacy_signature
-    base = _observations(runs, TEST, legacy)
+    base = _observations(runs, TEST, root, legacy)
     assert {o.signature for o in base} == {legacy}
     assert _codes(legacy, base) == set()
     # a signature neither computation gives is still another failure
     other = "AssertionError@tests/test_cart.py:test_items#000000000000"
-    assert _codes(other, _observations(runs, TEST, other)) == {"exam.signature_mismatch"}
+    assert _codes(other, _observations(runs, TEST, root, other)) == {"exam.signature_mismatch"}
