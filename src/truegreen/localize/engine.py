@@ -858,13 +858,19 @@ def _document(
         },
         "order_dependence": order,
         "measurement": measurement,
-        "warnings": list(runs.notes),
+        "warnings": _warnings(runs),
         "command": list(rerun),
     }
     scrub = Scrubber(list(trace.secrets))
     doc = scrub.document(doc)
     doc["context"] = _context(doc, project.root, src, opts.budget_tokens, scrub)
     return dict(doc)
+
+
+def _warnings(runs: _Runs) -> list[str]:
+    """localize's own notes, then the runner's about its test runs (each once)."""
+    notes = [*runs.notes, *(n for r in (runs.measured, runs.bare) if r for n in r.notes)]
+    return list(dict.fromkeys(notes))
 
 
 def _raised_in_project(failure: Mapping[str, Any] | None) -> bool:

@@ -73,6 +73,11 @@ class Verification(_Doc):
     decision: Literal["approve", "reject", "escalate"]
     reasons: list[Reason]
     receipt: Receipt
+    notes: list[str] = Field(
+        default_factory=list,
+        description="what the runner did that the outcomes alone do not say (e.g. a test "
+        "process ended by truegreen after pytest was done); sorted",
+    )
 
 
 class RunTest(_Doc):
@@ -89,6 +94,11 @@ class Run(_Doc):
     schema_: Literal["truegreen.run/1"] = Field(alias="schema")
     command: list[str] = Field(description="the exact argv to rerun it by hand", min_length=1)
     tests: list[RunTest]
+    notes: list[str] = Field(
+        default_factory=list,
+        description="what the runner did that the outcomes alone do not say (e.g. a test "
+        "process ended by truegreen after pytest was done)",
+    )
 
 
 DOCUMENTS: dict[str, type[BaseModel]] = {
