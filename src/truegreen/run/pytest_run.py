@@ -29,12 +29,12 @@ import json
 import os
 import re
 import shutil
-import tempfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from truegreen import tempdirs
 from truegreen.errors import UsageError
 from truegreen.run.executor import Command, Executor, default_executor
 from truegreen.run.interpreter import Interpreter
@@ -181,7 +181,7 @@ def run_pytest(
     from truegreen.sandbox import SandboxSpec, get_backend
 
     ex = executor or default_executor()
-    tmp = Path(tempfile.mkdtemp(prefix="truegreen-probe-"))
+    tmp = tempdirs.make("truegreen-probe-")
     try:
         out = request.records or tmp / "probe.jsonl"
         out.touch()
