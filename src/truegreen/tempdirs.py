@@ -26,6 +26,8 @@ import tempfile
 import threading
 from pathlib import Path
 
+from truegreen.run._reaper import stat_fields
+
 PREFIX = "truegreen-"
 
 #: ``<prefix>p<pid>.<start>.<pidns>-<mkdtemp's random part>``
@@ -38,15 +40,10 @@ _swept: set[tuple[int, str]] = set()  # (pid, temp dir) already swept by this pr
 def _start_time(pid: int) -> int | None:
     """The start time of a live process (clock ticks since boot); None when it is gone or
     a zombie, 0 when this system has no /proc to tell it."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as fh:
-            raw = fh.read()
-    except FileNotFoundError:
-        return None if os.path.isdir("/proc/self") else _exists(pid)
-    except OSError:
-        return 0
-    fields = raw[raw.rfind(b")") + 2 :].split()
-    if len(fields) < 20 or fields[0] in (b"Z", b"X"):
+    if not os.path.isdir("/proc/self"):
+        return _exists(pid)
+    fields = stat_fields(pid)
+    if fields is None or len(fields) < 20 or fields[0] in (b"Z", b"X"):
         return None
     return int(fields[19])
 

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.sandbox.conftest import require_bwrap
+from truegreen.run import _reaper
 from truegreen.run.executor import Command, SubprocessExecutor
 
 PY = sys.executable
@@ -180,3 +181,35 @@ def _descendants(roots: list[int]) -> list[int]:
         found += kids
         todo += kids
     return found
+
+
+def _reaper_told(lines: str) -> None:
+    """Start a reaper, tell it ``lines``, end its pipe (as a dying truegreen does) and
+    wait for it to do its work."""
+    reaper = subprocess.Popen([PY, "-I", "-S", _reaper.__file__], stdin=subprocess.PIPE)
+    reaper.communicate(lines.encode(), timeout=30)
+
+
+@pytest.mark.parametrize("same_start", [True, False])
+def test_the_reaper_kills_a_registered_group_only_while_its_pid_is_the_runs(
+    same_start: bool,
+) -> None:
+    """A run's group is killed when truegreen is gone; a pid used again by a process
+    started later (the run's group long gone) is someone else's and is left alone."""
+    other = subprocess.Popen([PY, "-c", "import time; time.sleep(60)"], start_new_session=True)
+    try:
+        start = _reaper.start_time(other.pid)
+        assert start is not None
+        told = start if same_start else start - 1
+        _reaper_told(f"+ m1\ng m1 {other.pid} {told}\n+ m2\n- m2\n")
+        assert (other.wait(timeout=5) == -signal.SIGKILL) if same_start else other.poll() is None
+    finally:
+        other.kill()
+        other.wait()
+
+
+def test_the_reaper_reads_what_truegreen_tells_it() -> None:
+    runs: dict[str, tuple[int, int] | None] = {}
+    lines = [b"+ a\n", b"g a 12 34\n", b"+ b\n", b"- b\n", b"+ c\n", b"g c x 1\n", b"junk\n"]
+    _reaper._watch(lines, runs)
+    assert runs == {"a": (12, 34), "c": None}

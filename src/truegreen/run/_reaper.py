@@ -16,7 +16,8 @@ truegreen holds the write end (close-on-exec, and children are started with
 ``close_fds``). truegreen writes one line per event::
 
     + MARKER          a run with this marker is about to start
-    g MARKER PGID     its process group (the pid of its first process)
+    g MARKER PGID T   its process group (the pid of its first process) and that
+                      process's start time (a pid used again later is not the run's)
     - MARKER          the run is over, and its tree was killed
 
 When the pipe ends, truegreen is gone: it exited, or it was killed (SIGKILL from a CI
@@ -66,12 +67,27 @@ def _read(path: str) -> bytes:
         os.close(fd)
 
 
+def stat_fields(pid: int | str) -> list[bytes] | None:
+    """The fields of /proc/PID/stat from the third on (state, ppid, pgrp, ...: index 0 is
+    field 3); None when there is no such process."""
+    raw = _read(f"/proc/{pid}/stat")
+    if not raw:
+        return None
+    # the command name (field 2) is in parentheses and may hold spaces or ")"
+    return raw[raw.rfind(b")") + 2 :].split()
+
+
+def start_time(pid: int) -> int | None:
+    """When process ``pid`` started (clock ticks since boot), a zombie too; None when
+    there is no such process (or no /proc)."""
+    fields = stat_fields(pid)
+    return int(fields[19]) if fields is not None and len(fields) > 19 else None
+
+
 def _stat(pid: str) -> tuple[int, int] | None:
     """(parent pid, process group) of a live process; None for a zombie or a gone one."""
-    raw = _read(f"/proc/{pid}/stat")
-    # the command name (field 2) is in parentheses and may hold spaces or ")"
-    fields = raw[raw.rfind(b")") + 2 :].split()
-    if len(fields) < 3 or fields[0] in (b"Z", b"X"):
+    fields = stat_fields(pid)
+    if fields is None or len(fields) < 3 or fields[0] in (b"Z", b"X"):
         return None
     return int(fields[1]), int(fields[2])
 
@@ -122,6 +138,8 @@ def kill_trees(runs: Iterable[tuple[int | None, str]]) -> None:
     """Kill every process of the runs ``(pgid or None, marker)``: see :func:`find`. The
     group's first process is a root of the tree; the loop ends when none is found."""
     runs = list(runs)
+    if not runs:
+        return
     groups = [g for g, _ in runs if g]
     markers = [m for _, m in runs]
     for _ in range(ROUNDS):
@@ -149,24 +167,34 @@ def kill_tree(pgid: int, marker: str | None) -> None:
         os.killpg(pgid, signal.SIGKILL)
 
 
-def _watch(lines: Iterable[bytes], runs: dict[str, int | None]) -> None:
-    """Keep ``runs`` (marker -> pgid) up to date with ``lines``, the pipe from truegreen,
-    until it ends."""
+def _watch(lines: Iterable[bytes], runs: dict[str, tuple[int, int] | None]) -> None:
+    """Keep ``runs`` (marker -> (pgid, its first process's start time)) up to date with
+    ``lines``, the pipe from truegreen, until it ends."""
     for raw in lines:
         parts = raw.decode("ascii", "replace").split()
         if len(parts) == 2 and parts[0] == "+":
             runs[parts[1]] = None
-        elif len(parts) == 3 and parts[0] == "g" and parts[2].isdigit():
-            runs[parts[1]] = int(parts[2])
+        elif len(parts) == 4 and parts[0] == "g" and parts[2].isdigit() and parts[3].isdigit():
+            runs[parts[1]] = (int(parts[2]), int(parts[3]))
         elif len(parts) == 2 and parts[0] == "-":
             runs.pop(parts[1], None)
+
+
+def _still_ours(pgid: int, start: int) -> bool:
+    """Whether the process group ``pgid`` may still be the run's. Its first process is
+    the run's (alive, or a zombie) when it started at ``start``; with no process of that
+    pid, a group of that number can only be the run's (a pid stays taken while a group
+    of its number exists); a process of that pid started at another time took the
+    number after the run's group was gone: never kill that one."""
+    now = start_time(pgid)
+    return now is None or now == start
 
 
 def main() -> None:
     # Ctrl-C at a terminal is truegreen's to handle (the reaper is in a session of its
     # own, but be sure); SIGTERM means "stop now": clean up first, as at the pipe's end
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    runs: dict[str, int | None] = {}
+    runs: dict[str, tuple[int, int] | None] = {}
 
     def stop(_signum: int, _frame: object) -> None:
         raise SystemExit(0)
@@ -175,8 +203,10 @@ def main() -> None:
     try:
         _watch(iter(sys.stdin.buffer.readline, b""), runs)
     finally:
-        if runs:
-            kill_trees((pgid, marker) for marker, pgid in runs.items())
+        kill_trees(
+            (group[0] if group is not None and _still_ours(*group) else None, marker)
+            for marker, group in runs.items()
+        )
 
 
 if __name__ == "__main__":

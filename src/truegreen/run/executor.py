@@ -254,20 +254,26 @@ class _Reaper:
             self._failed = os.getpid()
             return None
         self._proc, self._owner = proc, os.getpid()
+        assert proc.stdin is not None
+        # never wait on it: a line it cannot take now is lost, not worth a hung truegreen
+        os.set_blocking(proc.stdin.fileno(), False)
         # a reaper started again (the first one died) learns of the runs still going
         with _active_lock:
             running = list(_active.items())
         for pgid, marker in running:
-            self._write(f"+ {marker}\ng {marker} {pgid}\n")
+            self._write(f"+ {marker}\n")
+            self._write(_group_line(marker, pgid))
         return proc
 
-    def _write(self, text: str) -> None:
+    def _write(self, line: str) -> None:
+        """One line (under PIPE_BUF bytes: written whole or not at all)."""
         proc = self._proc
         if proc is None or proc.stdin is None:
             return
         try:
-            proc.stdin.write(text.encode("ascii"))
-            proc.stdin.flush()
+            os.write(proc.stdin.fileno(), line.encode("ascii"))
+        except BlockingIOError:
+            pass  # its pipe is full (it is stopped?): this line is lost
         except (OSError, ValueError):  # it died: the next run starts another one
             self._proc = None
 
@@ -287,6 +293,11 @@ class _Reaper:
         if proc is not None and proc.stdin is not None:
             with contextlib.suppress(OSError):
                 os.close(proc.stdin.fileno())
+
+
+def _group_line(marker: str, pid: int) -> str:
+    """The reaper's line for a run's group: its first process's pid and start time."""
+    return f"g {marker} {pid} {_reaper.start_time(pid) or 0}\n"
 
 
 _reaper_link = _Reaper()
@@ -323,7 +334,7 @@ class SubprocessExecutor:
         except BaseException:
             _reaper_link.tell(f"- {marker}\n")
             raise
-        _reaper_link.tell(f"g {marker} {proc.pid}\n")
+        _reaper_link.tell(_group_line(marker, proc.pid))
         with _active_lock:
             _active[proc.pid] = marker
         if _cancelled.is_set():
