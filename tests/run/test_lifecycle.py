@@ -213,3 +213,28 @@ def test_the_reaper_reads_what_truegreen_tells_it() -> None:
     lines = [b"+ a\n", b"g a 12 34\n", b"+ b\n", b"- b\n", b"+ c\n", b"g c x 1\n", b"junk\n"]
     _reaper._watch(lines, runs)
     assert runs == {"a": (12, 34), "c": None}
+
+
+FORKS = textwrap.dedent(
+    """
+    import os, time
+    from pathlib import Path
+    from truegreen.run.executor import Command, SubprocessExecutor, _reaper_link
+    SubprocessExecutor().run(Command(["/bin/true"], cwd=Path("/")))
+    print(_reaper_link._proc.pid, flush=True)
+    if os.fork() == 0:  # a child that outlives this process (not holding its output)
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, 1)
+        os.dup2(null, 2)
+        time.sleep(30)
+        os._exit(0)
+    """
+)
+
+
+def test_a_forked_child_does_not_keep_the_reaper_waiting() -> None:
+    """The reaper notices its truegreen is gone when the pipe ends: a forked child of
+    truegreen must not hold the pipe open."""
+    done = subprocess.run([PY, "-W", "error", "-c", FORKS], capture_output=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert gone_within([int(done.stdout)], 5) == []

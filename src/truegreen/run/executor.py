@@ -233,6 +233,7 @@ class _Reaper:
         self._proc: subprocess.Popen[bytes] | None = None
         self._owner = 0  # the pid that started it (a forked child starts its own)
         self._failed = 0  # the pid for which it could not be started
+        self._inherited: list[subprocess.Popen[bytes]] = []  # a forked child's parent's
 
     def _start(self) -> subprocess.Popen[bytes] | None:
         import sys
@@ -287,12 +288,14 @@ class _Reaper:
 
     def forget(self) -> None:
         """In a forked child: close the inherited end of the parent's pipe (or the parent's
-        reaper would wait for this process too before it noticed the parent is gone)."""
+        reaper would wait for this process too before it noticed the parent is gone). The
+        parent's Popen is kept, unused: collected, it would warn of a process still running."""
         proc = self._proc
         self._proc = None
         if proc is not None and proc.stdin is not None:
+            self._inherited.append(proc)
             with contextlib.suppress(OSError):
-                os.close(proc.stdin.fileno())
+                proc.stdin.close()
 
 
 def _group_line(marker: str, pid: int) -> str:
