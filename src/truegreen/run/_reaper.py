@@ -84,12 +84,12 @@ def start_time(pid: int) -> int | None:
     return int(fields[19]) if fields is not None and len(fields) > 19 else None
 
 
-def _stat(pid: str) -> tuple[int, int] | None:
-    """(parent pid, process group) of a live process; None for a zombie or a gone one."""
+def _parent(pid: str) -> int | None:
+    """The parent of a live process; None for a zombie or a gone one."""
     fields = stat_fields(pid)
-    if fields is None or len(fields) < 3 or fields[0] in (b"Z", b"X"):
+    if fields is None or len(fields) < 2 or fields[0] in (b"Z", b"X"):
         return None
-    return int(fields[1]), int(fields[2])
+    return int(fields[1])
 
 
 def _marked(pid: str, entries: set[bytes]) -> bool:
@@ -97,33 +97,34 @@ def _marked(pid: str, entries: set[bytes]) -> bool:
     return bool(entries) and not entries.isdisjoint(_read(f"/proc/{pid}/environ").split(b"\0"))
 
 
-def find(
-    markers: Iterable[str], groups: Iterable[int] = (), roots: Iterable[int] = ()
-) -> list[int]:
-    """Live processes (not this one) of the runs: marked with one of ``markers``, in one of
-    the process ``groups``, or descending from one of the ``roots``. Linux only (/proc);
-    an empty list elsewhere."""
+def find(markers: Iterable[str], roots: Iterable[int] = ()) -> list[int]:
+    """Live processes (not this one) of the runs: marked with one of ``markers``, or
+    descending from one of the ``roots`` that is alive (one that exited already handed
+    its children to init: the marker and the process group are the nets left then, and
+    the parents of every process are not read). Linux only (/proc); empty elsewhere."""
     try:
         names = os.listdir("/proc")
     except OSError:
         return []
-    wanted = {f"{MARKER_VAR}={m}".encode() for m in markers}
-    groups, roots = set(groups), set(roots)
     me = os.getpid()
+    wanted = {f"{MARKER_VAR}={m}".encode() for m in markers}
+    live = [r for r in set(roots) if r != me and _parent(str(r)) is not None]
+    if not wanted and not live:
+        return []
     found: set[int] = set()
     children: dict[int, list[int]] = {}
     for name in names:
         if not name.isdigit() or int(name) == me:
             continue
         pid = int(name)
-        st = _stat(name)
-        if st is None:
-            continue
-        ppid, pgid = st
-        children.setdefault(ppid, []).append(pid)
-        if pgid in groups or _marked(name, wanted):
+        if live:
+            parent = _parent(name)
+            if parent is None:
+                continue
+            children.setdefault(parent, []).append(pid)
+        if _marked(name, wanted):
             found.add(pid)
-    todo = list(roots)
+    todo = live
     seen = set(todo)
     while todo:
         for child in children.get(todo.pop(), ()):
@@ -135,8 +136,9 @@ def find(
 
 
 def kill_trees(runs: Iterable[tuple[int | None, str]]) -> None:
-    """Kill every process of the runs ``(pgid or None, marker)``: see :func:`find`. The
-    group's first process is a root of the tree; the loop ends when none is found."""
+    """Kill every process of the runs ``(pgid or None, marker)``: the process group, and
+    what :func:`find` finds (the group's first process is the root of the tree); again
+    until it finds none."""
     runs = list(runs)
     if not runs:
         return
@@ -145,7 +147,7 @@ def kill_trees(runs: Iterable[tuple[int | None, str]]) -> None:
     for _ in range(ROUNDS):
         # look before killing: a process killed first would hand its children to init,
         # and its descendants could no longer be told from anyone else's
-        pids = find(markers, groups, groups)
+        pids = find(markers, groups)
         for pgid in groups:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(pgid, signal.SIGKILL)
