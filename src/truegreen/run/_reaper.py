@@ -4,10 +4,11 @@ This module is standard library only, and runs on its own as ``python -I -S _rea
 (the executor imports it too, for :func:`kill_tree`).
 
 **Killing a run's tree.** :func:`kill_tree` kills, until none is left, every process that
-is in the run's process group, descends from its first process, or carries the run's
-marker (``TRUEGREEN_RUN_MARKER=<uuid>``) in its environment. Each net catches what the
-others miss: a child that called ``setsid()`` leaves the group but keeps the marker and
-its parent; one that cleared its environment (or had it overwritten by ``setproctitle``)
+is in the run's process group, descends from its first process (while that one lives:
+one that exited handed its children to init), or carries the run's marker
+(``TRUEGREEN_RUN_MARKER=<uuid>``) in its environment. Each net catches what the others
+miss: a child that called ``setsid()`` leaves the group but keeps the marker and its
+parent; one that cleared its environment (or had it overwritten by ``setproctitle``)
 keeps its group or its parent; an orphan of a dead parent keeps the marker.
 
 **The watcher ("reaper").** The executor starts one per truegreen process, before its
