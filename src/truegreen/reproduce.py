@@ -83,4 +83,6 @@ def run_document(project: Project, runs: Sequence[PytestRun]) -> dict[str, Any]:
         "complete": all(r.complete for r in runs),
         "collection_errors": [c.to_json() for c in first.collection_errors],
         "tests": tests,
+        # what the runner did that the outcomes alone do not say (each note once)
+        "notes": list(dict.fromkeys(n for r in runs for n in r.notes)),
     }

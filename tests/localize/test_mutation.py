@@ -4,10 +4,15 @@ test (and passing tests that run the line) under small changes of each."""
 from __future__ import annotations
 
 import ast
+import contextlib
 import json
+import os
+import signal
+import subprocess
 import sys
 import tempfile
 import textwrap
+import time
 from fractions import Fraction
 from pathlib import Path
 
@@ -834,3 +839,61 @@ def test_a_mutant_test_run_is_limited_by_what_its_base_runs_took_here(make_proje
     assert quick == plugin._MIN_LIMIT
     assert 1.0 <= slow < 5.0  # 10 times about 0.1 s
     assert [pair[0][0] for pair in results["base"]] == ["passed", "passed"]
+
+
+#: "truegreen" for the held run below: starts pytest with the mutant runner (no executor,
+#: so no reaper: the held run is on its own), says its pid, then waits to be killed
+HOLDER = """
+import os, subprocess, sys
+root, hold, tracer = sys.argv[1:4]
+env = {**os.environ, "PYTHONPATH": tracer, "TRUEGREEN_MUTANTS_DIR": hold,
+       "TRUEGREEN_MUTANTS_WAIT": "600"}
+child = subprocess.Popen([sys.executable, "-m", "pytest", "-q", "-p", "truegreen_mutants",
+                          "-p", "no:cacheprovider", "tests"], cwd=root, env=env,
+                         stdout=subprocess.DEVNULL)
+print(child.pid, flush=True)
+child.wait()
+"""
+
+
+def test_a_held_run_gives_up_when_truegreen_is_gone(make_project, tmp_path):
+    from truegreen.localize.engine import TRACER_DIR
+
+    root = make_project({"tests/test_a.py": "def test_a():\n    pass\n"}, use_git=False)
+    hold = tmp_path / "hold"
+    hold.mkdir()
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(root), str(hold), str(TRACER_DIR)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert holder.stdout is not None
+    held = int(holder.stdout.readline())
+    try:
+        deadline = time.monotonic() + 60
+        while not (hold / "ready").exists():  # the session is over: it waits for the spec
+            assert time.monotonic() < deadline and holder.poll() is None
+            time.sleep(0.02)
+        time.sleep(0.2)
+        assert _alive(held)  # still waiting: truegreen may yet send the mutants
+        holder.kill()  # as SIGKILL does: it never writes the spec, nor "stop"
+        holder.wait()
+        deadline = time.monotonic() + 10  # not the 600 s it was told to wait
+        while _alive(held):
+            assert time.monotonic() < deadline, "the held run waits for a truegreen that is gone"
+            time.sleep(0.02)
+    finally:
+        holder.kill()
+        holder.wait()
+        holder.stdout.close()
+        with contextlib.suppress(OSError):  # when it failed: leave nothing behind
+            if _alive(held) and b"truegreen_mutants" in Path(f"/proc/{held}/cmdline").read_bytes():
+                os.kill(held, signal.SIGKILL)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state not in ("Z", "X")

@@ -56,6 +56,8 @@ def print_verification(doc: dict[str, Any]) -> None:
             f" {r['file']}" + (f":{r['line']}" if r.get("line") else "") if r.get("file") else ""
         )
         out.print(f"  - {r['code']}{where}: {r['detail']}", markup=False)
+    for note in doc.get("notes", []):
+        out.print(f"  note: {note}", markup=False)
     if doc["decision"] == "escalate":
         out.print(
             "  escalated: the evidence does not settle it either way; a person reads the reasons",

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import shutil
 import sys
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from truegreen import tempdirs
 from truegreen.api import seal_exam, verify_fix
 from truegreen.demo.scenario import EXAM_FILE, EXAM_TEST, build, candidates
 from truegreen.project import open_project
@@ -46,7 +46,7 @@ def run_demo(
 ) -> DemoResult:
     """Run the whole loop. The repository and (unless ``db_url``) the ledger live in a
     temporary directory, removed at the end unless ``keep``."""
-    tmp = Path(tempfile.mkdtemp(prefix="truegreen-demo-")) if workdir is None else workdir
+    tmp = tempdirs.make("truegreen-demo-") if workdir is None else workdir
     root = tmp / "invoicekit"
     try:
         notify(f"building the demo repository in {root}")

@@ -27,7 +27,6 @@ import json
 import os
 import shlex
 import shutil
-import tempfile
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -35,6 +34,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from truegreen import tempdirs
 from truegreen.errors import UsageError
 from truegreen.localize import boundary, history, keys, mocks, mutation, names, raises, texts
 from truegreen.localize import context as ctx
@@ -333,7 +333,7 @@ def localize(
     selection = _selection(project, targets, opts.scope)
     runs = _Runs()
     hold: Path | None = None
-    tmp = Path(tempfile.mkdtemp(prefix="truegreen-localize-"))
+    tmp = tempdirs.make("truegreen-localize-")
     try:
         say(f"localize: running {len(selection)} selection item(s) under the tracer")
         cfg: Path | None = None
@@ -350,7 +350,7 @@ def localize(
         if wanted and opts.mutants:
             # its own temp dir: the sandbox hands a writable dir's entries to its uid only
             # while truegreen still owns them, and the measured run is handed ``tmp``'s
-            hold = Path(tempfile.mkdtemp(prefix="truegreen-mutants-"))
+            hold = tempdirs.make("truegreen-mutants-")
         bare_request = _request(
             project, selection, opts.timeout, first=targets, keep=targets, hold=hold
         )
@@ -858,13 +858,19 @@ def _document(
         },
         "order_dependence": order,
         "measurement": measurement,
-        "warnings": list(runs.notes),
+        "warnings": _warnings(runs),
         "command": list(rerun),
     }
     scrub = Scrubber(list(trace.secrets))
     doc = scrub.document(doc)
     doc["context"] = _context(doc, project.root, src, opts.budget_tokens, scrub)
     return dict(doc)
+
+
+def _warnings(runs: _Runs) -> list[str]:
+    """localize's own notes, then the runner's about its test runs (each once)."""
+    notes = [*runs.notes, *(n for r in (runs.measured, runs.bare) if r for n in r.notes)]
+    return list(dict.fromkeys(notes))
 
 
 def _raised_in_project(failure: Mapping[str, Any] | None) -> bool:

@@ -78,6 +78,11 @@ class Verification(_Doc):
         description="git-ignored files of the checkout the worktrees got (paths relative to "
         "the repository root, sorted)",
     )
+    notes: list[str] = Field(
+        default_factory=list,
+        description="what the runner did that the outcomes alone do not say (e.g. a test "
+        "process ended by truegreen after pytest was done); sorted",
+    )
 
 
 class RunTest(_Doc):
@@ -94,6 +99,11 @@ class Run(_Doc):
     schema_: Literal["truegreen.run/1"] = Field(alias="schema")
     command: list[str] = Field(description="the exact argv to rerun it by hand", min_length=1)
     tests: list[RunTest]
+    notes: list[str] = Field(
+        default_factory=list,
+        description="what the runner did that the outcomes alone do not say (e.g. a test "
+        "process ended by truegreen after pytest was done)",
+    )
 
 
 DOCUMENTS: dict[str, type[BaseModel]] = {

@@ -10,11 +10,11 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-import tempfile
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from truegreen import tempdirs
 from truegreen.errors import RepoError, UsageError
 from truegreen.run.executor import Command, Completed, Executor, default_executor
 
@@ -45,6 +45,9 @@ class ChangedFile:
 
 #: files that make a directory a Python project of its own (pytest's root, truegreen's)
 PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", "pytest.ini", "tox.ini")
+
+#: (pid, repository) pairs whose dead worktrees this process already looked for
+_swept: set[tuple[int, str]] = set()
 
 
 class GitRepo:
@@ -295,6 +298,26 @@ class GitRepo:
             copied.append(rel)
         return tuple(copied)
 
+    def remove_dead_worktrees(self) -> list[Path]:
+        """Remove the repository's worktrees left by a truegreen process that is gone (one
+        killed with SIGKILL cleans up nothing), with their records: also one still locked
+        "initializing" by a ``git worktree add`` it was killed in. Never one whose process
+        is alive (:func:`truegreen.tempdirs.stale`). The worktrees removed."""
+        done = self.git("worktree", "list", "--porcelain", check=False)
+        dead = [
+            Path(line.removeprefix("worktree "))
+            for line in done.stdout.splitlines()
+            if line.startswith("worktree ")
+            and tempdirs.stale(Path(line.removeprefix("worktree ")).parent.name)
+        ]
+        for path in dead:
+            self.git("worktree", "unlock", str(path), check=False)
+            self.git("worktree", "remove", "--force", "--force", str(path), check=False)
+            shutil.rmtree(path.parent, ignore_errors=True)
+        if dead:
+            self.git("worktree", "prune", check=False)
+        return dead
+
     @contextlib.contextmanager
     def worktree(
         self, rev: str, *, prefix: str = "truegreen-", carry: Carry | None = None
@@ -305,7 +328,11 @@ class GitRepo:
         :meth:`bring`): generated modules the project's code imports (a ``_version.py``
         written by setuptools-scm, extension modules built in place)."""
         sha = self.resolve(rev)
-        parent = Path(tempfile.mkdtemp(prefix=prefix))
+        key = (os.getpid(), str(self.top))
+        if key not in _swept:  # once per process and repository: one git call
+            _swept.add(key)
+            self.remove_dead_worktrees()
+        parent = tempdirs.make(prefix)
         path = parent / "wt"
         try:
             self.git("worktree", "add", "--detach", "--force", str(path), sha)

@@ -113,6 +113,11 @@ def render(doc: dict[str, Any]) -> str:
         for s in strength.get("survivors", []):
             out.append(f"- survived: `{s['file']}:{s['line']}` {_cell(s['mutation'])}")
     out.append("")
+    if doc.get("notes"):
+        out.append("## Notes")
+        out.append("")
+        out.extend(f"- {_cell(note)}" for note in doc["notes"])
+        out.append("")
     return "\n".join(out)
 
 

@@ -9,12 +9,20 @@ What the real executor guarantees, whatever the child does:
 
 * the child runs in its own session and process group, with exactly the environment
   the command names (nothing is inherited implicitly);
-* a deadline: when it passes, the whole process group is killed (SIGKILL), and so is
-  every process that carries the run's marker in its environment, which catches
-  children that called ``setsid()`` to escape the group;
+* a deadline: when it passes, the run's whole tree is killed (SIGKILL): its process
+  group, every descendant of the child, and every process that carries the run's
+  marker in its environment (children that called ``setsid()`` to escape the group,
+  orphans of a dead parent); see :func:`truegreen.run._reaper.kill_tree`;
+* a command that says when its work is done (``settled``, e.g. the probe recorded the
+  end of pytest) gets ``grace`` seconds more to exit, then its tree is killed the same
+  way (``Completed.lingered``): a suite whose process never ends (a non-daemon thread,
+  forked workers it waits for) costs seconds, not its deadline;
 * when the child exits, anything it left behind (a forked child sleeping forever) is
   killed the same way, so no orphan outlives a run;
 * Ctrl-C (KeyboardInterrupt) kills the tree before it propagates;
+* nothing outlives truegreen itself: a watcher process (the reaper, one per truegreen
+  process, in a session of its own) kills the tree of every run still going when
+  truegreen is gone, killed with SIGKILL included;
 * bounded capture: at most ``capture_limit`` bytes of each stream are kept (the head
   and the tail), so a test that prints 50 MB does not blow memory.
 """
@@ -24,7 +32,6 @@ from __future__ import annotations
 import contextlib
 import os
 import selectors
-import signal
 import subprocess
 import threading
 import time
@@ -35,10 +42,8 @@ from pathlib import Path
 from typing import Protocol
 
 from truegreen.errors import ExecutionError
-
-#: The environment variable that marks every process of one run, so that processes
-#: which escaped the process group can still be found and killed.
-MARKER_VAR = "TRUEGREEN_RUN_MARKER"
+from truegreen.run import _reaper
+from truegreen.run._reaper import MARKER_VAR, kill_tree
 
 DEFAULT_CAPTURE_LIMIT = 2 * 1024 * 1024
 
@@ -53,6 +58,14 @@ class Command:
     timeout: float | None = None
     stdin: bytes | None = None
     capture_limit: int = DEFAULT_CAPTURE_LIMIT
+    #: True once the process has done its work (polled every :data:`SETTLED_POLL` s);
+    #: from then on it has ``grace`` seconds to exit before its tree is killed
+    settled: Callable[[], bool] | None = None
+    grace: float = 0.0
+
+
+#: seconds between two looks at a command's ``settled``
+SETTLED_POLL = 0.1
 
 
 @dataclass(frozen=True)
@@ -68,6 +81,9 @@ class Completed:
     #: bytes left out of the middle of stdout / stderr by the capture limit
     stdout_dropped: int = 0
     stderr_dropped: int = 0
+    #: it had done its work (``Command.settled``) but had not exited ``grace`` seconds
+    #: later: truegreen ended it and its tree (``returncode`` is then -SIGKILL)
+    lingered: bool = False
 
     @property
     def ok(self) -> bool:
@@ -123,69 +139,52 @@ class _BoundedReader(threading.Thread):
         return data.decode("utf-8", errors="replace")
 
 
-def _wait(proc: subprocess.Popen[bytes], timeout: float | None) -> bool:
-    """Wait for ``proc`` to exit, at most ``timeout`` seconds; False when it did not.
-
-    ``Popen.wait(timeout)`` polls with sleeps that grow to 50 ms, so a run that ends
-    is noticed up to 50 ms late; on Linux a pidfd wakes us the moment the child exits."""
-    if timeout is None:
-        proc.wait()
-        return True
-    try:
-        fd = os.pidfd_open(proc.pid)
-    except (AttributeError, OSError):  # not Linux >= 5.3, or the child is already reaped
+def _exited(proc: subprocess.Popen[bytes], fd: int | None, timeout: float) -> bool:
+    """Wait up to ``timeout`` seconds for ``proc`` to exit; whether it did. ``fd`` is its
+    pidfd, which wakes us the moment the child exits (``Popen.wait(timeout)`` polls with
+    sleeps that grow to 50 ms)."""
+    if fd is None:
         try:
-            proc.wait(timeout=timeout)
+            proc.wait(timeout=max(timeout, 0))
         except subprocess.TimeoutExpired:
             return False
         return True
+    with selectors.DefaultSelector() as sel:
+        sel.register(fd, selectors.EVENT_READ)
+        ready = sel.select(max(timeout, 0))
+    return bool(ready) or proc.poll() is not None
+
+
+def _wait(proc: subprocess.Popen[bytes], command: Command) -> str:
+    """Wait for ``proc``: "exited", "timeout" (its deadline passed) or "lingered" (it did
+    its work, ``command.settled``, but did not exit within ``command.grace``)."""
+    if command.timeout is None and command.settled is None:
+        proc.wait()
+        return "exited"
     try:
-        with selectors.DefaultSelector() as sel:
-            sel.register(fd, selectors.EVENT_READ)
-            ready = sel.select(timeout)
+        fd: int | None = os.pidfd_open(proc.pid)
+    except (AttributeError, OSError):  # not Linux >= 5.3, or the child is already reaped
+        fd = None
+    try:
+        now = time.monotonic()
+        deadline = now + command.timeout if command.timeout is not None else None
+        quit_at: float | None = None  # when the grace after ``settled`` ends
+        while True:
+            ends = [t for t in (deadline, quit_at) if t is not None]
+            wait = min(ends) - now if ends else SETTLED_POLL
+            if command.settled is not None and quit_at is None:
+                wait = min(wait, SETTLED_POLL)
+            if _exited(proc, fd, wait):
+                proc.wait()
+                return "exited"
+            now = time.monotonic()
+            if ends and now >= min(ends):
+                return "lingered" if min(ends) == quit_at else "timeout"
+            if quit_at is None and command.settled is not None and command.settled():
+                quit_at = now + command.grace
     finally:
-        os.close(fd)
-    if not ready:
-        return proc.poll() is not None
-    proc.wait()
-    return True
-
-
-def _marked_pids(marker: str) -> list[int]:
-    """Processes whose environment carries ``marker`` (Linux /proc; empty elsewhere)."""
-    needle = f"{MARKER_VAR}={marker}".encode()
-    found: list[int] = []
-    proc = Path("/proc")
-    if not proc.is_dir():
-        return found
-    me = os.getpid()
-    for entry in proc.iterdir():
-        if not entry.name.isdigit():
-            continue
-        pid = int(entry.name)
-        if pid == me:
-            continue
-        try:
-            environ = (entry / "environ").read_bytes()
-        except OSError:
-            continue
-        if needle in environ.split(b"\0"):
-            found.append(pid)
-    return found
-
-
-def kill_tree(pgid: int, marker: str | None) -> None:
-    """Kill a process group and every process marked with ``marker``; repeat until none is left."""
-    for _ in range(50):
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(pgid, signal.SIGKILL)
-        pids = _marked_pids(marker) if marker else []
-        for pid in pids:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(pid, signal.SIGKILL)
-        if not pids:
-            return
-        time.sleep(0.02)
+        if fd is not None:
+            os.close(fd)
 
 
 _active_lock = threading.Lock()
@@ -218,6 +217,97 @@ def reset_cancel() -> None:
     _cancelled.clear()
 
 
+#: the reaper is started with the Popen of import time: a test that wraps
+#: ``subprocess.Popen`` to watch how a run starts sees the run's process, not the reaper
+_spawn = subprocess.Popen
+
+
+class _Reaper:
+    """This process's link to its reaper (:mod:`truegreen.run._reaper`), started at the
+    first run: it is told of every run that starts and ends, and kills the runs still
+    going when this process is gone. Best effort: when it cannot be started (no usable
+    ``sys.executable``), runs are supervised as before, without it."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._owner = 0  # the pid that started it (a forked child starts its own)
+        self._failed = 0  # the pid for which it could not be started
+        self._inherited: list[subprocess.Popen[bytes]] = []  # a forked child's parent's
+
+    def _start(self) -> subprocess.Popen[bytes] | None:
+        import sys
+
+        if not sys.executable or self._failed == os.getpid():
+            return None
+        try:
+            proc = _spawn(
+                [sys.executable, "-I", "-S", _reaper.__file__],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                cwd="/",
+                env={},  # it carries nothing of the caller's (a test's process tag, say)
+                start_new_session=True,  # a kill of our process group spares it
+                close_fds=True,
+            )
+        except (OSError, ValueError):
+            self._failed = os.getpid()
+            return None
+        self._proc, self._owner = proc, os.getpid()
+        assert proc.stdin is not None
+        # never wait on it: a line it cannot take now is lost, not worth a hung truegreen
+        os.set_blocking(proc.stdin.fileno(), False)
+        # a reaper started again (the first one died) learns of the runs still going
+        with _active_lock:
+            running = list(_active.items())
+        for pgid, marker in running:
+            self._write(f"+ {marker}\n")
+            self._write(_group_line(marker, pgid))
+        return proc
+
+    def _write(self, line: str) -> None:
+        """One line (under PIPE_BUF bytes: written whole or not at all)."""
+        proc = self._proc
+        if proc is None or proc.stdin is None:
+            return
+        try:
+            os.write(proc.stdin.fileno(), line.encode("ascii"))
+        except BlockingIOError:
+            pass  # its pipe is full (it is stopped?): this line is lost
+        except (OSError, ValueError):  # it died: the next run starts another one
+            self._proc = None
+
+    def tell(self, text: str) -> None:
+        with self._lock:
+            if self._proc is None or self._owner != os.getpid() or self._proc.poll() is not None:
+                self._proc = None
+                if self._start() is None:
+                    return
+            self._write(text)
+
+    def forget(self) -> None:
+        """In a forked child: close the inherited end of the parent's pipe (or the parent's
+        reaper would wait for this process too before it noticed the parent is gone). The
+        parent's Popen is kept, unused: collected, it would warn of a process still running."""
+        proc = self._proc
+        self._proc = None
+        if proc is not None and proc.stdin is not None:
+            self._inherited.append(proc)
+            with contextlib.suppress(OSError):
+                proc.stdin.close()
+
+
+def _group_line(marker: str, pid: int) -> str:
+    """The reaper's line for a run's group: its first process's pid and start time."""
+    return f"g {marker} {pid} {_reaper.start_time(pid) or 0}\n"
+
+
+_reaper_link = _Reaper()
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_reaper_link.forget)
+
+
 def _close_pipes(proc: subprocess.Popen[bytes]) -> None:
     for stream in (proc.stdin, proc.stdout, proc.stderr):
         if stream is not None:
@@ -241,25 +331,13 @@ class SubprocessExecutor:
         env = dict(command.env)
         env[MARKER_VAR] = marker
         start = time.monotonic()
+        _reaper_link.tell(f"+ {marker}\n")  # before it starts: truegreen may die at any time
         try:
-            proc = subprocess.Popen(
-                argv,
-                cwd=command.cwd,
-                env=env,
-                stdin=subprocess.PIPE if command.stdin is not None else subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                start_new_session=True,
-                close_fds=True,
-            )
-        except FileNotFoundError as exc:
-            raise ExecutionError(
-                f"cannot run {argv[0]!r}: no such program", hint=_missing_hint(str(argv[0]))
-            ) from exc
-        except PermissionError as exc:
-            raise ExecutionError(f"cannot run {argv[0]!r}: permission denied") from exc
-        except OSError as exc:
-            raise ExecutionError(f"cannot run {argv[0]!r}: {exc.strerror or exc}") from exc
+            proc = _start(argv, command, env)
+        except BaseException:
+            _reaper_link.tell(f"- {marker}\n")
+            raise
+        _reaper_link.tell(_group_line(marker, proc.pid))
         with _active_lock:
             _active[proc.pid] = marker
         if _cancelled.is_set():
@@ -267,8 +345,7 @@ class SubprocessExecutor:
             # set before it was in it, and nobody else would stop it
             kill_tree(proc.pid, marker)
             proc.wait()
-            with _active_lock:
-                _active.pop(proc.pid, None)
+            self._forget(proc.pid, marker)
             _close_pipes(proc)
             raise ExecutionCancelled("cancelled")
         if self._on_start is not None:
@@ -277,25 +354,24 @@ class SubprocessExecutor:
         err = _BoundedReader(proc.stderr, command.capture_limit)
         out.start()
         err.start()
-        timed_out = False
+        ended = "exited"
         try:
             if command.stdin is not None and proc.stdin is not None:
                 with contextlib.suppress(BrokenPipeError):
                     proc.stdin.write(command.stdin)
                 with contextlib.suppress(BrokenPipeError):
                     proc.stdin.close()
-            timed_out = not _wait(proc, command.timeout)
+            ended = _wait(proc, command)
         except BaseException:
             # Ctrl-C or anything else: nothing of the run may survive us.
             kill_tree(proc.pid, marker)
             proc.wait()
             raise
         finally:
-            # The child is gone (or timed out); kill whatever it left behind, which also
-            # closes the pipes that orphans were holding open.
+            # The child is gone (or timed out, or lingered); kill whatever it left behind,
+            # which also closes the pipes that orphans were holding open.
             kill_tree(proc.pid, marker)
-            with _active_lock:
-                _active.pop(proc.pid, None)
+            self._forget(proc.pid, marker)
         proc.wait()
         out.join(timeout=5)
         err.join(timeout=5)
@@ -306,10 +382,41 @@ class SubprocessExecutor:
             stdout=out.text(),
             stderr=err.text(),
             duration=time.monotonic() - start,
-            timed_out=timed_out,
+            timed_out=ended == "timeout",
             stdout_dropped=out.dropped,
             stderr_dropped=err.dropped,
+            lingered=ended == "lingered",
         )
+
+    @staticmethod
+    def _forget(pid: int, marker: str) -> None:
+        """The run's tree is dead (and its first process not yet reaped, so its pid is
+        not anyone else's): no one needs to kill it any more."""
+        with _active_lock:
+            _active.pop(pid, None)
+        _reaper_link.tell(f"- {marker}\n")
+
+
+def _start(argv: tuple[str, ...], command: Command, env: dict[str, str]) -> subprocess.Popen[bytes]:
+    try:
+        return subprocess.Popen(
+            argv,
+            cwd=command.cwd,
+            env=env,
+            stdin=subprocess.PIPE if command.stdin is not None else subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+            close_fds=True,
+        )
+    except FileNotFoundError as exc:
+        raise ExecutionError(
+            f"cannot run {argv[0]!r}: no such program", hint=_missing_hint(str(argv[0]))
+        ) from exc
+    except PermissionError as exc:
+        raise ExecutionError(f"cannot run {argv[0]!r}: permission denied") from exc
+    except OSError as exc:
+        raise ExecutionError(f"cannot run {argv[0]!r}: {exc.strerror or exc}") from exc
 
 
 class FakeExecutor:

@@ -29,12 +29,12 @@ import json
 import os
 import re
 import shutil
-import tempfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from truegreen import tempdirs
 from truegreen.errors import UsageError
 from truegreen.run.executor import Command, Executor, default_executor
 from truegreen.run.interpreter import Interpreter
@@ -62,6 +62,17 @@ ENV_ALLOW = ("PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TERM", "TMPDIR", "US
 
 #: Names the user may add with TRUEGREEN_PASS_ENV="NAME1,NAME2" (e.g. DJANGO_SETTINGS_MODULE).
 PASS_ENV_VAR = "TRUEGREEN_PASS_ENV"
+
+#: seconds a test process has to exit once pytest is done (the probe's ``done`` record):
+#: a suite whose process never ends (a server thread that is not a daemon, forked
+#: workers it waits for) is then ended, and graded from what the probe recorded
+EXIT_GRACE = 5.0
+
+LINGER_NOTE = (
+    "the test process had not exited {grace:g} s after pytest was done (a thread or a "
+    "child process it waits for?): truegreen ended it, and all it had started, and graded "
+    "the outcomes it had reported"
+)
 
 ARGFILE_THRESHOLD = 200
 EXCERPT_LINES = 25
@@ -175,7 +186,7 @@ def run_pytest(
     from truegreen.sandbox import SandboxSpec, get_backend
 
     ex = executor or default_executor()
-    tmp = Path(tempfile.mkdtemp(prefix="truegreen-probe-"))
+    tmp = tempdirs.make("truegreen-probe-")
     try:
         out = request.records or tmp / "probe.jsonl"
         out.touch()
@@ -197,6 +208,8 @@ def run_pytest(
             env=env,
             timeout=request.timeout,
             capture_limit=request.capture_limit,
+            settled=_PytestDone(out),
+            grace=EXIT_GRACE,
         )
         backend = get_backend(request.sandbox, notify=notify)
         prefixes = {Path(request.interpreter.prefix), Path(request.interpreter.base_prefix)}
@@ -212,19 +225,58 @@ def run_pytest(
         records = list(_read_records(out))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+    status = _finish_status(records) if done.lingered else None
     run = parse_records(
         records,
         command=tuple(rerun_command(request)),
         cwd=str(request.repo),
-        exit_code=done.returncode,
+        # ended by truegreen after pytest was done: pytest's own status, not the kill's
+        exit_code=done.returncode if status is None else status,
         timed_out=done.timed_out,
         duration=done.duration,
         stdout=done.stdout,
         stderr=done.stderr,
         requested=request.test_ids,
     )
+    if done.lingered:
+        run = replace(run, notes=(*run.notes, LINGER_NOTE.format(grace=EXIT_GRACE)))
     _raise_for_unknown_ids(run, request)
     return run
+
+
+class _PytestDone:
+    """``Command.settled`` of a pytest run: whether the last record of the probe's file is
+    ``done`` (pytest unconfigured: the process has nothing left to do but exit). Reads
+    the file's tail only when it grew."""
+
+    def __init__(self, path: Path) -> None:
+        self._path = path
+        self._size = -1
+
+    def __call__(self) -> bool:
+        try:
+            size = self._path.stat().st_size
+            if size == self._size:
+                return False
+            self._size = size
+            with self._path.open("rb") as fh:
+                fh.seek(max(0, size - 256))
+                last = fh.read().rstrip(b"\n").rsplit(b"\n", 1)[-1]
+            record = json.loads(last)
+        except (OSError, ValueError):
+            return False  # not there yet, or a line being written
+        return isinstance(record, dict) and record.get("event") == "done"
+
+
+def _finish_status(records: Sequence[dict[str, Any]]) -> int | None:
+    """pytest's exit status, from the probe's ``finish`` record (None without one)."""
+    end = next((r for r in records if r.get("event") == "finish"), None)
+    if end is None:
+        return None
+    try:
+        return int(end.get("exitstatus", 1))
+    except (TypeError, ValueError):
+        return 1
 
 
 def read_held(request: PytestRequest) -> PytestRun | None:
@@ -234,14 +286,14 @@ def read_held(request: PytestRequest) -> PytestRun | None:
     if request.records is None:
         return None
     records = list(_read_records(request.records))
-    end = next((r for r in records if r.get("event") == "finish"), None)
-    if end is None:
+    status = _finish_status(records)
+    if status is None:
         return None
     return parse_records(
         records,
         command=tuple(rerun_command(request)),
         cwd=str(request.repo),
-        exit_code=int(end.get("exitstatus", 1)),
+        exit_code=status,
         timed_out=False,
         duration=0.0,
         requested=request.test_ids,

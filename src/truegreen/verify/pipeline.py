@@ -207,6 +207,11 @@ class _Runner:
         self.settings = settings
         #: the base's own addopts that leave tests out of the suite (suite runs only)
         self.exclusions = tuple(exclusions)
+        #: worktree -> "base" / "head", to say where a note comes from
+        self.sides: dict[Path, str] = {}
+        #: the runner's notes on its runs, each once (added from both sides' threads: a
+        #: set, sorted for the document)
+        self.notes: set[str] = set()
 
     def run(
         self,
@@ -231,7 +236,11 @@ class _Runner:
             grant_workdir=True,  # our disposable worktrees
             origin=self.project.root,
         )
-        return run_pytest(request)
+        run = run_pytest(request)
+        what = "the suite" if suite else "a run of " + ", ".join(ids)
+        for note in run.notes:
+            self.notes.add(f"{what} on the {self.sides.get(tree, str(tree))}: {note}")
+        return run
 
     def run_always(self, tree: Path) -> tuple[PytestRun | None, tuple[str, ...]]:
         """The ``always-run`` tests on one side, named as they are configured, so that
@@ -567,6 +576,7 @@ def verify(
         carried = sorted({*wb.carried, *wh.carried})
         if carried:
             notify(f"worktrees: carried from the checkout (git ignores them): {', '.join(carried)}")
+        runner.sides = {wb.path: "base", wh.path: "head"}
         if opts.patch is None and head != head_sha:
             notify(
                 f"verify: {opts.head} does not contain the base {base[:12]}: its change is "
@@ -623,7 +633,9 @@ def verify(
     verdict = decide(
         Evidence(exams=exam_ev, tamper=tamper_findings, regression=regression, extra=extra)
     )
-    return document(git, base, head, exams, exam_ev, verdict, regression, strength, opts, carried)
+    doc = document(git, base, head, exams, exam_ev, verdict, regression, strength, opts, carried)
+    doc["notes"] = sorted(runner.notes)
+    return doc
 
 
 def document(
@@ -704,6 +716,7 @@ def measure_strength(
     tests = [e.test for e in exams]
     carry = carry_for(project, settings, notify)
     with git.worktree(head_sha, prefix="truegreen-head-", carry=carry) as wh:
+        runner.sides = {wh.path: "head"}
         grade_under_base_config(git, base_sha, wh.path)
         with sealed_exam_files(wh.path, exams):
             first = runner.run(wh.path, tests)
@@ -718,4 +731,5 @@ def measure_strength(
         "exams": [e.id for e in exams],
         "not_passing_at_head": failing,
         "strength": strength,
+        "notes": sorted(runner.notes),
     }

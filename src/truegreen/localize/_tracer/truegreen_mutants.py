@@ -13,7 +13,9 @@ Environment:
   (after truegreen's probe has reported it), this process writes ``ready`` there, waits
   for ``spec.json`` (or ``stop``), runs it, writes ``results.json`` and ends the process
   at once (``os._exit`` with the session's exit status);
-* ``TRUEGREEN_MUTANTS_WAIT`` (optional) how long to wait for the spec, in seconds (300).
+* ``TRUEGREEN_MUTANTS_WAIT`` (optional) how long to wait for the spec, in seconds (300);
+  the wait ends early when this process's parent changes (truegreen, or the sandbox
+  between, is gone: nobody will write the spec).
 
 ``spec.json``::
 
@@ -427,10 +429,14 @@ def _holds(code, line: int) -> bool:
 
 
 def _wait(where: str) -> dict | None:
+    """The spec truegreen wrote, or None: it said ``stop``, the wait passed its deadline,
+    or truegreen is gone (this process has another parent: a killed truegreen never
+    writes either, and the run must not wait out its deadline for it)."""
     deadline = time.monotonic() + float(os.environ.get(_WAIT_VAR) or 300)
     spec = os.path.join(where, "spec.json")
     stop = os.path.join(where, "stop")
-    while time.monotonic() < deadline:
+    parent = os.getppid()
+    while time.monotonic() < deadline and os.getppid() == parent:
         if os.path.exists(spec):
             with open(spec, encoding="utf-8") as fh:
                 return json.load(fh)

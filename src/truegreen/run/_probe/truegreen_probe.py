@@ -14,13 +14,17 @@ It appends JSON lines to the file named by ``TRUEGREEN_PROBE_OUT``:
      "duration": 0.01, "wasxfail": ..., "skip": {...}, "exc": {type, message, frames, notes}, "crash": {...},
      "longrepr": "..."}
     {"event": "finish", "exitstatus": 1}
+    {"event": "done"}
 
 ``exc.frames`` are ``{path, line, function}``, with ``"hidden": true`` for a frame pytest
 leaves out of tracebacks (``__tracebackhide__``); ``exc.notes`` (only when there are
 some) are the exception's ``__notes__``, which tracebacks print under the message.
 
 A run without its ``finish`` line ended abnormally (os._exit, a signal, a segfault):
-truegreen treats every test of it as ``no_report``, never as a pass.
+truegreen treats every test of it as ``no_report``, never as a pass. ``done`` is written
+last of all, when pytest unconfigures (after the plugins' own session-finish work, such
+as the tracer's trace): the process has nothing left to do but exit, and truegreen ends
+it if it does not within a few seconds (a non-daemon thread, forked workers it waits for).
 """
 
 from __future__ import annotations
@@ -235,3 +239,10 @@ def pytest_sessionfinish(session, exitstatus) -> None:
     if _writer is None:
         return
     _writer.write({"event": "finish", "exitstatus": int(exitstatus)})
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_unconfigure(config) -> None:
+    if _writer is None or _is_worker(config):
+        return
+    _writer.write({"event": "done"})
