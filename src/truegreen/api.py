@@ -19,12 +19,12 @@ from truegreen.exam.issue_report import BugReport
 from truegreen.exam.receipt import make_receipt, write_receipt
 from truegreen.exam.store import Ledger, StoredExam
 from truegreen.model.exam import Exam
+from truegreen.model.reasons import Reason
 from truegreen.project import Project
 from truegreen.repo.git import GitRepo
 from truegreen.report.markdown import render as render_markdown
 from truegreen.seal import seal
 from truegreen.verify import pipeline
-from truegreen.verify.verdict import Finding
 
 Notify = Callable[[str], None]
 
@@ -118,8 +118,8 @@ def tamper_findings(
     exams: Sequence[Exam],
     base_collected: set[str] | None,
     head_collected: set[str] | None,
-) -> list[Finding]:
-    """The tamper layer's reasons (:mod:`truegreen.verify.tamper`), as verdict findings."""
+) -> list[Reason]:
+    """The tamper layer's reasons (:mod:`truegreen.verify.tamper`)."""
     from truegreen.verify import tamper
 
     snapshot = tamper.ChangeSnapshot.from_git(
@@ -132,7 +132,7 @@ def tamper_findings(
         base_collected=base_collected,
         head_collected=head_collected,
     )
-    return [Finding(r.code, r.file, r.line, r.detail) for r in tamper.analyze(snapshot)]
+    return tamper.analyze(snapshot)
 
 
 def verify_fix(

@@ -17,10 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from truegreen.demo.scenario import EXAM_FILE, EXAM_PATH, EXAM_TEST, PROJECT
+from truegreen.model import reasons as R
+from truegreen.model.reasons import Reason
 from truegreen.repo.git import GitRepo
 from truegreen.run.executor import Command, SubprocessExecutor
-from truegreen.verify import reasons as R
-from truegreen.verify.reasons import Reason
 from truegreen.verify.tamper import ChangeSnapshot, ExamRef, analyze
 
 Edit = Callable[[Path], None]

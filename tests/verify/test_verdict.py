@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from truegreen.model.reasons import Reason
 from truegreen.verify.verdict import (
     Evidence,
     ExamEvidence,
-    Finding,
     Observation,
     RegressionEvidence,
     decide,
@@ -17,6 +17,10 @@ SIG = "AssertionError@src/m.py:f#abc"
 F3 = (Observation("failed", SIG),) * 3
 P3 = (Observation("passed"),) * 3
 CLEAN = RegressionEvidence(complete=True)
+
+
+def reason(code: str, file: str | None = None, line: int | None = None) -> Reason:
+    return Reason(code, file, line, "")
 
 
 def exam(base=F3, head=P3, sealed=SIG, sandbox=()):
@@ -145,33 +149,33 @@ ROWS = [
     ),
     (
         "the sandbox blocked the exam",
-        ev(exams=[exam(head=F3, sandbox=(Finding("sandbox.blocked_network"),))]),
+        ev(exams=[exam(head=F3, sandbox=(reason("sandbox.blocked_network"),))]),
         "inconclusive",
         {"sandbox.blocked_network"},
     ),
     # -- tamper layer
     (
         "a refuting tamper finding",
-        ev(tamper=(Finding("tamper.skip_added", "tests/t.py", 3),)),
+        ev(tamper=(reason("tamper.skip_added", "tests/t.py", 3),)),
         "refuted",
         {"tamper.skip_added"},
     ),
     (
         "test data changed escalates",
-        ev(tamper=(Finding("tamper.test_data_changed", "tests/data/x.json"),)),
+        ev(tamper=(reason("tamper.test_data_changed", "tests/data/x.json"),)),
         "inconclusive",
         {"tamper.test_data_changed"},
     ),
     (
         "literal special case escalates",
-        ev(tamper=(Finding("tamper.exam_literal_special_case", "src/m.py", 9),)),
+        ev(tamper=(reason("tamper.exam_literal_special_case", "src/m.py", 9),)),
         "inconclusive",
         {"tamper.exam_literal_special_case"},
     ),
     ("tamper analysis missing", ev(tamper=None), "inconclusive", {"policy.missing_evidence"}),
     (
         "a cheat refutes even when the exam is invalid",
-        ev(exams=[exam(base=P3)], tamper=(Finding("tamper.conftest_changed"),)),
+        ev(exams=[exam(base=P3)], tamper=(reason("tamper.conftest_changed"),)),
         "refuted",
         {"tamper.conftest_changed", "exam.not_failing_at_base"},
     ),
@@ -210,13 +214,13 @@ ROWS = [
     # -- gates and hints
     (
         "a gate got worse",
-        ev(gates=(Finding("gate.lint_worse"),)),
+        ev(gates=(reason("gate.lint_worse"),)),
         "inconclusive",
         {"gate.lint_worse"},
     ),
     (
         "a weak exam annotates, never flips",
-        Evidence(exams=(exam(),), tamper=(), regression=CLEAN, extra=(Finding("strength.weak"),)),
+        Evidence(exams=(exam(),), tamper=(), regression=CLEAN, extra=(reason("strength.weak"),)),
         "verified",
         {"strength.weak"},
     ),
@@ -245,7 +249,7 @@ def test_layers_reflect_the_findings():
     }
     assert decide(ev(exams=[exam(head=F3)])).layers["exam"] == "fail"
     assert decide(ev(exams=[exam(base=P3)])).layers["exam"] == "error"
-    assert decide(ev(tamper=(Finding("tamper.skip_added"),))).layers["tamper"] == "fail"
+    assert decide(ev(tamper=(reason("tamper.skip_added"),))).layers["tamper"] == "fail"
     assert decide(ev(regression=RegressionEvidence(False))).layers["regression"] == "skipped"
 
 
@@ -253,16 +257,16 @@ def test_reasons_are_sorted_and_deterministic():
     a = decide(
         ev(
             tamper=(
-                Finding("tamper.skip_added", "b.py", 2),
-                Finding("tamper.conftest_changed", "a.py", 1),
+                reason("tamper.skip_added", "b.py", 2),
+                reason("tamper.conftest_changed", "a.py", 1),
             )
         )
     )
     b = decide(
         ev(
             tamper=(
-                Finding("tamper.conftest_changed", "a.py", 1),
-                Finding("tamper.skip_added", "b.py", 2),
+                reason("tamper.conftest_changed", "a.py", 1),
+                reason("tamper.skip_added", "b.py", 2),
             )
         )
     )

@@ -26,7 +26,9 @@ from typing import Any, TypeVar
 
 from truegreen import __version__, canonical, config
 from truegreen.errors import ConfigError, UsageError
+from truegreen.model import reasons as R
 from truegreen.model.exam import Exam as SealedExam
+from truegreen.model.reasons import Reason
 from truegreen.project import Project
 from truegreen.repo.git import Carry, GitRepo, Worktree
 from truegreen.run.executor import cancelling, reset_cancel
@@ -40,7 +42,6 @@ from truegreen.verify.verdict import (
     VERIFIED_MEANS,
     Evidence,
     ExamEvidence,
-    Finding,
     Observation,
     RegressionEvidence,
     Verdict,
@@ -355,24 +356,24 @@ def _observations(
     return tuple(obs)
 
 
-def _sandbox_findings(runs: Sequence[PytestRun], test: str) -> tuple[Finding, ...]:
+def _sandbox_findings(runs: Sequence[PytestRun], test: str) -> tuple[Reason, ...]:
     from truegreen.sandbox import blocked
 
-    found: set[Finding] = set()
+    found: set[Reason] = set()
     for run in runs:
         r = run.outcome_of(test)
         if r is not None and r.outcome in ("failed", "error") and r.exc_type:
             code = blocked.classify(r.exc_type, r.message or "")
             if code:
                 found.add(
-                    Finding(
+                    Reason(
                         code,
                         test.split("::")[0],
                         None,
                         f"{test}: {r.exc_type}: {(r.message or '')[:200]}",
                     )
                 )
-    return tuple(sorted(found, key=Finding.sort_key))
+    return tuple(sorted(found, key=Reason.sort_key))
 
 
 def _summary(obs: Sequence[Observation]) -> dict[str, Any]:
@@ -523,7 +524,7 @@ def verify(
     opts: VerifyOptions,
     *,
     notify: Notify = _quiet,
-    tamper: Callable[..., list[Finding]] | None = None,
+    tamper: Callable[..., list[Reason]] | None = None,
 ) -> dict[str, Any]:
     """Collect the evidence, decide, and return the ``truegreen.verification/1`` document
     (without its receipt, which the caller adds)."""
@@ -603,18 +604,18 @@ def verify(
             base_collected = base_side.collected(wb.path, git.root)
             head_collected = head_side.collected(wh.path, git.root)
         notify("tamper: analysing the change")
-        tamper_findings: tuple[Finding, ...] | None = None
+        tamper_findings: tuple[Reason, ...] | None = None
         if tamper is not None:
             tamper_findings = tuple(tamper(git, base, head, exams, base_collected, head_collected))
         strength = None
         if opts.strength and all(o.outcome == "passed" for ev in exam_ev for o in ev.head):
             with sealed_exam_files(wh.path, exams):
                 strength = strength_layer(runner, git, base, head, wh.path, exam_tests, notify)
-    extra: tuple[Finding, ...] = ()
+    extra: tuple[Reason, ...] = ()
     if strength is not None and strength["label"] == "weak":
         extra = (
-            Finding(
-                "strength.weak",
+            Reason(
+                R.STRENGTH_WEAK,
                 None,
                 None,
                 f"the exam killed {strength['killed']} of {strength['mutants']} mutants of the changed lines",

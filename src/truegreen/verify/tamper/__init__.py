@@ -11,8 +11,8 @@ from __future__ import annotations
 import ast
 from pathlib import PurePosixPath
 
-from truegreen.verify import reasons as R
-from truegreen.verify.reasons import Reason
+from truegreen.model import reasons as R
+from truegreen.model.reasons import Reason
 from truegreen.verify.tamper import ci, config, source
 from truegreen.verify.tamper.names import is_test_code, is_test_file, parse
 from truegreen.verify.tamper.snapshot import ChangeSnapshot, ExamRef
@@ -53,7 +53,7 @@ def analyze(snap: ChangeSnapshot) -> list[Reason]:
             found += source.added(olds, new, path, exam_lits)
         elif old is not None and _is_test_data(snap, path, test_strings):
             found.append(
-                Reason.of(
+                Reason(
                     R.TAMPER_TEST_DATA_CHANGED,
                     path,
                     None,
@@ -96,7 +96,7 @@ def _shadowing(snap: ChangeSnapshot, changed: list[str]) -> list[Reason]:
             and (len(parts) <= 2 or parts[0] != "src" or len(parts) <= 3)
         ):
             out.append(
-                Reason.of(
+                Reason(
                     R.TAMPER_PYTEST_CONFIG_CHANGED,
                     path,
                     1,

@@ -6,8 +6,8 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable, Iterator, Mapping
 
-from truegreen.verify import reasons as R
-from truegreen.verify.reasons import Reason
+from truegreen.model import reasons as R
+from truegreen.model.reasons import Reason
 from truegreen.verify.tamper import asserts
 from truegreen.verify.tamper.names import (
     TestFunc,
@@ -98,7 +98,7 @@ class TestAnalysis:
         self.exam_quals = {(e.path, e.qualname) for e in snap.exams}
 
     def add(self, code: str, file: str | None, ln: int | None, detail: str) -> None:
-        self.found.append(Reason.of(code, file, ln, detail))
+        self.found.append(Reason(code, file, ln, detail))
 
     # -- files that exist on both sides ------------------------------------------------
     def compare_file(self, path: str) -> None:
