@@ -10,7 +10,10 @@ from truegreen.verify.verdict import (
     ExamEvidence,
     Observation,
     RegressionEvidence,
+    StrengthEvidence,
+    Survivor,
     decide,
+    strength_label,
 )
 
 SIG = "AssertionError@src/m.py:f#abc"
@@ -220,9 +223,23 @@ ROWS = [
     ),
     (
         "a weak exam annotates, never flips",
-        Evidence(exams=(exam(),), tamper=(), regression=CLEAN, extra=(reason("strength.weak"),)),
+        Evidence(exams=(exam(),), tamper=(), regression=CLEAN, strength=StrengthEvidence(1, 4)),
         "verified",
         {"strength.weak"},
+    ),
+    (
+        "a weak exam does not soften a refutation either",
+        Evidence(
+            exams=(exam(head=F3),), tamper=(), regression=CLEAN, strength=StrengthEvidence(0, 3)
+        ),
+        "refuted",
+        {"exam.still_failing", "strength.weak"},
+    ),
+    (
+        "a strong exam adds nothing",
+        Evidence(exams=(exam(),), tamper=(), regression=CLEAN, strength=StrengthEvidence(2, 2)),
+        "verified",
+        set(),
     ),
 ]
 
@@ -311,3 +328,67 @@ def test_an_exam_that_cannot_be_collected_says_which_file_and_why() -> None:
     base = decide(ev(exams=[exam(base=broken)]))
     assert [r.code for r in base.reasons] == ["exam.signature_mismatch"]
     assert base.reasons[0].detail.endswith(f"sealed as {SIG}: {why}")
+
+
+#: killed, mutants -> the label (strong from 4/5, medium from 1/2, exact fractions)
+STRENGTH_ROWS = [
+    (0, 1, "weak"),
+    (1, 3, "weak"),
+    (5, 12, "weak"),
+    (1, 2, "medium"),
+    (6, 12, "medium"),
+    (3, 4, "medium"),
+    (7, 9, "medium"),
+    (4, 5, "strong"),
+    (8, 10, "strong"),
+    (10, 12, "strong"),
+    (2, 2, "strong"),
+]
+
+
+@pytest.mark.parametrize(("killed", "mutants", "label"), STRENGTH_ROWS)
+def test_the_strength_label_and_its_finding(killed: int, mutants: int, label: str) -> None:
+    strength = StrengthEvidence(killed, mutants)
+    assert strength_label(strength) == label
+    verdict = decide(Evidence(exams=(exam(),), tamper=(), regression=CLEAN, strength=strength))
+    assert verdict.strength == label
+    weak = [r for r in verdict.reasons if r.code == "strength.weak"]
+    if label == "weak":
+        assert [r.to_json() for r in weak] == [
+            {
+                "code": "strength.weak",
+                "file": None,
+                "line": None,
+                "detail": f"the exam killed {killed} of {mutants} mutants of the changed lines",
+            }
+        ]
+    else:
+        assert weak == []
+    assert verdict.verdict == "verified"  # strength never flips a verdict
+
+
+def test_without_strength_evidence_there_is_no_label_and_no_finding() -> None:
+    verdict = decide(ev())
+    assert verdict.strength is None
+    assert all(r.code != "strength.weak" for r in verdict.reasons)
+
+
+@pytest.mark.parametrize(("killed", "mutants"), [(0, 0), (3, 2), (-1, 2)])
+def test_strength_evidence_that_cannot_be_is_refused(killed: int, mutants: int) -> None:
+    with pytest.raises(ValueError, match="mutants"):
+        StrengthEvidence(killed, mutants)
+
+
+def test_the_documents_strength_keeps_its_shape() -> None:
+    """``strength`` in truegreen.verification/1 and truegreen.strength/1, as before the
+    label moved into the verdict: the survivors listed with ``killed: false``."""
+    from truegreen.verify.pipeline import strength_json
+
+    strength = StrengthEvidence(1, 2, (Survivor("src/m.py", 3, "'>' -> '>='"),))
+    assert strength_json(strength, strength_label(strength)) == {
+        "killed": 1,
+        "mutants": 2,
+        "label": "medium",
+        "survivors": [{"file": "src/m.py", "line": 3, "mutation": "'>' -> '>='", "killed": False}],
+    }
+    assert strength_json(None, None) is None

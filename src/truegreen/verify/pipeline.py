@@ -26,7 +26,6 @@ from typing import Any, TypeVar
 
 from truegreen import __version__, canonical, config
 from truegreen.errors import ConfigError, UsageError
-from truegreen.model import reasons as R
 from truegreen.model.exam import Exam as SealedExam
 from truegreen.model.reasons import Reason
 from truegreen.project import Project
@@ -44,8 +43,12 @@ from truegreen.verify.verdict import (
     ExamEvidence,
     Observation,
     RegressionEvidence,
+    StrengthEvidence,
+    StrengthLabel,
+    Survivor,
     Verdict,
     decide,
+    strength_label,
 )
 
 #: pytest configuration files; the base's copy is what the head is graded under.
@@ -477,8 +480,9 @@ def strength_layer(
     head_tree: Path,
     exam_tests: Sequence[str],
     notify: Notify,
-) -> dict[str, Any] | None:
-    """Mutate the changed lines of non-test code; count mutants the exams kill."""
+) -> StrengthEvidence | None:
+    """Mutate the changed lines of non-test code; count mutants the exams kill (None when
+    no mutant could be made). The label is the verdict's (:func:`strength_label`)."""
     diff = git.diff(base, head, context=0)
     lines = changed_lines(diff)
     mutants = []
@@ -492,8 +496,7 @@ def strength_layer(
     if not mutants:
         return None
     mutants = mutants[:MAX_MUTANTS]
-    killed = 0
-    details = []
+    survivors = []
     notify(f"strength: running the exam against {len(mutants)} mutant(s) of the changed lines")
     for m in mutants:
         target = head_tree / m.path
@@ -503,18 +506,26 @@ def strength_layer(
             run = runner.run(head_tree, exam_tests, timeout=min(runner.settings.suite_timeout, 300))
         finally:
             target.write_text(original, encoding="utf-8")
-        survived = all(_passed(run, t) for t in exam_tests)
-        killed += 0 if survived else 1
-        details.append(
-            {"file": m.path, "line": m.line, "mutation": m.description, "killed": not survived}
-        )
-    ratio = killed / len(mutants)
-    label = "strong" if ratio >= 0.8 else "medium" if ratio >= 0.5 else "weak"
+        if all(_passed(run, t) for t in exam_tests):
+            survivors.append(Survivor(m.path, m.line, m.description))
+    return StrengthEvidence(len(mutants) - len(survivors), len(mutants), tuple(survivors))
+
+
+def strength_json(
+    strength: StrengthEvidence | None, label: StrengthLabel | None
+) -> dict[str, Any] | None:
+    """The document's ``strength``: ``{killed, mutants, label, survivors}``, or null;
+    ``label`` is the verdict's (:func:`truegreen.verify.verdict.strength_label`)."""
+    if strength is None:
+        return None
     return {
-        "killed": killed,
-        "mutants": len(mutants),
+        "killed": strength.killed,
+        "mutants": strength.mutants,
         "label": label,
-        "survivors": [d for d in details if not d["killed"]],
+        "survivors": [
+            {"file": s.file, "line": s.line, "mutation": s.mutation, "killed": False}
+            for s in strength.survivors
+        ],
     }
 
 
@@ -611,18 +622,8 @@ def verify(
         if opts.strength and all(o.outcome == "passed" for ev in exam_ev for o in ev.head):
             with sealed_exam_files(wh.path, exams):
                 strength = strength_layer(runner, git, base, head, wh.path, exam_tests, notify)
-    extra: tuple[Reason, ...] = ()
-    if strength is not None and strength["label"] == "weak":
-        extra = (
-            Reason(
-                R.STRENGTH_WEAK,
-                None,
-                None,
-                f"the exam killed {strength['killed']} of {strength['mutants']} mutants of the changed lines",
-            ),
-        )
     verdict = decide(
-        Evidence(exams=exam_ev, tamper=tamper_findings, regression=regression, extra=extra)
+        Evidence(exams=exam_ev, tamper=tamper_findings, regression=regression, strength=strength)
     )
     return document(git, base, head, exams, exam_ev, verdict, regression, strength, opts, carried)
 
@@ -635,7 +636,7 @@ def document(
     exam_ev: Sequence[ExamEvidence],
     verdict: Verdict,
     regression: RegressionEvidence | None,
-    strength: dict[str, Any] | None,
+    strength: StrengthEvidence | None,
     opts: VerifyOptions,
     carried: Sequence[str] = (),
 ) -> dict[str, Any]:
@@ -677,7 +678,7 @@ def document(
                 else {}
             ),
         },
-        "strength": strength,
+        "strength": strength_json(strength, verdict.strength),
         # git-ignored files of the checkout the worktrees got (truegreen.carry)
         "carried": list(carried),
         "verdict": verdict.verdict,
@@ -718,5 +719,5 @@ def measure_strength(
         "head": head_sha,
         "exams": [e.id for e in exams],
         "not_passing_at_head": failing,
-        "strength": strength,
+        "strength": strength_json(strength, strength_label(strength) if strength else None),
     }

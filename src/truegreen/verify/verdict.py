@@ -18,6 +18,11 @@ Rules, in order:
    passed on the head in every run, no tampering was found, no test that passed on the
    base fails on the head. "Verified" never means "correct".
 
+The exam's strength (the share of mutants of the changed lines the exams kill) gets its
+label here too (:func:`strength_label`: ``strong`` from :data:`STRONG_FROM`, ``medium``
+from :data:`MEDIUM_FROM`, else ``weak``); a weak exam adds ``strength.weak``, which is
+``info``: it annotates and never flips a verdict.
+
 The default decision maps verified -> approve, refuted -> reject, inconclusive ->
 escalate; the policy layer may replace it.
 """
@@ -26,6 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Literal
 
 from truegreen.model import reasons as R
@@ -40,6 +46,12 @@ VERIFIED_MEANS = (
 VerdictName = Literal["verified", "refuted", "inconclusive"]
 Decision = Literal["approve", "reject", "escalate"]
 LayerStatus = Literal["pass", "fail", "error", "skipped"]
+StrengthLabel = Literal["weak", "medium", "strong"]
+
+#: the share of mutants the exams must kill for a ``strong`` exam (exact: 4 of 5 is strong)
+STRONG_FROM = Fraction(4, 5)
+#: the share for ``medium``; below it the exam is ``weak`` (``strength.weak``)
+MEDIUM_FROM = Fraction(1, 2)
 
 
 @dataclass(frozen=True)
@@ -92,6 +104,29 @@ class RegressionEvidence:
 
 
 @dataclass(frozen=True)
+class Survivor:
+    """A mutant of a changed line that every exam passed against."""
+
+    file: str
+    line: int
+    mutation: str
+
+
+@dataclass(frozen=True)
+class StrengthEvidence:
+    """How many of the mutants of the changed lines the exams killed (at least one mutant:
+    when none could be made there is no strength evidence)."""
+
+    killed: int
+    mutants: int
+    survivors: tuple[Survivor, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.killed <= self.mutants or self.mutants < 1:
+            raise ValueError(f"strength of {self.killed} killed of {self.mutants} mutants")
+
+
+@dataclass(frozen=True)
 class Evidence:
     exams: tuple[ExamEvidence, ...]
     #: None when the tamper analysis did not run
@@ -101,6 +136,8 @@ class Evidence:
     #: None when no gate is configured
     gates: tuple[Reason, ...] | None = None
     extra: tuple[Reason, ...] = ()
+    #: None when the strength was not measured (or no mutant could be made)
+    strength: StrengthEvidence | None = None
 
 
 @dataclass(frozen=True)
@@ -109,6 +146,30 @@ class Verdict:
     decision: Decision
     layers: dict[str, LayerStatus]
     reasons: tuple[Reason, ...] = field(default_factory=tuple)
+    #: the exam's strength label, None without strength evidence
+    strength: StrengthLabel | None = None
+
+
+def strength_label(strength: StrengthEvidence) -> StrengthLabel:
+    """``strong``, ``medium`` or ``weak``, from the exact share of mutants killed."""
+    share = Fraction(strength.killed, strength.mutants)
+    if share >= STRONG_FROM:
+        return "strong"
+    return "medium" if share >= MEDIUM_FROM else "weak"
+
+
+def strength_findings(strength: StrengthEvidence | None) -> list[Reason]:
+    """``strength.weak`` for a weak exam (``info``: never flips a verdict)."""
+    if strength is None or strength_label(strength) != "weak":
+        return []
+    return [
+        Reason(
+            R.STRENGTH_WEAK,
+            None,
+            None,
+            f"the exam killed {strength.killed} of {strength.mutants} mutants of the changed lines",
+        )
+    ]
 
 
 def _distinct(obs: Sequence[Observation]) -> set[str]:
@@ -273,7 +334,10 @@ def decide(evidence: Evidence) -> Verdict:
         else [Reason(R.POLICY_MISSING_EVIDENCE, None, None, "the regression layer did not run")]
     )
     gate_f = list(evidence.gates or ())
-    everything = sorted({*exam_f, *tamper_f, *reg_f, *gate_f, *evidence.extra}, key=Reason.sort_key)
+    strength_f = strength_findings(evidence.strength)
+    everything = sorted(
+        {*exam_f, *tamper_f, *reg_f, *gate_f, *strength_f, *evidence.extra}, key=Reason.sort_key
+    )
 
     exam_status: LayerStatus
     if any(f.severity == "refute" for f in exam_f):
@@ -306,4 +370,5 @@ def decide(evidence: Evidence) -> Verdict:
         decision=DEFAULT_DECISION[verdict],
         layers=layers,
         reasons=tuple(everything),
+        strength=None if evidence.strength is None else strength_label(evidence.strength),
     )
