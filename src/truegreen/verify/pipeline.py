@@ -472,6 +472,32 @@ def regression_layer(
     )
 
 
+def tamper_layer(
+    git: GitRepo,
+    base: str,
+    head: str,
+    exams: Sequence[SealedExam],
+    base_collected: set[str] | None,
+    head_collected: set[str] | None,
+) -> tuple[Reason, ...]:
+    """What the change base -> head did to the evidence (:mod:`truegreen.verify.tamper`),
+    with the node ids pytest collects on each side when the regression layer ran."""
+    # imported here: the analyses (syntax trees, YAML) are only needed when verifying
+    from truegreen.verify import tamper
+
+    snapshot = tamper.ChangeSnapshot.from_git(
+        git,
+        base,
+        head,
+        exams=[
+            tamper.ExamRef(test=e.test, path=e.path, content=e.file(e.path).content) for e in exams
+        ],
+        base_collected=base_collected,
+        head_collected=head_collected,
+    )
+    return tuple(tamper.analyze(snapshot))
+
+
 def strength_layer(
     runner: _Runner,
     git: GitRepo,
@@ -535,7 +561,6 @@ def verify(
     opts: VerifyOptions,
     *,
     notify: Notify = _quiet,
-    tamper: Callable[..., list[Reason]] | None = None,
 ) -> dict[str, Any]:
     """Collect the evidence, decide, and return the ``truegreen.verification/1`` document
     (without its receipt, which the caller adds)."""
@@ -615,9 +640,7 @@ def verify(
             base_collected = base_side.collected(wb.path, git.root)
             head_collected = head_side.collected(wh.path, git.root)
         notify("tamper: analysing the change")
-        tamper_findings: tuple[Reason, ...] | None = None
-        if tamper is not None:
-            tamper_findings = tuple(tamper(git, base, head, exams, base_collected, head_collected))
+        tamper_findings = tamper_layer(git, base, head, exams, base_collected, head_collected)
         strength = None
         if opts.strength and all(o.outcome == "passed" for ev in exam_ev for o in ev.head):
             with sealed_exam_files(wh.path, exams):
