@@ -34,8 +34,8 @@ from truegreen.run.executor import cancelling, reset_cancel
 from truegreen.run.pytest_ini import INI_FILES, suite_exclusions
 from truegreen.run.pytest_run import PytestRequest, UnknownTestError, run_pytest
 from truegreen.run.results import PytestRun, TestResult
-from truegreen.run.signature import is_test_path
 from truegreen.seal import conftest_paths, refuse_another_checkouts_code
+from truegreen.testpaths import is_test_code
 from truegreen.verify.mutate import changed_lines, mutants_for
 from truegreen.verify.verdict import (
     VERIFIED_MEANS,
@@ -513,7 +513,7 @@ def strength_layer(
     lines = changed_lines(diff)
     mutants = []
     for path in sorted(lines):
-        if not path.endswith(".py") or is_test_path(path):
+        if not path.endswith(".py") or is_test_code(path):
             continue
         target = head_tree / path
         if not target.is_file():

@@ -8,6 +8,7 @@ from collections.abc import Iterable, Iterator, Mapping
 
 from truegreen.model import reasons as R
 from truegreen.model.reasons import Reason
+from truegreen.testpaths import is_test_module
 from truegreen.verify.tamper import asserts
 from truegreen.verify.tamper.names import (
     TestFunc,
@@ -15,7 +16,6 @@ from truegreen.verify.tamper.names import (
     body_key,
     dotted,
     dump,
-    is_test_file,
     line,
     marker_kind,
     parse,
@@ -191,7 +191,7 @@ class TestAnalysis:
                 return
         else:
             for path in self.changed:
-                if not is_test_file(path):
+                if not is_test_module(path):
                     continue
                 old = parse(self.snap.base_text(path))
                 if old is None:
