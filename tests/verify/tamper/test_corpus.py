@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.tamper.corpus import CASES, Outcome, run_corpus
+from tests.verify.tamper.corpus import CASES, Outcome, run_corpus
 
 
 @pytest.fixture(scope="module")
