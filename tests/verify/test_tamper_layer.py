@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import git
 from truegreen.api import seal_exam
 from truegreen.demo.scenario import EXAM_FILE, EXAM_TEST
 from truegreen.model.reasons import Reason
@@ -53,3 +54,21 @@ def test_verify_called_directly_runs_the_tamper_layer(demo_repo: Path, tmp_path:
     assert not any(
         r["code"] == "policy.missing_evidence" and "tamper" in r["detail"] for r in doc["reasons"]
     )
+
+
+def test_a_binary_test_data_file_changed_is_seen(make_project) -> None:
+    """git's output of a file is bytes: two versions that differ only in bytes that are not
+    UTF-8 are two versions (read as text, both were U+FFFD, and the change was missed)."""
+    root = make_project(
+        {"tests/test_a.py": "def test_a():\n    assert open('tests/data/g.bin', 'rb').read()\n"}
+    )
+    (root / "tests" / "data").mkdir()
+    (root / "tests" / "data" / "g.bin").write_bytes(b"\xffabc")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "golden file")
+    base = git(root, "rev-parse", "HEAD")
+    (root / "tests" / "data" / "g.bin").write_bytes(b"\xfeabc")
+    git(root, "commit", "-q", "-am", "another golden file")
+    g = GitRepo(root)
+    found = pipeline.tamper_layer(g, base, g.resolve("HEAD"), [], None, None)
+    assert [(r.code, r.file) for r in found] == [("tamper.test_data_changed", "tests/data/g.bin")]

@@ -53,6 +53,9 @@ class Command:
     timeout: float | None = None
     stdin: bytes | None = None
     capture_limit: int = DEFAULT_CAPTURE_LIMIT
+    #: keep stdout's bytes as well (``Completed.stdout_bytes``): a file's content, which
+    #: the text (decoded as UTF-8, invalid bytes replaced) does not give back
+    binary: bool = False
 
 
 @dataclass(frozen=True)
@@ -68,6 +71,8 @@ class Completed:
     #: bytes left out of the middle of stdout / stderr by the capture limit
     stdout_dropped: int = 0
     stderr_dropped: int = 0
+    #: stdout as bytes, for a ``Command(binary=True)``; else None
+    stdout_bytes: bytes | None = None
 
     @property
     def ok(self) -> bool:
@@ -115,12 +120,14 @@ class _BoundedReader(threading.Thread):
                     self.dropped += cut
                     del self._tail[:cut]
 
-    def text(self) -> str:
+    def data(self) -> bytes:
         data = bytes(self._head)
         if self.dropped:
             data += f"\n[... {self.dropped} bytes left out by truegreen ...]\n".encode()
-        data += bytes(self._tail)
-        return data.decode("utf-8", errors="replace")
+        return data + bytes(self._tail)
+
+    def text(self) -> str:
+        return self.data().decode("utf-8", errors="replace")
 
 
 def _wait(proc: subprocess.Popen[bytes], timeout: float | None) -> bool:
@@ -309,6 +316,7 @@ class SubprocessExecutor:
             timed_out=timed_out,
             stdout_dropped=out.dropped,
             stderr_dropped=err.dropped,
+            stdout_bytes=out.data() if command.binary else None,
         )
 
 
