@@ -40,6 +40,7 @@ def test_the_real_fix_has_no_tamper_reason(demo_repo: Path) -> None:
     )
 
 
+@pytest.mark.slow
 def test_verify_called_directly_runs_the_tamper_layer(demo_repo: Path, tmp_path: Path) -> None:
     project = open_project(demo_repo, sys.executable, "none", need_git=True)
     url = f"sqlite:///{tmp_path / 'ledger.db'}"
