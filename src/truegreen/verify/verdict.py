@@ -135,7 +135,6 @@ class Evidence:
     regression: RegressionEvidence | None
     #: None when no gate is configured
     gates: tuple[Reason, ...] | None = None
-    extra: tuple[Reason, ...] = ()
     #: None when the strength was not measured (or no mutant could be made)
     strength: StrengthEvidence | None = None
 
@@ -335,9 +334,7 @@ def decide(evidence: Evidence) -> Verdict:
     )
     gate_f = list(evidence.gates or ())
     strength_f = strength_findings(evidence.strength)
-    everything = sorted(
-        {*exam_f, *tamper_f, *reg_f, *gate_f, *strength_f, *evidence.extra}, key=Reason.sort_key
-    )
+    everything = sorted({*exam_f, *tamper_f, *reg_f, *gate_f, *strength_f}, key=Reason.sort_key)
 
     exam_status: LayerStatus
     if any(f.severity == "refute" for f in exam_f):
