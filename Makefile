@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 PIP := $(BIN)/python -m pip --disable-pip-version-check -q
 
-.PHONY: demo test install dev lint typecheck unit bench clean
+.PHONY: demo test install dev lint typecheck unit quick bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -39,6 +39,11 @@ unit: dev
 	$(BIN)/python -m pytest -n $(PYTEST_WORKERS)
 
 test: lint typecheck unit
+
+# The tests marked slow (more than about 3 s each: most of the suite's time) left out, for
+# a quick loop while working; `make test` runs every test.
+quick: dev
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) -m "not slow"
 
 bench: dev
 	@for b in bench/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done

@@ -1317,6 +1317,8 @@ _TEST_DIRS = {"tests", "test", "testing"}
 
 
 def is_test_path(rel: str) -> bool:
+    """The benchmark's own rule for choosing bugs, wider than truegreen.testpaths (a
+    ``tests_*`` file counts): the bug sets below were chosen with it, so it stays as it is."""
     parts = rel.split("/")
     name = parts[-1]
     return (

@@ -1,6 +1,6 @@
 """The tamper corpus as a table: cheats approved (goal 0), legitimate changes rejected (goal 0).
 
-By default the tamper layer alone grades every case of tests/tamper/corpus.py (git
+By default the tamper layer alone grades every case of tests/verify/tamper/corpus.py (git
 repositories built from the demo project; pytest's collection where a case needs it):
 "approved" means the layer found nothing that refutes or escalates.
 
@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 
 def tamper_layer() -> int:
-    from tests.tamper.corpus import run_corpus
+    from tests.verify.tamper.corpus import run_corpus
 
     start = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:

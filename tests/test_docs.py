@@ -274,6 +274,7 @@ _ADAPTERS = ("cli/", "_console.py", "__main__.py")
 _ADAPTER_IMPORTS = ("click", "rich", "truegreen.cli")
 
 
+@pytest.mark.slow
 def test_the_engine_imports_no_adapter_click_or_rich() -> None:
     """The rule docs/ARCHITECTURE.md states, checked on every import statement (also the
     lazy ones inside functions)."""
@@ -353,6 +354,7 @@ _LOCALIZE_PROJECT = {
 }
 
 
+@pytest.mark.slow
 def test_the_localize_page_documents_every_field_of_a_real_document(
     make_project: Callable[..., Path], capsys: pytest.CaptureFixture[str]
 ) -> None:

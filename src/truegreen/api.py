@@ -24,7 +24,6 @@ from truegreen.repo.git import GitRepo
 from truegreen.report.markdown import render as render_markdown
 from truegreen.seal import seal
 from truegreen.verify import pipeline
-from truegreen.verify.verdict import Finding
 
 Notify = Callable[[str], None]
 
@@ -111,30 +110,6 @@ def load_exams(ledger: Ledger, git: GitRepo, refs: Sequence[str]) -> list[Exam]:
     return [ledger.get_exam(s.id) for s in summaries]
 
 
-def tamper_findings(
-    git: GitRepo,
-    base: str,
-    head: str,
-    exams: Sequence[Exam],
-    base_collected: set[str] | None,
-    head_collected: set[str] | None,
-) -> list[Finding]:
-    """The tamper layer's reasons (:mod:`truegreen.verify.tamper`), as verdict findings."""
-    from truegreen.verify import tamper
-
-    snapshot = tamper.ChangeSnapshot.from_git(
-        git,
-        base,
-        head,
-        exams=[
-            tamper.ExamRef(test=e.test, path=e.path, content=e.file(e.path).content) for e in exams
-        ],
-        base_collected=base_collected,
-        head_collected=head_collected,
-    )
-    return [Finding(r.code, r.file, r.line, r.detail) for r in tamper.analyze(snapshot)]
-
-
 def verify_fix(
     project: Project,
     *,
@@ -161,7 +136,7 @@ def verify_fix(
     with Ledger(db_url) as ledger:
         exams = load_exams(ledger, git, exam_refs)
     opts = pipeline.VerifyOptions(base=base, head=head, patch=patch, runs=runs, strength=strength)
-    doc = pipeline.verify(project, exams, opts, notify=notify, tamper=tamper_findings)
+    doc = pipeline.verify(project, exams, opts, notify=notify)
     inputs = {
         "repo": git.identity(),
         "base": doc["base"],

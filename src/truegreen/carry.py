@@ -38,6 +38,7 @@ from pathlib import Path
 from truegreen.errors import ConfigError
 from truegreen.repo.git import Carry, GitRepo
 from truegreen.run.interpreter import Interpreter
+from truegreen.testpaths import is_conftest, is_test_module
 
 #: what :func:`found` brings: importable modules
 MODULE_SUFFIXES = (".py", ".pyi", ".so", ".pyd")
@@ -45,11 +46,6 @@ MODULE_SUFFIXES = (".py", ".pyi", ".so", ".pyd")
 #: the most files the configuration's ``carry`` entries may bring: a worktree gets the
 #: files the tests need, not a copy of an ignored tree
 MAX_NAMED = 1000
-
-
-def _is_test_module(rel: str) -> bool:
-    name = rel.rsplit("/", 1)[-1]
-    return name == "conftest.py" or name.startswith("test_") or name.endswith("_test.py")
 
 
 def _environment(git: GitRepo, interpreter: Interpreter) -> list[str]:
@@ -73,7 +69,7 @@ def found(git: GitRepo, interpreter: Interpreter) -> tuple[str, ...]:
     environment = _environment(git, interpreter)
     out = []
     for rel in git.ignored_files():
-        if not rel.endswith(MODULE_SUFFIXES) or _is_test_module(rel):
+        if not rel.endswith(MODULE_SUFFIXES) or is_test_module(rel) or is_conftest(rel):
             continue
         if _excluded(rel, environment):
             continue

@@ -236,12 +236,16 @@ def _apply(
             check_carry(values[attr], origin)
         elif key == "suite-timeout":
             if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
-                raise ConfigError(f"{origin}: suite-timeout must be a positive number of seconds")
+                raise ConfigError(
+                    f"{origin}: suite-timeout must be a positive number of seconds, not {value!r}",
+                    hint="for example suite-timeout = 900",
+                )
             values[attr] = float(value)
         elif key == "sandbox":
             if value not in SANDBOXES:
                 raise ConfigError(
-                    f"{origin}: sandbox must be one of {', '.join(SANDBOXES)}, not {value!r}"
+                    f"{origin}: sandbox must be one of {', '.join(SANDBOXES)}, not {value!r}",
+                    hint='for example sandbox = "bwrap", or leave it out for the default',
                 )
             values[attr] = value
         sources[key] = origin
@@ -250,15 +254,13 @@ def _apply(
     return tables
 
 
-def _read_toml(path: Path) -> dict[str, Any]:
+def _toml(name: str, text: str) -> dict[str, Any]:
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(
-            f"{path.name} is not valid TOML: {exc}", hint="fix the file and run again"
+            f"{name} is not valid TOML: {exc}", hint=f"fix {name} and run again"
         ) from exc
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"cannot read {path}: {exc}") from exc
 
 
 def raw_tables(
@@ -267,20 +269,17 @@ def raw_tables(
     """The raw truegreen tables from the two files' texts, lowest layer first."""
     layers: list[tuple[str, dict[str, Any]]] = []
     if pyproject is not None:
-        try:
-            data = tomllib.loads(pyproject)
-        except tomllib.TOMLDecodeError as exc:
-            raise ConfigError(f"pyproject.toml is not valid TOML: {exc}") from exc
-        table = data.get("tool", {}).get("truegreen")
+        tool = _toml("pyproject.toml", pyproject).get("tool")
+        table = tool.get("truegreen") if isinstance(tool, dict) else None
         if table is not None:
             if not isinstance(table, dict):
-                raise ConfigError("pyproject.toml: [tool.truegreen] must be a table")
+                raise ConfigError(
+                    "pyproject.toml: tool.truegreen must be a table",
+                    hint="write the settings below a [tool.truegreen] header",
+                )
             layers.append(("pyproject.toml [tool.truegreen]", table))
     if truegreen_toml is not None:
-        try:
-            layers.append(("truegreen.toml", tomllib.loads(truegreen_toml)))
-        except tomllib.TOMLDecodeError as exc:
-            raise ConfigError(f"truegreen.toml is not valid TOML: {exc}") from exc
+        layers.append(("truegreen.toml", _toml("truegreen.toml", truegreen_toml)))
     return layers
 
 
@@ -300,6 +299,13 @@ def load(root: Path) -> Settings:
 
     def text(name: str) -> str | None:
         p = root / name
-        return p.read_text(encoding="utf-8") if p.is_file() else None
+        if not p.is_file():
+            return None
+        try:
+            return p.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ConfigError(
+                f"cannot read {name}: {exc}", hint=f"make {p} a readable UTF-8 text file"
+            ) from exc
 
     return parse(text("pyproject.toml"), text("truegreen.toml"))[0]

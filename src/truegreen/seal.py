@@ -21,7 +21,7 @@ from truegreen.model.exam import ExamFile
 from truegreen.project import Project
 from truegreen.run.pytest_run import PytestRequest, UnknownTestError, rerun_command, run_pytest
 from truegreen.run.results import PytestRun, TestResult
-from truegreen.run.signature import is_test_path
+from truegreen.testpaths import is_test_code
 
 
 class SealRefused(UsageError):
@@ -90,7 +90,7 @@ def helper_modules(test_path: str, source: str, exists: Any) -> list[str]:
             for base_dir in bases:
                 for candidate in (base_dir / f"{rel}.py", base_dir / rel / "__init__.py"):
                     c = str(candidate).removeprefix("./")
-                    if c != test_path and is_test_path(c) and exists(c) and c not in found:
+                    if c != test_path and is_test_code(c) and exists(c) and c not in found:
                         found.append(c)
     return sorted(found)
 

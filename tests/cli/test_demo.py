@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 
+@pytest.mark.slow
 def test_the_demo_command_prints_the_table_and_the_meaning(tmp_path, capsys):
     from truegreen.cli import main
 

@@ -48,6 +48,7 @@ def test_the_planned_commands_are_not_registered_yet():
     assert not NAMED.search("fix [tool.truegreen] or truegreen.toml; --report DIR")
 
 
+@pytest.mark.slow
 def test_no_text_names_a_command_that_does_not_exist():
     found = [
         f"{name}: ...{text[max(0, m.start() - 40) : m.end() + 20]!r}"

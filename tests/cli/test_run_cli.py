@@ -11,6 +11,7 @@ from tests.conftest import cli, live_processes_with
 from truegreen.model.documents import validate
 
 
+@pytest.mark.slow
 def test_run_json_is_one_document_with_the_rerun_command(make_project, capsys):
     root = make_project({"tests/test_a.py": "def test_a():\n    assert 1 + 1 == 3\n"})
     code, out, _ = cli(
@@ -177,6 +178,7 @@ def test_flaky():
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("ids", "code"),
     [
@@ -199,6 +201,7 @@ def test_run_exits_as_pytest_does(make_project, capsys, ids, code):
     assert got == code and json.loads(out)["schema"] == "truegreen.run/1"
 
 
+@pytest.mark.slow
 def test_a_test_that_fails_in_one_of_the_repeats_exits_1(make_project, capsys):
     root = make_project({"tests/test_e.py": RUN_EXIT})
     code, out, _ = cli(

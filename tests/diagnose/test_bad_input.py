@@ -112,6 +112,7 @@ def _scan_bounded(stream: io.RawIOBase) -> tuple[scanner.ScanResult, int]:
     return sc.finish(), peak
 
 
+@pytest.mark.slow
 def test_a_large_log_is_read_in_bounded_memory():
     tail = b"2024-01-01T00:00:00.0000000Z ERROR: No matching distribution found for foo\n"
     result, peak = _scan_bounded(_Endless(48 << 20, tail))

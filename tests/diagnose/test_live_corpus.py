@@ -59,6 +59,7 @@ def _part(part: str) -> list[dict]:
     return [x for x in LABELS if _part_of(x) == part]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("half", sorted(FLOORS))
 def test_class_accuracy_stays_at_its_floor(results, half):
     part = _part(half)

@@ -241,6 +241,7 @@ def diagnosed(log: str) -> dict[str, str]:
     return {s["test"]: s["signature"] for s in doc["signatures"]}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("flags", FLAGS, ids=lambda f: " ".join(f) or "default")
 def test_diagnose_gives_each_failure_the_signature_run_gives_it(project, flags):
     root, want = project
@@ -299,6 +300,7 @@ def test_a_log_without_tracebacks_names_the_failures_without_signatures(project)
     assert doc["signatures"] == []
 
 
+@pytest.mark.slow
 def test_the_explanation_of_a_comparison_does_not_count(project):
     """``-v`` prints a full diff, CI an untruncated one, the default a shorter one: the
     ``assert`` line is what every one of them shows."""

@@ -134,6 +134,7 @@ def test_a_tampered_hidden_exam_imports_nothing(make_exam, edit, message):
         parse_bundle(bundle)
 
 
+@pytest.mark.slow
 def test_seal_hidden_prints_and_exports_no_content(make_project, capsys, tmp_path):
     body = "def test_secret_case():\n    assert sorted([3, 1, 2]) == [3, 2, 1]\n"
     root = make_project({"tests/test_s.py": body})

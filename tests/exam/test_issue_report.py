@@ -110,6 +110,7 @@ def _seal(capsys, root: Path, *extra: str) -> tuple[int, str, str]:
     )  # fmt: skip
 
 
+@pytest.mark.slow
 def test_seal_records_the_report_and_show_prints_it(capsys, project, tmp_path):
     report = tmp_path / "bug.md"
     report.write_bytes(b"# total() is off by one (#42)\r\n\r\ntotal([1, 2]) gives 2\r\n")

@@ -130,6 +130,7 @@ SIZES = {
 }
 
 
+@pytest.mark.slow
 def test_the_off_by_one_comparison_leads_its_tie(make_project):
     """The failing test and test_small run the very same lines: the spectrum ties the whole
     body of ``human``. The return line made the rejected "1024B" and leads; next is the
@@ -230,6 +231,7 @@ ROUNDING = {
 }
 
 
+@pytest.mark.slow
 def test_the_truth_test_of_a_zero_leads_its_tie(make_project):
     """``if ndigits:`` skips the rounding for ndigits=0 (the fault: ``is not None``); the
     failing test runs the same lines as test_none_digits, so the spectrum ties them."""

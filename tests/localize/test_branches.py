@@ -4,6 +4,8 @@ with the lines that run before it; the branch it took breaks the tie."""
 
 from __future__ import annotations
 
+import pytest
+
 from tests.localize.helpers import localized, ranked_in
 
 SHIPPING = {
@@ -38,6 +40,7 @@ SHIPPING = {
 }
 
 
+@pytest.mark.slow
 def test_the_condition_whose_branch_the_failing_test_took_leads_its_tie(make_project):
     """Parcels of 10 kg and more are heavy; the fault is ``100`` (should be ``10``). Lines 2
     and 3 run in every test: the spectrum ties them. The branch line 3 took (line 4) ran in

@@ -8,6 +8,8 @@ import textwrap
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
+import pytest
+
 from truegreen.localize import LocalizeOptions, localize, mutation
 from truegreen.localize.defuse import analyse
 from truegreen.localize.spectrum import Statements, Trace, import_only, spectra
@@ -73,6 +75,7 @@ UNITS = {
 }
 
 
+@pytest.mark.slow
 def test_a_wrong_constant_ranks_first_not_among_every_import_time_line(make_project):
     root = make_project(UNITS, use_git=False)
     doc = localize(
@@ -359,6 +362,7 @@ def tables_of(root: Path) -> list[int]:
     return [n for n, t in enumerate(src, 1) if t.lstrip().startswith("timeframes =")]
 
 
+@pytest.mark.slow
 def test_a_wrong_class_attribute_ranks_first_among_tables_of_one_name(make_project):
     """Four locale classes bind ``timeframes``, which the base class reads as
     ``self.timeframes``: the Swedish table matters to the tests that used a Swedish
@@ -412,6 +416,7 @@ CLASS_SCOPED = {
 }
 
 
+@pytest.mark.slow
 def test_a_test_that_only_reads_what_a_class_scoped_fixture_made_uses_its_class(make_project):
     """test_table runs no method of the Swedish locale (its sibling's set-up made it and
     the sibling called it): it gets its test class's receivers, so the Swedish table
@@ -615,6 +620,7 @@ def test_a_table_built_by_calls_at_import_goes_to_the_tests_that_read_it(make_pr
     assert faulty not in import_only(trace, stmts)
 
 
+@pytest.mark.slow
 def test_a_wrong_rule_made_at_import_is_ranked_among_the_tables_readers(make_project):
     root = make_project(TABLE, use_git=False)
     doc = localize(

@@ -211,6 +211,7 @@ def _trace(root: Path, engine: str, watch: list[str] | None = None, python: str 
     return trace
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("engine", ["probe", "monitoring"])
 def test_engines_give_the_same_statement_spectra_as_line_events(make_project, engine, tmp_path):
     root = make_project(PROJECT, use_git=False)
@@ -234,6 +235,7 @@ def test_engines_give_the_same_statement_spectra_as_line_events(make_project, en
     assert ("pkg/mod.py", size) in got[ids[2]]
 
 
+@pytest.mark.slow
 def test_localize_runs_one_traced_process_that_also_records_values(make_project, monkeypatch):
     root = make_project(PROJECT, use_git=False)
     seen: list = []
@@ -290,6 +292,7 @@ LOOP_PROJECT = {
 }
 
 
+@pytest.mark.slow
 def test_value_capture_of_a_long_loop_is_cut_short(make_project):
     # every line event of a watched test reads its locals; without a budget the 6 million
     # events of this loop take about 15 s (the 10 s timeout fails the run), with it the
@@ -319,6 +322,7 @@ SPENT_PROJECT = {
 }
 
 
+@pytest.mark.slow
 def test_a_watched_test_that_spent_its_value_budget_runs_untraced(make_project):
     # once a watched test's values are capped there is nothing left to record: it runs the
     # rest of the test with no trace function at all (on 3.11 one slows every call)
@@ -393,6 +397,7 @@ LAZY_PROJECT = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("engine", ["probe", "settrace", "monitoring"])
 def test_a_module_a_fixture_imports_counts_for_every_test_not_the_first(
     make_project, engine, tmp_path
@@ -450,6 +455,7 @@ EXPLAIN_PROJECT = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("engine", ["probe", "settrace", "monitoring"])
 def test_what_pytest_runs_to_explain_a_failed_assert_is_not_measured(
     make_project, engine, tmp_path
@@ -490,6 +496,7 @@ UNITTEST_EXPLAIN = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("engine", ["probe", "settrace", "monitoring"])
 def test_what_unittest_runs_to_explain_a_failed_assert_is_not_measured(
     make_project, engine, tmp_path
@@ -555,6 +562,7 @@ def test_branch_outcomes_name_the_statements_only_one_outcome_runs():
     assert branch_outcomes(None) == {}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("engine", ["probe", "settrace", "monitoring"])
 def test_every_engine_records_which_classes_instances_a_test_used(make_project, engine, tmp_path):
     """The receivers of project methods (with their project base classes), per test, from
@@ -589,6 +597,7 @@ def _stamps(home: Path) -> dict[str, tuple[int, int]]:
     }
 
 
+@pytest.mark.slow
 def test_instrumented_modules_are_cached_outside_the_checkout_and_read_back(
     make_project, monkeypatch
 ):
@@ -702,6 +711,7 @@ def test_the_modules_the_test_files_import_are_analysed_ahead_nearest_first(make
     assert stmts.defuse.test_reads(target) == Statements(root).defuse.test_reads(target)
 
 
+@pytest.mark.slow
 @pytest.mark.bwrap
 def test_analysing_ahead_changes_nothing_in_the_document(make_project, monkeypatch):
     root = make_project(PROJECT, use_git=False)

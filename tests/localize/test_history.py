@@ -123,6 +123,7 @@ def test_no_repository_no_history(tmp_path):
     assert past.recency({("m.py", 1): (1, 1)}) == {}
 
 
+@pytest.mark.slow
 def test_localize_orders_lines_equal_in_all_else_by_their_last_change(make_project):
     root = make_project(
         {
@@ -165,6 +166,7 @@ def test_localize_orders_lines_equal_in_all_else_by_their_last_change(make_proje
     assert not any("last changed" in e for e in with_history[5]["evidence"])
 
 
+@pytest.mark.slow
 def test_history_is_on_by_default_and_turned_off_on_the_command_line(make_project, capsys):
     from truegreen.cli import main
 

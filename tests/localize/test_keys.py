@@ -8,6 +8,8 @@ from collections import OrderedDict, namedtuple
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.localize.helpers import localized, ranked_by_text
 from truegreen.localize import keys
 from truegreen.localize._tracer import truegreen_trace as tracer
@@ -129,6 +131,7 @@ SCHEMAS = {
 }
 
 
+@pytest.mark.slow
 def test_the_writer_of_the_differing_entry_wins_its_tie(make_project):
     doc = localized(make_project, SCHEMAS, "tests/test_build.py::test_all_of_one_is_the_one")
     ranked = ranked_by_text(doc, "jschema/build.py")

@@ -80,6 +80,7 @@ def crash_doc(tmp_path_factory: pytest.TempPathFactory) -> dict:
     return localize(project, ["tests/test_cart.py::test_missing"], LocalizeOptions(timeout=60))
 
 
+@pytest.mark.slow
 def test_crash_site_ranks_first_and_the_none_is_traced_to_its_origin(crash_doc):
     doc = crash_doc
     assert doc["schema"] == "truegreen.localization/1"
@@ -121,6 +122,7 @@ def test_context_fits_the_budget_and_carries_rerun_and_hashes(crash_doc):
     assert crash_doc["order_dependence"]["order_dependent"] is False
 
 
+@pytest.mark.slow
 def test_small_budget_still_fits_and_names_what_was_left_out(make_project):
     root = make_project(CRASH_PROJECT, use_git=False)
     project = open_project(root, PY, "none")
@@ -196,6 +198,7 @@ WARM_PROJECT = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sandbox", ["none", pytest.param("bwrap", marks=pytest.mark.bwrap)])
 def test_a_test_that_fails_alone_but_passes_after_the_others_is_measured_run_first(
     make_project, sandbox
@@ -229,6 +232,7 @@ def test_a_test_that_fails_alone_but_passes_after_the_others_is_measured_run_fir
     assert (top["counts"]["ef"], top["counts"]["ep"]) == (1, 0)
 
 
+@pytest.mark.slow
 def test_order_dependence_import_time_fault_and_measurement_check(make_project):
     root = make_project(ORDER_PROJECT, use_git=False)
     project = open_project(root, PY, "none")
@@ -256,6 +260,7 @@ def test_order_dependence_import_time_fault_and_measurement_check(make_project):
         } in meas["mismatches"]
 
 
+@pytest.mark.slow
 def test_a_passing_test_is_refused(make_project):
     root = make_project(ORDER_PROJECT, use_git=False)
     project = open_project(root, PY, "none")
@@ -269,6 +274,7 @@ def test_a_passing_test_is_refused(make_project):
     assert "TZ=UTC" in str(err.value.hint) and "TRUEGREEN_PASS_ENV" in str(err.value.hint)
 
 
+@pytest.mark.slow
 def test_cli_json_is_one_document_and_bad_ids_exit_2(make_project, capsys):
     root = make_project(CRASH_PROJECT, use_git=False)
     args = ["localize", "--repo", str(root), "--python", PY, "--sandbox", "none"]
@@ -330,6 +336,7 @@ REAL_SHAPES = {
 }
 
 
+@pytest.mark.slow
 def test_real_project_shapes_function_ids_collection_errors(make_project):
     """Found on real bugs (BugsInPy, click): a parametrized test named by its function, and
     another test module of the selection that fails to collect."""
@@ -363,6 +370,7 @@ def test_a_failure_the_sandbox_causes_is_said_so(make_project):
     assert "WARNING: " in doc["context"]["text"]
 
 
+@pytest.mark.slow
 def test_a_target_whose_module_cannot_be_collected_names_the_module(make_project):
     root = make_project(
         {
@@ -417,6 +425,7 @@ def _localize_words(make_project, files: dict[str, str], test_id: str) -> dict:
     return doc
 
 
+@pytest.mark.slow
 def test_the_line_that_produced_the_rejected_value_breaks_the_tie(make_project):
     """Every line of ``singular`` runs for the failing test alone: the spectrum ties them.
     The assertion rejected 'glasse'; the line that first produced it ranks first, not the
@@ -436,6 +445,7 @@ def test_the_line_that_produced_the_rejected_value_breaks_the_tie(make_project):
     assert by_code["out = stem.upper().lower()"]["evidence"] == []
 
 
+@pytest.mark.slow
 def test_a_failed_assert_equal_of_a_unittest_case_is_read_the_same_way(make_project):
     files = dict(REJECTED_PROJECT)
     files["tests/test_plural.py"] = """
@@ -465,6 +475,7 @@ def test_a_failed_assert_equal_of_a_unittest_case_is_read_the_same_way(make_proj
     )
 
 
+@pytest.mark.slow
 def test_a_plain_assert_in_a_helper_module_pytest_does_not_rewrite_is_read_too(make_project):
     """pytest rewrites asserts only in test modules and conftest files: an ``assert`` in a
     shared helper fails with a bare AssertionError. Its operands are read by name from the
@@ -501,6 +512,7 @@ def test_a_plain_assert_in_a_helper_module_pytest_does_not_rewrite_is_read_too(m
     assert "AssertionError" in doc["excerpt"] and "glasse" not in doc["excerpt"].split("E ")[-1]
 
 
+@pytest.mark.slow
 def test_a_helper_method_s_parameters_are_read_at_its_call(make_project):
     """``self.check(got, want="glass")``: the literal is what the caller passed for ``want``
     (a keyword here, after ``self``), so only the produced operand is traced back."""
@@ -554,6 +566,7 @@ TABLE_PROJECT = {
 }
 
 
+@pytest.mark.slow
 def test_the_row_where_a_rendered_text_differs_is_traced_to_where_it_was_made(make_project):
     root = make_project(TABLE_PROJECT, use_git=False)
     doc = localize(
@@ -629,6 +642,7 @@ EXCLUDING_PROJECT = {
 }
 
 
+@pytest.mark.slow
 def test_the_project_s_own_exclusions_apply_to_the_passing_tests_not_the_target(make_project):
     # the project's suite leaves out slow tests, a -k pattern and tests/integration (say,
     # they need the network): so does the selection localize runs next to the target, both
@@ -680,6 +694,7 @@ MESSAGE_PROJECT = {
 }
 
 
+@pytest.mark.slow
 def test_a_text_made_in_a_call_s_arguments_is_traced_to_the_call(make_project):
     # the wrong part ("b, a") was made inside the arguments of `raise Invalid(...)`: nobody's
     # assignment or return. The callee's parameter is traced to its caller's line; and of
@@ -721,6 +736,7 @@ PATTERN_PROJECT = {
 }
 
 
+@pytest.mark.slow
 def test_a_text_the_failure_message_shows_breaks_the_tie(make_project):
     # every line runs in both tests; the message shows the pattern, which holds the text
     # `s = ...` made first
@@ -766,6 +782,7 @@ WRONG_TYPE_PROJECT = {
 }
 
 
+@pytest.mark.slow
 def test_the_value_of_the_type_a_type_error_names_is_traced_to_its_origin(make_project):
     """``'int' object has no attribute 'upper'``: the local holding the int is traced to
     the line that bound it, which comes right after the crash site, with its guard, ahead
@@ -872,6 +889,7 @@ ATTRIBUTE_PROJECT = {
 }
 
 
+@pytest.mark.slow
 def test_a_bad_value_read_from_an_attribute_is_traced_to_the_attributes_writers(make_project):
     """``used = binding.used`` bound the bool that ``used[0]`` could not subscript: the
     statements the failing test ran that wrote ``.used`` made it, and come right after

@@ -81,6 +81,7 @@ NOTIFY = {
 }
 
 
+@pytest.mark.slow
 def test_the_line_that_called_the_checked_mock_leads_its_tie(make_project):
     """Both tests run every line of ``alert``: the spectrum ties them. The failing test
     checks the mock's call (``retries=2`` is missing, the fault); the line that made that
@@ -97,6 +98,7 @@ def test_the_line_that_called_the_checked_mock_leads_its_tie(make_project):
     assert all(r["file"] != "notify/mail.py" or r["line"] != 2 for r in doc["ranking"])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("engine", ["probe", "settrace", "monitoring"])
 def test_every_engine_records_where_a_mock_was_called_from(make_project, engine, tmp_path):
     """Through a library too: the call is charged to the nearest project line."""

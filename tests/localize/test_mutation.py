@@ -325,6 +325,7 @@ def _localize(root: Path, test_id: str, mutants: bool):
     return localize(open_project(root, sys.executable, "none"), [test_id], opts)
 
 
+@pytest.mark.slow
 def test_mutants_of_a_tied_line_that_change_the_failure_put_it_first(make_project):
     test = "tests/test_area.py::test_area"
     root = make_project(AREA, use_git=False)
@@ -362,6 +363,7 @@ AREA_UNITTEST = {
 }
 
 
+@pytest.mark.slow
 def test_a_unittest_failure_kept_by_its_test_case_is_seen_by_the_mutants(make_project):
     # unittest's runner keeps the failure (pytest takes it when it makes the report):
     # the mutants must see it, or every mutant would look like a fix
@@ -395,6 +397,7 @@ LOOP = {
 }
 
 
+@pytest.mark.slow
 def test_a_mutant_that_loops_forever_is_stopped(make_project):
     root = make_project(LOOP, use_git=False)
     doc = _localize(root, "tests/test_steps.py::test_steps", True)
@@ -435,6 +438,7 @@ RETRY = {
 }
 
 
+@pytest.mark.slow
 def test_a_mutant_in_a_loop_that_swallows_every_exception_is_stopped(make_project):
     # `attempts -= 1` -> `attempts -= 0` retries forever, and `except BaseException`
     # catches the first alarm: the alarm repeats until one lands outside the `try`
@@ -523,6 +527,7 @@ TEARDOWN = {
 }
 
 
+@pytest.mark.slow
 def test_a_mutant_whose_teardown_loops_too_ends_the_phase_and_says_so(make_project):
     # `i += 1` -> `i += 0` loops in the test and again in the fixture's teardown: the
     # set-up state may be half torn down, so no mutant runs after it
@@ -618,6 +623,7 @@ def test_the_module_body_runs_again_in_its_own_namespace_and_its_data_is_put_bac
         plugin._reload(spec)
 
 
+@pytest.mark.slow
 def test_mutants_run_by_default_and_are_turned_off_on_the_command_line(make_project, capsys):
     from tests.localize.test_engines import PROJECT
     from truegreen.cli import main
@@ -636,6 +642,7 @@ def test_mutants_run_by_default_and_are_turned_off_on_the_command_line(make_proj
     assert notes() and notes("--mutants") and not notes("--no-mutants")
 
 
+@pytest.mark.slow
 def test_the_mutants_leave_no_temporary_files(make_project, tmp_path, monkeypatch):
     root = make_project(AREA, use_git=False)
     temp = tmp_path / "temp"
@@ -671,6 +678,7 @@ REGISTRY = {
 }
 
 
+@pytest.mark.slow
 def test_a_function_no_global_names_is_found_and_mutated(make_project):
     root = make_project(REGISTRY, use_git=False)
     doc = _localize(root, "tests/test_table.py::test_double", True)
@@ -715,6 +723,7 @@ PLURALS = {
 }
 
 
+@pytest.mark.slow
 def test_a_wrong_rule_made_at_import_is_found_by_running_the_module_body_again(make_project):
     # the rules are made by calls at import: a mutant swapped into `_irregular` after the
     # session would never run. The module's body runs again with each change instead,
@@ -740,6 +749,7 @@ def test_a_wrong_rule_made_at_import_is_found_by_running_the_module_body_again(m
     assert (root / "words/plural.py").read_text() == source
 
 
+@pytest.mark.slow
 def test_a_module_body_that_cannot_run_again_unchanged_gives_no_evidence(make_project):
     # another module adds a rule to the table at its import: the body run again makes a
     # table without it, and the control (the body run again unchanged) breaks test_mouse
@@ -774,6 +784,7 @@ def test_a_module_body_that_cannot_run_again_unchanged_gives_no_evidence(make_pr
     )
 
 
+@pytest.mark.slow
 @pytest.mark.bwrap
 def test_under_the_sandbox_the_held_bare_run_reports_and_runs_its_mutants(make_project):
     # in parallel with the measured run, which is handed localize's own temp dir: the

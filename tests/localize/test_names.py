@@ -120,6 +120,7 @@ CSV = {
 }
 
 
+@pytest.mark.slow
 def test_the_function_the_failing_test_names_leads_its_tie(make_project):
     """Every line ran in both tests: the spectrum ties them all, and ``strip_all``, first
     in the file, would lead the tie; the failing test names ``count_fields``."""

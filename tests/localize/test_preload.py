@@ -8,6 +8,8 @@ import json
 import sys
 from dataclasses import replace
 
+import pytest
+
 from truegreen.localize import LocalizeOptions, localize
 from truegreen.localize.engine import TRACER_DIR, _request
 from truegreen.project import open_project
@@ -48,6 +50,7 @@ PROJECT = {
 }
 
 
+@pytest.mark.slow
 def test_a_package_pytest_imports_for_its_warning_filters_is_measured(make_project):
     root = make_project(PROJECT, use_git=False)
     doc = localize(
@@ -60,6 +63,7 @@ def test_a_package_pytest_imports_for_its_warning_filters_is_measured(make_proje
     assert not any("before the tracer" in w for w in doc["warnings"])
 
 
+@pytest.mark.slow
 def test_modules_imported_before_the_tracer_are_named(make_project, tmp_path):
     """Without the launcher (``-p`` alone, as before), pytest imports ``shop`` for the
     warning filter first: the tracer lists it instead of staying silent."""

@@ -66,6 +66,7 @@ def _top(make_project, files, test_id):
     return doc, top
 
 
+@pytest.mark.slow
 def test_the_conditions_of_the_raises_the_test_expected_lead_the_tie(make_project):
     """Both tests run every line but the raises: the spectrum ties them all. The failing
     test expected a ValueError (BitsError is one); the two conditions in front of a
@@ -81,6 +82,7 @@ def test_the_conditions_of_the_raises_the_test_expected_lead_the_tie(make_projec
     assert by_code["if val == 0:"]["rank"] > top[0]["rank"]
 
 
+@pytest.mark.slow
 def test_unittest_assert_raises_is_read_the_same_way(make_project):
     files = dict(BITS)
     files["tests/test_bits.py"] = """

@@ -3,6 +3,8 @@ list): the project function that returned it to the test is evidence among tied 
 
 from __future__ import annotations
 
+import pytest
+
 from tests.localize.helpers import localized, ranked_in
 from truegreen.localize.values import received
 
@@ -89,6 +91,7 @@ TAGS = {
 }
 
 
+@pytest.mark.slow
 def test_the_predicate_that_answered_wrong_leads_its_tie(make_project):
     """test_not_a_tag runs every line test_plain_tag runs: the spectrum ties them. pytest
     says ``where False = is_version_tag('v1.2')``: the return that gave the test its False

@@ -96,6 +96,7 @@ LEXER = {
 }
 
 
+@pytest.mark.slow
 def test_a_lexers_token_text_stays_in_the_failure_and_the_values(make_project):
     doc = localized(make_project, LEXER, "tests/test_lex.py::test_bad")
     assert "[LINK](" in doc["failure"]["message"] and REDACTED not in doc["failure"]["message"]
@@ -103,6 +104,7 @@ def test_a_lexers_token_text_stays_in_the_failure_and_the_values(make_project):
     assert "[link](" in json.dumps(doc["values"])
 
 
+@pytest.mark.slow
 def test_a_credential_named_token_never_reaches_the_document(make_project):
     files = dict(LEXER)
     files["md/lex.py"] = f"""

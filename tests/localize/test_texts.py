@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.localize.helpers import localized, ranked_by_text
 from truegreen.localize import texts
 from truegreen.localize.spectrum import Statements
@@ -141,6 +143,7 @@ RELATIVE = {
 }
 
 
+@pytest.mark.slow
 def test_the_literal_that_wrote_the_rejected_text_wins_its_tie(make_project):
     doc = localized(make_project, RELATIVE, "tests/test_describe.py::test_future")
     ranked = ranked_by_text(doc, "relt/describe.py")
@@ -177,6 +180,7 @@ WARNS = {
 }
 
 
+@pytest.mark.slow
 def test_the_warning_the_message_names_wins_its_tie(make_project):
     doc = localized(make_project, WARNS, "tests/test_api.py::test_call_is_deprecated")
     assert "DID NOT WARN" in doc["failure"]["message"]
@@ -252,6 +256,7 @@ LOCALES = {
 }
 
 
+@pytest.mark.slow
 def test_a_wrong_literal_ranks_above_higher_scores(make_project):
     doc = localized(make_project, LOCALES, "tests/test_locales.py::test_danish_future")
     ranked = ranked_by_text(doc, "loc/locales.py")

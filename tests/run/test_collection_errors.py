@@ -35,6 +35,7 @@ def _run(root, *ids, python=TARGET_PYTHON):
     return run_pytest(PytestRequest(repo=root, interpreter=interp, test_ids=ids, timeout=120))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("pytest_spec", [None, "pytest>=7.4,<8"])
 def test_an_id_in_a_module_that_cannot_be_imported_is_that_error(make_project, pytest_spec):
     python = TARGET_PYTHON if pytest_spec is None else _venv_with(pytest_spec)

@@ -38,6 +38,7 @@ def _venv_with(spec: str) -> Path:
     return python
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("spec", ["pytest>=7.4,<8", "pytest>=8.3,<9"])
 def test_probe_under_older_pytest(spec, make_project):
     python = _venv_with(spec)

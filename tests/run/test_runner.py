@@ -161,6 +161,7 @@ def _alive(pid: int) -> bool:
     return state != "Z"
 
 
+@pytest.mark.slow
 def test_a_hanging_test_is_killed_at_the_deadline_with_its_children(
     make_project, tmp_path, process_tag
 ):
@@ -194,6 +195,7 @@ def test_a_hanging_test_is_killed_at_the_deadline_with_its_children(
     assert live_processes_with(process_tag) == []
 
 
+@pytest.mark.slow
 def test_a_child_forked_by_a_passing_test_does_not_outlive_the_run(make_project, tmp_path):
     pidfile = tmp_path / "child.pid"
     root = make_project(
@@ -219,6 +221,7 @@ def test_a_child_forked_by_a_passing_test_does_not_outlive_the_run(make_project,
     assert not _alive(child)
 
 
+@pytest.mark.slow
 def test_fifty_megabytes_of_output_is_captured_in_bounded_memory(make_project):
     root = make_project(
         {
@@ -251,6 +254,7 @@ def test_addopts_asking_for_a_missing_plugin_does_not_stop_the_run(make_project)
     assert outcomes(result) == {"tests/test_a.py::test_a": "passed"}
 
 
+@pytest.mark.slow
 def test_addopts_that_make_the_tests_run_are_kept_and_narrowing_ones_are_not(make_project):
     root = make_project(
         {
@@ -275,6 +279,7 @@ def test_addopts_that_make_the_tests_run_are_kept_and_narrowing_ones_are_not(mak
     assert "'undeclared' not found in `markers`" in strict.stdout_tail
 
 
+@pytest.mark.slow
 def test_the_same_failure_gives_the_same_signature_and_a_different_one_differs(make_project):
     root = make_project(
         {
@@ -306,6 +311,7 @@ def test_the_same_failure_gives_the_same_signature_and_a_different_one_differs(m
     assert a["tests/test_sig.py::test_other"].signature != sig
 
 
+@pytest.mark.slow
 def test_under_xdist_the_probe_still_reports_every_test(make_project):
     root = make_project(
         {
@@ -325,6 +331,7 @@ def test_under_xdist_the_probe_still_reports_every_test(make_project):
     assert result.complete
 
 
+@pytest.mark.slow
 def test_an_unknown_test_id_is_a_usage_error(make_project):
     root = make_project({"tests/test_a.py": "def test_a():\n    pass\n"})
     with pytest.raises(UnknownTestError, match="test_nope"):
@@ -361,6 +368,7 @@ def test_bad_interpreters_are_refused_with_a_clear_message(tmp_path):
         resolve(str(tmp_path / "nope"), tmp_path)
 
 
+@pytest.mark.slow
 def test_a_timeout_has_one_signature_wherever_the_test_was_stopped(make_project):
     from truegreen.run.signature import Frame, make_signature
 

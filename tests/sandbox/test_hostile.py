@@ -61,6 +61,7 @@ def test_reach_loopback_server():
 """
 
 
+@pytest.mark.slow
 def test_loopback_server_reachable_outside_not_inside(tmp_path, loopback_server, bwrap):
     root = tmp_path / "net"
     write_files(root, {"tests/test_net.py": NET_TEST})
@@ -135,6 +136,7 @@ def test_writes_to_home_and_outside_the_worktree_fail(tmp_path, bwrap, canary, p
     )
 
 
+@pytest.mark.slow
 def test_granted_worktree_is_writable_the_host_sees_it_and_git_still_works(tmp_path, bwrap):
     from tests.conftest import git
 
@@ -209,6 +211,7 @@ def test_environment_secrets_are_absent_inside(tmp_path, bwrap, monkeypatch, pri
     assert "TRUEGREEN_RUN_MARKER" in done.stdout  # the executor's marker reaches inside
 
 
+@pytest.mark.slow
 def test_fork_bomb_is_contained(tmp_path, bwrap, canary):
     root = tmp_path / "bomb"
     write_files(
@@ -255,6 +258,7 @@ def test_memory_hog_is_contained(tmp_path, bwrap):
     assert classify("MemoryError", "") == "sandbox.resource_limit"
 
 
+@pytest.mark.slow
 def test_cpu_and_file_size_limits(tmp_path, bwrap):
     root = tmp_path / "lim"
     write_files(
@@ -281,6 +285,7 @@ def test_cpu_and_file_size_limits(tmp_path, bwrap):
     assert time.monotonic() - start < 25
 
 
+@pytest.mark.slow
 def test_sleep_forever_with_forked_children_is_killed_at_the_deadline(tmp_path, bwrap, canary):
     root = tmp_path / "hang"
     write_files(
@@ -309,6 +314,7 @@ def test_sleep_forever_with_forked_children_is_killed_at_the_deadline(tmp_path, 
     # the canary fixture asserts that no process carrying the token is left
 
 
+@pytest.mark.slow
 def test_runner_integration_outcomes_and_blocked_reason(tmp_path, bwrap, loopback_server):
     """The real runner with sandbox="bwrap": outcomes come back through the probe, and
     the network failure is recognised as the sandbox's doing."""

@@ -102,6 +102,7 @@ def _verify(capsys, root: Path, head: str, *extra: str) -> tuple[int, str, str]:
     )  # fmt: skip
 
 
+@pytest.mark.slow
 def test_without_always_run_the_left_out_tests_are_not_compared(capsys, tmp_path):
     # the baseline the next test is measured against: the broken legacy goes unseen
     root = _project(tmp_path, CONFIG)
@@ -114,6 +115,7 @@ def test_without_always_run_the_left_out_tests_are_not_compared(capsys, tmp_path
     assert "always-run" not in err
 
 
+@pytest.mark.slow
 def test_always_run_tests_outside_tests_and_inside_ignore_run_on_both_sides(capsys, tmp_path):
     root = _project(tmp_path, CONFIG + ALWAYS)
     _seal(capsys, root, tmp_path)
@@ -145,6 +147,7 @@ def test_always_run_tests_outside_tests_and_inside_ignore_run_on_both_sides(caps
     assert code == 1 and said in out
 
 
+@pytest.mark.slow
 def test_an_always_run_test_the_head_deletes_is_tamper_not_a_crash(capsys, tmp_path):
     root = _project(tmp_path, CONFIG + ALWAYS)
     _seal(capsys, root, tmp_path)
@@ -165,6 +168,7 @@ def test_an_always_run_test_the_head_deletes_is_tamper_not_a_crash(capsys, tmp_p
     assert "always-run tests/smoke/test_smoke.py::test_legacy does not exist on the head" in err
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("entry", "named"),
     [

@@ -170,6 +170,7 @@ def verify(capsys, root: Path, head: str) -> tuple[int, dict, str]:
     return code, doc, err
 
 
+@pytest.mark.slow
 def test_the_bases_own_exclusions_hold_in_both_suite_runs(project, capsys, tmp_path):
     exam_file = tmp_path / "exam.py"
     exam_file.write_text(EXAM)

@@ -39,6 +39,7 @@ def test_the_corpus_is_big_enough():
     }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", [c.name for c in CASES if c.kind == "cheat"])
 def test_no_cheat_is_approved(outcomes, case):
     o = outcomes[case]

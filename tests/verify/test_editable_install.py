@@ -39,6 +39,7 @@ def editable_venv(tmp_path: Path, project: Path) -> Path:
     return venv / "bin" / "python"
 
 
+@pytest.mark.slow
 def test_verify_imports_the_worktrees_code_not_the_checkouts(tmp_path: Path) -> None:
     root = tmp_path / "proj"
     write_files(
@@ -78,6 +79,7 @@ def test_verify_imports_the_worktrees_code_not_the_checkouts(tmp_path: Path) -> 
     assert git(root, "rev-parse", "--abbrev-ref", "HEAD").strip() == "main"
 
 
+@pytest.mark.slow
 def test_an_editable_install_from_another_checkout_is_refused(tmp_path: Path) -> None:
     """Run from a linked ``git worktree`` with the main checkout's environment: the code
     the tests import is the main checkout's, which no run here can redirect. Sealing or

@@ -34,6 +34,7 @@ def commit(root: Path, message: str, files: dict[str, str]) -> None:
     git(root, "commit", "-q", "-m", message)
 
 
+@pytest.mark.slow
 def test_a_test_deleted_from_the_exams_file_is_seen(tmp_path: Path) -> None:
     root = tmp_path / "proj"
     write_files(root, {"pyproject.toml": "[project]\nname = 'p'\n"})
@@ -67,6 +68,7 @@ def test_a_test_deleted_from_the_exams_file_is_seen(tmp_path: Path) -> None:
     ), reasons
 
 
+@pytest.mark.slow
 def test_a_fix_branch_behind_the_base_is_graded_merged_into_it(tmp_path: Path) -> None:
     """The fix was branched before the base got a new test: base -> head seems to delete
     it. Graded as CI grades a pull request, merged into the base, the branch deletes

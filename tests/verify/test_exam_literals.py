@@ -8,7 +8,7 @@ import textwrap
 
 import pytest
 
-from truegreen.verify import reasons as R
+from truegreen.model import reasons as R
 from truegreen.verify.tamper.snapshot import ExamRef
 from truegreen.verify.tamper.source import added, exam_literals
 

@@ -95,6 +95,7 @@ def seal_and_verify(tmp_path: Path, root: Path, python: Path) -> dict:
     return {"sealed": sealed, "doc": doc}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("layout", "install"),
     [
@@ -127,6 +128,7 @@ def test_a_generated_version_module_is_carried_into_the_worktrees(tmp_path, layo
     assert doc["verdict"] == "verified", doc["reasons"]
 
 
+@pytest.mark.slow
 def test_seal_says_which_module_failed_to_collect_and_that_the_build_writes_it(tmp_path):
     """Never built: the checkout has no ``_version.py`` either."""
     root = version_project(tmp_path)
@@ -144,6 +146,7 @@ def test_seal_says_which_module_failed_to_collect_and_that_the_build_writes_it(t
     assert "build the project in the checkout (pip install -e .)" in (err.value.hint or "")
 
 
+@pytest.mark.slow
 def test_a_missing_module_truegreen_cannot_tell_is_imported_is_named_to_carry(tmp_path):
     """A module in a directory that is no package, put on sys.path by a conftest.py: not
     carried unasked, and the refusal names the file and the ``carry`` entry to add."""
@@ -184,6 +187,7 @@ GRAMMAR_PKG = {
 }
 
 
+@pytest.mark.slow
 def test_a_generated_data_file_is_carried_when_the_configuration_names_it(tmp_path):
     """A generated directory git ignores as a whole is never copied unasked; a ``carry``
     glob brings the files it names (the directory is made in the worktree), and seal and
@@ -288,6 +292,7 @@ def test_carrying_never_writes_through_a_link_out_of_the_worktree(tmp_path):
     assert list(outside.iterdir()) == []
 
 
+@pytest.mark.slow
 def test_a_patch_is_committed_without_the_carried_files(tmp_path):
     """verify --patch: the checkout's files are carried after the patch is committed, so
     the head commit is the patch's alone, even when the revision's .gitignore does not
@@ -381,6 +386,7 @@ def test_seal_json_lists_the_carried_files_on_stderr_only(tmp_path, capsys):
     assert "carried from the checkout (git ignores them): pkg/_version.py" in err
 
 
+@pytest.mark.slow
 def test_verify_names_the_file_the_head_cannot_collect_without_its_worktree_path(tmp_path):
     root = version_project(tmp_path)
     git(root, "checkout", "-q", "fix")

@@ -4,6 +4,8 @@ way, and still tells a different failure apart."""
 
 from __future__ import annotations
 
+import pytest
+
 from tests.conftest import TARGET_PYTHON
 from truegreen.run.interpreter import resolve
 from truegreen.run.pytest_run import PytestRequest, run_pytest
@@ -20,6 +22,7 @@ def _codes(sealed: str, base: tuple[Observation, ...]) -> set[str]:
     return {f.code for f in exam_findings(ev)}
 
 
+@pytest.mark.slow
 def test_an_exam_sealed_with_the_legacy_signature_still_verifies(make_project):
     root = make_project(
         {

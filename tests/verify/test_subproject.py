@@ -55,6 +55,7 @@ def test_the_project_is_the_nearest_directory_with_a_project_file(mono: Path) ->
     assert sub.identity() != GitRepo.discover(mono / "libs/other").identity()
 
 
+@pytest.mark.slow
 def test_seal_and_verify_a_fix_in_a_subproject(mono: Path) -> None:
     branch(mono, "fix", {"libs/calc/calc/__init__.py": "def add(a, b):\n    return a + b\n"})
     branch(

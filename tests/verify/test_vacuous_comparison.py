@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from truegreen.verify import reasons as R
+from truegreen.model import reasons as R
 from truegreen.verify.tamper.source import added
 
 BASE = "def pluralize(word):\n    return word + 's'\n"

@@ -4,19 +4,26 @@ from __future__ import annotations
 
 import pytest
 
+from truegreen.model.reasons import Reason
 from truegreen.verify.verdict import (
     Evidence,
     ExamEvidence,
-    Finding,
     Observation,
     RegressionEvidence,
+    StrengthEvidence,
+    Survivor,
     decide,
+    strength_label,
 )
 
 SIG = "AssertionError@src/m.py:f#abc"
 F3 = (Observation("failed", SIG),) * 3
 P3 = (Observation("passed"),) * 3
 CLEAN = RegressionEvidence(complete=True)
+
+
+def reason(code: str, file: str | None = None, line: int | None = None) -> Reason:
+    return Reason(code, file, line, "")
 
 
 def exam(base=F3, head=P3, sealed=SIG, sandbox=()):
@@ -145,33 +152,33 @@ ROWS = [
     ),
     (
         "the sandbox blocked the exam",
-        ev(exams=[exam(head=F3, sandbox=(Finding("sandbox.blocked_network"),))]),
+        ev(exams=[exam(head=F3, sandbox=(reason("sandbox.blocked_network"),))]),
         "inconclusive",
         {"sandbox.blocked_network"},
     ),
     # -- tamper layer
     (
         "a refuting tamper finding",
-        ev(tamper=(Finding("tamper.skip_added", "tests/t.py", 3),)),
+        ev(tamper=(reason("tamper.skip_added", "tests/t.py", 3),)),
         "refuted",
         {"tamper.skip_added"},
     ),
     (
         "test data changed escalates",
-        ev(tamper=(Finding("tamper.test_data_changed", "tests/data/x.json"),)),
+        ev(tamper=(reason("tamper.test_data_changed", "tests/data/x.json"),)),
         "inconclusive",
         {"tamper.test_data_changed"},
     ),
     (
         "literal special case escalates",
-        ev(tamper=(Finding("tamper.exam_literal_special_case", "src/m.py", 9),)),
+        ev(tamper=(reason("tamper.exam_literal_special_case", "src/m.py", 9),)),
         "inconclusive",
         {"tamper.exam_literal_special_case"},
     ),
     ("tamper analysis missing", ev(tamper=None), "inconclusive", {"policy.missing_evidence"}),
     (
         "a cheat refutes even when the exam is invalid",
-        ev(exams=[exam(base=P3)], tamper=(Finding("tamper.conftest_changed"),)),
+        ev(exams=[exam(base=P3)], tamper=(reason("tamper.conftest_changed"),)),
         "refuted",
         {"tamper.conftest_changed", "exam.not_failing_at_base"},
     ),
@@ -210,15 +217,29 @@ ROWS = [
     # -- gates and hints
     (
         "a gate got worse",
-        ev(gates=(Finding("gate.lint_worse"),)),
+        ev(gates=(reason("gate.lint_worse"),)),
         "inconclusive",
         {"gate.lint_worse"},
     ),
     (
         "a weak exam annotates, never flips",
-        Evidence(exams=(exam(),), tamper=(), regression=CLEAN, extra=(Finding("strength.weak"),)),
+        Evidence(exams=(exam(),), tamper=(), regression=CLEAN, strength=StrengthEvidence(1, 4)),
         "verified",
         {"strength.weak"},
+    ),
+    (
+        "a weak exam does not soften a refutation either",
+        Evidence(
+            exams=(exam(head=F3),), tamper=(), regression=CLEAN, strength=StrengthEvidence(0, 3)
+        ),
+        "refuted",
+        {"exam.still_failing", "strength.weak"},
+    ),
+    (
+        "a strong exam adds nothing",
+        Evidence(exams=(exam(),), tamper=(), regression=CLEAN, strength=StrengthEvidence(2, 2)),
+        "verified",
+        set(),
     ),
 ]
 
@@ -245,7 +266,7 @@ def test_layers_reflect_the_findings():
     }
     assert decide(ev(exams=[exam(head=F3)])).layers["exam"] == "fail"
     assert decide(ev(exams=[exam(base=P3)])).layers["exam"] == "error"
-    assert decide(ev(tamper=(Finding("tamper.skip_added"),))).layers["tamper"] == "fail"
+    assert decide(ev(tamper=(reason("tamper.skip_added"),))).layers["tamper"] == "fail"
     assert decide(ev(regression=RegressionEvidence(False))).layers["regression"] == "skipped"
 
 
@@ -253,16 +274,16 @@ def test_reasons_are_sorted_and_deterministic():
     a = decide(
         ev(
             tamper=(
-                Finding("tamper.skip_added", "b.py", 2),
-                Finding("tamper.conftest_changed", "a.py", 1),
+                reason("tamper.skip_added", "b.py", 2),
+                reason("tamper.conftest_changed", "a.py", 1),
             )
         )
     )
     b = decide(
         ev(
             tamper=(
-                Finding("tamper.conftest_changed", "a.py", 1),
-                Finding("tamper.skip_added", "b.py", 2),
+                reason("tamper.conftest_changed", "a.py", 1),
+                reason("tamper.skip_added", "b.py", 2),
             )
         )
     )
@@ -307,3 +328,67 @@ def test_an_exam_that_cannot_be_collected_says_which_file_and_why() -> None:
     base = decide(ev(exams=[exam(base=broken)]))
     assert [r.code for r in base.reasons] == ["exam.signature_mismatch"]
     assert base.reasons[0].detail.endswith(f"sealed as {SIG}: {why}")
+
+
+#: killed, mutants -> the label (strong from 4/5, medium from 1/2, exact fractions)
+STRENGTH_ROWS = [
+    (0, 1, "weak"),
+    (1, 3, "weak"),
+    (5, 12, "weak"),
+    (1, 2, "medium"),
+    (6, 12, "medium"),
+    (3, 4, "medium"),
+    (7, 9, "medium"),
+    (4, 5, "strong"),
+    (8, 10, "strong"),
+    (10, 12, "strong"),
+    (2, 2, "strong"),
+]
+
+
+@pytest.mark.parametrize(("killed", "mutants", "label"), STRENGTH_ROWS)
+def test_the_strength_label_and_its_finding(killed: int, mutants: int, label: str) -> None:
+    strength = StrengthEvidence(killed, mutants)
+    assert strength_label(strength) == label
+    verdict = decide(Evidence(exams=(exam(),), tamper=(), regression=CLEAN, strength=strength))
+    assert verdict.strength == label
+    weak = [r for r in verdict.reasons if r.code == "strength.weak"]
+    if label == "weak":
+        assert [r.to_json() for r in weak] == [
+            {
+                "code": "strength.weak",
+                "file": None,
+                "line": None,
+                "detail": f"the exam killed {killed} of {mutants} mutants of the changed lines",
+            }
+        ]
+    else:
+        assert weak == []
+    assert verdict.verdict == "verified"  # strength never flips a verdict
+
+
+def test_without_strength_evidence_there_is_no_label_and_no_finding() -> None:
+    verdict = decide(ev())
+    assert verdict.strength is None
+    assert all(r.code != "strength.weak" for r in verdict.reasons)
+
+
+@pytest.mark.parametrize(("killed", "mutants"), [(0, 0), (3, 2), (-1, 2)])
+def test_strength_evidence_that_cannot_be_is_refused(killed: int, mutants: int) -> None:
+    with pytest.raises(ValueError, match="mutants"):
+        StrengthEvidence(killed, mutants)
+
+
+def test_the_documents_strength_keeps_its_shape() -> None:
+    """``strength`` in truegreen.verification/1 and truegreen.strength/1, as before the
+    label moved into the verdict: the survivors listed with ``killed: false``."""
+    from truegreen.verify.pipeline import strength_json
+
+    strength = StrengthEvidence(1, 2, (Survivor("src/m.py", 3, "'>' -> '>='"),))
+    assert strength_json(strength, strength_label(strength)) == {
+        "killed": 1,
+        "mutants": 2,
+        "label": "medium",
+        "survivors": [{"file": "src/m.py", "line": 3, "mutation": "'>' -> '>='", "killed": False}],
+    }
+    assert strength_json(None, None) is None

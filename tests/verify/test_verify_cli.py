@@ -58,6 +58,7 @@ def worktrees(repo: Path) -> list[str]:
     return [line for line in done.stdout.splitlines() if line.startswith("worktree ")]
 
 
+@pytest.mark.slow
 def test_seal_prints_the_exam_document(demo_repo, capsys):
     doc = seal(capsys, demo_repo)
     assert doc["schema"] == "truegreen.exam/1"
@@ -90,6 +91,7 @@ def test_seal_refuses_a_passing_test(demo_repo, capsys):
     assert "passes at" in err and "must fail before the fix" in err
 
 
+@pytest.mark.slow
 def test_verify_the_real_fix_and_write_a_report(demo_repo, capsys, tmp_path):
     exam = seal(capsys, demo_repo)
     report = tmp_path / "report"
@@ -123,6 +125,7 @@ def test_verify_the_real_fix_and_write_a_report(demo_repo, capsys, tmp_path):
     assert json.loads((report / "receipt.json").read_text())["sha256"] == doc["receipt"]["sha256"]
 
 
+@pytest.mark.slow
 def test_verify_is_deterministic(demo_repo, capsys):
     exam = seal(capsys, demo_repo)
     args = ("--exam", exam["id"], "--json", "--no-strength")
@@ -132,6 +135,7 @@ def test_verify_is_deterministic(demo_repo, capsys):
     assert first[1] == second[1]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("args", "message"),
     [
@@ -155,6 +159,7 @@ def test_verify_bad_input(demo_repo, capsys, args, message):
     assert worktrees(demo_repo) == [f"worktree {demo_repo.resolve()}"]
 
 
+@pytest.mark.slow
 def test_a_patch_that_does_not_apply(demo_repo, capsys, tmp_path):
     seal(capsys, demo_repo)
     patch = tmp_path / "bad.patch"
@@ -179,6 +184,7 @@ def test_a_patch_that_does_not_apply(demo_repo, capsys, tmp_path):
     assert worktrees(demo_repo) == [f"worktree {demo_repo.resolve()}"]
 
 
+@pytest.mark.slow
 def test_verify_a_patch(demo_repo, capsys, tmp_path):
     seal(capsys, demo_repo)
     diff = subprocess.run(
@@ -214,6 +220,7 @@ def test_verify_a_patch(demo_repo, capsys, tmp_path):
     )
 
 
+@pytest.mark.slow
 def test_a_tampered_ledger_fails_closed(demo_repo, capsys, tmp_path):
     import sqlite3
 
@@ -244,6 +251,7 @@ def test_a_tampered_ledger_fails_closed(demo_repo, capsys, tmp_path):
     assert "Traceback" not in err
 
 
+@pytest.mark.slow
 def test_ctrl_c_in_the_middle_leaves_nothing_behind(demo_repo, capsys, tmp_path, process_tag):
     url = f"sqlite:///{tmp_path / 'ledger.db'}"
     seal(capsys, demo_repo, "--db", url)
@@ -404,6 +412,7 @@ def test_seal_of_an_unknown_id_names_the_revision(demo_repo, capsys):
     assert "--collect-only" in err
 
 
+@pytest.mark.slow
 def test_seal_of_a_parametrized_function_without_its_case(make_project, capsys):
     """An id that names every case of a parametrized test is not one test: seal says so
     and names the cases that fail, instead of "ended without a report"."""
@@ -445,6 +454,7 @@ def test_seal_of_a_hanging_test_says_it_hung_and_stops_at_the_first_run(make_pro
     assert worktrees(repo) == [f"worktree {repo.resolve()}"]
 
 
+@pytest.mark.slow
 def test_the_human_verdict_says_what_was_compared_and_who_decides(demo_repo, capsys):
     exam = seal(capsys, demo_repo)
 

@@ -11,9 +11,9 @@ from truegreen.run.signature import (
     CI_CHECKOUT,
     Frame,
     is_library_path,
-    is_test_path,
     make_signature,
 )
+from truegreen.testpaths import is_test_code
 
 _OUTCOMES = "PASSED|FAILED|ERROR|RERUN|XFAIL|XPASS|SKIPPED"
 #: ``tests/t.py::test_a PASSED [ 10%]`` (-v) and ``[gw0] [ 10%] PASSED tests/t.py::test_a`` (xdist)
@@ -234,7 +234,7 @@ class FailureBlock:
             (
                 f.path
                 for f in frames
-                if is_test_path(f.path)
+                if is_test_code(f.path)
                 and not f.path.endswith("conftest.py")
                 and not is_library_path(f.path)
             ),

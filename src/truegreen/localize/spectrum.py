@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 
 from truegreen.localize.defuse import DefUse, attribute, united
 from truegreen.localize.syntax import blocks, statements
-from truegreen.run.signature import is_test_path
+from truegreen.testpaths import is_test_code, is_test_module
 
 Line = tuple[str, int]
 _T = TypeVar("_T")
@@ -36,7 +36,7 @@ def is_source(rel: str) -> bool:
     """A project source file that may be ranked: Python, not a test, not a library. Asked
     once per recorded line (a few hundred thousand times on a big selection), about a few
     hundred files: cached."""
-    return rel.endswith(".py") and not is_test_path(rel)
+    return rel.endswith(".py") and not is_test_code(rel)
 
 
 @dataclass(frozen=True)
@@ -545,8 +545,7 @@ def test_files(root: Path, paths: Sequence[str]) -> list[str]:
             rel = f.relative_to(root).as_posix()
             if any(part in _SKIP_DIRS for part in rel.split("/")):
                 continue
-            name = f.name
-            if name.startswith("test_") or name.endswith("_test.py"):
+            if is_test_module(rel):
                 out.add(rel)
     return sorted(out)
 

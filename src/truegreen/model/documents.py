@@ -16,18 +16,13 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from truegreen.model.reasons import Reason
+
 SCHEMA_DIR = Path(__file__).resolve().parent.parent / "schemas"
 
 
 class _Doc(BaseModel):
     model_config = ConfigDict(extra="allow", populate_by_name=True)
-
-
-class Reason(_Doc):
-    code: str = Field(description="a stable reason code, e.g. tamper.skip_added")
-    file: str | None = Field(description="path relative to the repository root, forward slashes")
-    line: int | None = Field(description="1-based line", ge=1)
-    detail: str
 
 
 class Side(_Doc):
@@ -71,6 +66,7 @@ class Verification(_Doc):
     strength: Strength | None
     verdict: Literal["verified", "refuted", "inconclusive"]
     decision: Literal["approve", "reject", "escalate"]
+    #: the same record the tamper layer and the verdict use (truegreen.model.reasons)
     reasons: list[Reason]
     receipt: Receipt
     carried: list[str] = Field(

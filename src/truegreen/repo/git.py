@@ -175,11 +175,14 @@ class GitRepo:
                 env=_git_env(),
                 timeout=60,
                 capture_limit=256 * 1024 * 1024,
+                binary=True,
             )
         )
         if done.returncode != 0:
             return None
-        return done.stdout.encode("utf-8", errors="surrogateescape")
+        if done.stdout_bytes is None:  # an executor that keeps no bytes (a fake one)
+            return done.stdout.encode("utf-8", errors="surrogateescape")
+        return done.stdout_bytes
 
     def show_text(self, rev: str, path: str) -> str | None:
         done = self.git("show", f"{rev}:{self._in(path)}", check=False)

@@ -62,6 +62,9 @@ class Command:
     #: from then on it has ``grace`` seconds to exit before its tree is killed
     settled: Callable[[], bool] | None = None
     grace: float = 0.0
+    #: keep stdout's bytes as well (``Completed.stdout_bytes``): a file's content, which
+    #: the text (decoded as UTF-8, invalid bytes replaced) does not give back
+    binary: bool = False
 
 
 #: seconds between two looks at a command's ``settled``
@@ -84,6 +87,8 @@ class Completed:
     #: it had done its work (``Command.settled``) but had not exited ``grace`` seconds
     #: later: truegreen ended it and its tree (``returncode`` is then -SIGKILL)
     lingered: bool = False
+    #: stdout as bytes, for a ``Command(binary=True)``; else None
+    stdout_bytes: bytes | None = None
 
     @property
     def ok(self) -> bool:
@@ -131,12 +136,14 @@ class _BoundedReader(threading.Thread):
                     self.dropped += cut
                     del self._tail[:cut]
 
-    def text(self) -> str:
+    def data(self) -> bytes:
         data = bytes(self._head)
         if self.dropped:
             data += f"\n[... {self.dropped} bytes left out by truegreen ...]\n".encode()
-        data += bytes(self._tail)
-        return data.decode("utf-8", errors="replace")
+        return data + bytes(self._tail)
+
+    def text(self) -> str:
+        return self.data().decode("utf-8", errors="replace")
 
 
 def _exited(proc: subprocess.Popen[bytes], fd: int | None, timeout: float) -> bool:
@@ -386,6 +393,7 @@ class SubprocessExecutor:
             stdout_dropped=out.dropped,
             stderr_dropped=err.dropped,
             lingered=ended == "lingered",
+            stdout_bytes=out.data() if command.binary else None,
         )
 
     @staticmethod

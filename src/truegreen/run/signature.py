@@ -41,6 +41,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from truegreen.testpaths import is_test_code
+
 _VOLATILE: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"0x[0-9a-fA-F]{4,}"), "<addr>"),
     (
@@ -107,17 +109,6 @@ def signature_message(exc_type: str, message: str) -> str:
     return message
 
 
-def is_test_path(path: str) -> bool:
-    name = path.replace("\\", "/").rsplit("/", 1)[-1]
-    parts = path.replace("\\", "/").split("/")
-    return (
-        name.startswith("test_")
-        or name.endswith("_test.py")
-        or name == "conftest.py"
-        or any(p in ("tests", "test", "testing") for p in parts[:-1])
-    )
-
-
 def is_library_path(path: str) -> bool:
     p = path.replace("\\", "/")
     return any(m in p for m in _LIB_MARKERS) or not p.endswith(".py")
@@ -138,7 +129,7 @@ class Frame:
 def pick_frame(frames: Sequence[Frame]) -> Frame | None:
     """The deepest project (non-test, non-library) frame; else the deepest test frame;
     else the deepest frame at all."""
-    project = [f for f in frames if not is_library_path(f.path) and not is_test_path(f.path)]
+    project = [f for f in frames if not is_library_path(f.path) and not is_test_code(f.path)]
     if project:
         return project[-1]
     tests = [f for f in frames if not is_library_path(f.path)]
@@ -178,7 +169,7 @@ def _signature(
     etype = exc_type.removeprefix("builtins.") or "Unknown"
     if not legacy:
         frames = [f for f in frames if not f.hidden] or frames
-    tests = [f for f in frames if not is_library_path(f.path) and is_test_path(f.path)]
+    tests = [f for f in frames if not is_library_path(f.path) and is_test_code(f.path)]
     frame = tests[0] if tests and timed_out(etype, message) else pick_frame(frames)
     where = f"{frame.path}:{frame.function}" if frame else "?"
     text = message if legacy else signature_message(etype, message)

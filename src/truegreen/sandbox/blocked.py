@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import re
 
-BLOCKED_NETWORK = "sandbox.blocked_network"
-BLOCKED_WRITE = "sandbox.blocked_write"
-RESOURCE_LIMIT = "sandbox.resource_limit"
+from truegreen.model.reasons import SANDBOX_BLOCKED_NETWORK as BLOCKED_NETWORK
+from truegreen.model.reasons import SANDBOX_BLOCKED_WRITE as BLOCKED_WRITE
+from truegreen.model.reasons import SANDBOX_RESOURCE_LIMIT as RESOURCE_LIMIT
 
 REASONS = (BLOCKED_NETWORK, BLOCKED_WRITE, RESOURCE_LIMIT)
 

@@ -27,24 +27,28 @@ from typing import Any, TypeVar
 from truegreen import __version__, canonical, config
 from truegreen.errors import ConfigError, UsageError
 from truegreen.model.exam import Exam as SealedExam
+from truegreen.model.reasons import Reason
 from truegreen.project import Project
 from truegreen.repo.git import Carry, GitRepo, Worktree
 from truegreen.run.executor import cancelling, reset_cancel
 from truegreen.run.pytest_ini import INI_FILES, suite_exclusions
 from truegreen.run.pytest_run import PytestRequest, UnknownTestError, run_pytest
 from truegreen.run.results import PytestRun, TestResult
-from truegreen.run.signature import is_test_path
 from truegreen.seal import conftest_paths, refuse_another_checkouts_code
+from truegreen.testpaths import is_test_code
 from truegreen.verify.mutate import changed_lines, mutants_for
 from truegreen.verify.verdict import (
     VERIFIED_MEANS,
     Evidence,
     ExamEvidence,
-    Finding,
     Observation,
     RegressionEvidence,
+    StrengthEvidence,
+    StrengthLabel,
+    Survivor,
     Verdict,
     decide,
+    strength_label,
 )
 
 #: pytest configuration files; the base's copy is what the head is graded under.
@@ -364,24 +368,24 @@ def _observations(
     return tuple(obs)
 
 
-def _sandbox_findings(runs: Sequence[PytestRun], test: str) -> tuple[Finding, ...]:
+def _sandbox_findings(runs: Sequence[PytestRun], test: str) -> tuple[Reason, ...]:
     from truegreen.sandbox import blocked
 
-    found: set[Finding] = set()
+    found: set[Reason] = set()
     for run in runs:
         r = run.outcome_of(test)
         if r is not None and r.outcome in ("failed", "error") and r.exc_type:
             code = blocked.classify(r.exc_type, r.message or "")
             if code:
                 found.add(
-                    Finding(
+                    Reason(
                         code,
                         test.split("::")[0],
                         None,
                         f"{test}: {r.exc_type}: {(r.message or '')[:200]}",
                     )
                 )
-    return tuple(sorted(found, key=Finding.sort_key))
+    return tuple(sorted(found, key=Reason.sort_key))
 
 
 def _summary(obs: Sequence[Observation]) -> dict[str, Any]:
@@ -477,6 +481,32 @@ def regression_layer(
     )
 
 
+def tamper_layer(
+    git: GitRepo,
+    base: str,
+    head: str,
+    exams: Sequence[SealedExam],
+    base_collected: set[str] | None,
+    head_collected: set[str] | None,
+) -> tuple[Reason, ...]:
+    """What the change base -> head did to the evidence (:mod:`truegreen.verify.tamper`),
+    with the node ids pytest collects on each side when the regression layer ran."""
+    # imported here: the analyses (syntax trees, YAML) are only needed when verifying
+    from truegreen.verify import tamper
+
+    snapshot = tamper.ChangeSnapshot.from_git(
+        git,
+        base,
+        head,
+        exams=[
+            tamper.ExamRef(test=e.test, path=e.path, content=e.file(e.path).content) for e in exams
+        ],
+        base_collected=base_collected,
+        head_collected=head_collected,
+    )
+    return tuple(tamper.analyze(snapshot))
+
+
 def strength_layer(
     runner: _Runner,
     git: GitRepo,
@@ -485,13 +515,14 @@ def strength_layer(
     head_tree: Path,
     exam_tests: Sequence[str],
     notify: Notify,
-) -> dict[str, Any] | None:
-    """Mutate the changed lines of non-test code; count mutants the exams kill."""
+) -> StrengthEvidence | None:
+    """Mutate the changed lines of non-test code; count mutants the exams kill (None when
+    no mutant could be made). The label is the verdict's (:func:`strength_label`)."""
     diff = git.diff(base, head, context=0)
     lines = changed_lines(diff)
     mutants = []
     for path in sorted(lines):
-        if not path.endswith(".py") or is_test_path(path):
+        if not path.endswith(".py") or is_test_code(path):
             continue
         target = head_tree / path
         if not target.is_file():
@@ -500,8 +531,7 @@ def strength_layer(
     if not mutants:
         return None
     mutants = mutants[:MAX_MUTANTS]
-    killed = 0
-    details = []
+    survivors = []
     notify(f"strength: running the exam against {len(mutants)} mutant(s) of the changed lines")
     for m in mutants:
         target = head_tree / m.path
@@ -511,18 +541,26 @@ def strength_layer(
             run = runner.run(head_tree, exam_tests, timeout=min(runner.settings.suite_timeout, 300))
         finally:
             target.write_text(original, encoding="utf-8")
-        survived = all(_passed(run, t) for t in exam_tests)
-        killed += 0 if survived else 1
-        details.append(
-            {"file": m.path, "line": m.line, "mutation": m.description, "killed": not survived}
-        )
-    ratio = killed / len(mutants)
-    label = "strong" if ratio >= 0.8 else "medium" if ratio >= 0.5 else "weak"
+        if all(_passed(run, t) for t in exam_tests):
+            survivors.append(Survivor(m.path, m.line, m.description))
+    return StrengthEvidence(len(mutants) - len(survivors), len(mutants), tuple(survivors))
+
+
+def strength_json(
+    strength: StrengthEvidence | None, label: StrengthLabel | None
+) -> dict[str, Any] | None:
+    """The document's ``strength``: ``{killed, mutants, label, survivors}``, or null;
+    ``label`` is the verdict's (:func:`truegreen.verify.verdict.strength_label`)."""
+    if strength is None:
+        return None
     return {
-        "killed": killed,
-        "mutants": len(mutants),
+        "killed": strength.killed,
+        "mutants": strength.mutants,
         "label": label,
-        "survivors": [d for d in details if not d["killed"]],
+        "survivors": [
+            {"file": s.file, "line": s.line, "mutation": s.mutation, "killed": False}
+            for s in strength.survivors
+        ],
     }
 
 
@@ -532,7 +570,6 @@ def verify(
     opts: VerifyOptions,
     *,
     notify: Notify = _quiet,
-    tamper: Callable[..., list[Finding]] | None = None,
 ) -> dict[str, Any]:
     """Collect the evidence, decide, and return the ``truegreen.verification/1`` document
     (without its receipt, which the caller adds)."""
@@ -613,25 +650,13 @@ def verify(
             base_collected = base_side.collected(wb.path, git.root)
             head_collected = head_side.collected(wh.path, git.root)
         notify("tamper: analysing the change")
-        tamper_findings: tuple[Finding, ...] | None = None
-        if tamper is not None:
-            tamper_findings = tuple(tamper(git, base, head, exams, base_collected, head_collected))
+        tamper_findings = tamper_layer(git, base, head, exams, base_collected, head_collected)
         strength = None
         if opts.strength and all(o.outcome == "passed" for ev in exam_ev for o in ev.head):
             with sealed_exam_files(wh.path, exams):
                 strength = strength_layer(runner, git, base, head, wh.path, exam_tests, notify)
-    extra: tuple[Finding, ...] = ()
-    if strength is not None and strength["label"] == "weak":
-        extra = (
-            Finding(
-                "strength.weak",
-                None,
-                None,
-                f"the exam killed {strength['killed']} of {strength['mutants']} mutants of the changed lines",
-            ),
-        )
     verdict = decide(
-        Evidence(exams=exam_ev, tamper=tamper_findings, regression=regression, extra=extra)
+        Evidence(exams=exam_ev, tamper=tamper_findings, regression=regression, strength=strength)
     )
     doc = document(git, base, head, exams, exam_ev, verdict, regression, strength, opts, carried)
     doc["notes"] = sorted(runner.notes)
@@ -646,7 +671,7 @@ def document(
     exam_ev: Sequence[ExamEvidence],
     verdict: Verdict,
     regression: RegressionEvidence | None,
-    strength: dict[str, Any] | None,
+    strength: StrengthEvidence | None,
     opts: VerifyOptions,
     carried: Sequence[str] = (),
 ) -> dict[str, Any]:
@@ -688,7 +713,7 @@ def document(
                 else {}
             ),
         },
-        "strength": strength,
+        "strength": strength_json(strength, verdict.strength),
         # git-ignored files of the checkout the worktrees got (truegreen.carry)
         "carried": list(carried),
         "verdict": verdict.verdict,
@@ -730,6 +755,6 @@ def measure_strength(
         "head": head_sha,
         "exams": [e.id for e in exams],
         "not_passing_at_head": failing,
-        "strength": strength,
+        "strength": strength_json(strength, strength_label(strength) if strength else None),
         "notes": sorted(runner.notes),
     }

@@ -5,8 +5,9 @@ as a table, one labelled row per rule (tests/verify/test_verdict.py).
 
 Rules, in order:
 
-1. Every finding has a severity: ``refute``, ``inconclusive`` or ``info``
-   (:data:`SEVERITY`; tamper codes refute unless listed, as DESIGN.md says).
+1. Every finding is a :class:`~truegreen.model.reasons.Reason` whose severity, ``refute``,
+   ``inconclusive`` or ``info``, follows from its code (:data:`truegreen.model.reasons.SEVERITY`,
+   the one table of codes).
 2. Evidence that was not collected never counts as a pass: no exam evidence, a
    missing tamper analysis, or an incomplete regression run make the result
    inconclusive (``policy.missing_evidence``, ``regression.incomplete``).
@@ -17,6 +18,11 @@ Rules, in order:
    passed on the head in every run, no tampering was found, no test that passed on the
    base fails on the head. "Verified" never means "correct".
 
+The exam's strength (the share of mutants of the changed lines the exams kill) gets its
+label here too (:func:`strength_label`: ``strong`` from :data:`STRONG_FROM`, ``medium``
+from :data:`MEDIUM_FROM`, else ``weak``); a weak exam adds ``strength.weak``, which is
+``info``: it annotates and never flips a verdict.
+
 The default decision maps verified -> approve, refuted -> reject, inconclusive ->
 escalate; the policy layer may replace it.
 """
@@ -25,7 +31,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from fractions import Fraction
+from typing import Literal
+
+from truegreen.model import reasons as R
+from truegreen.model.reasons import Reason
 
 #: What a verdict means, shown wherever one is (terminal, reports, documents).
 VERIFIED_MEANS = (
@@ -33,61 +43,15 @@ VERIFIED_MEANS = (
     'It never means "correct".'
 )
 
-Severity = Literal["refute", "inconclusive", "info"]
 VerdictName = Literal["verified", "refuted", "inconclusive"]
 Decision = Literal["approve", "reject", "escalate"]
 LayerStatus = Literal["pass", "fail", "error", "skipped"]
+StrengthLabel = Literal["weak", "medium", "strong"]
 
-#: Severity of every code that is not a plain "tamper.*" (which refutes).
-SEVERITY: dict[str, Severity] = {
-    "exam.not_failing_at_base": "inconclusive",
-    "exam.signature_mismatch": "inconclusive",
-    "exam.still_failing": "refute",
-    "exam.error_at_head": "refute",
-    "exam.flaky": "inconclusive",
-    "exam.no_report": "inconclusive",
-    "tamper.test_data_changed": "inconclusive",
-    "tamper.exam_literal_special_case": "inconclusive",
-    "regression.new_failure": "refute",
-    "regression.collection_error": "refute",
-    "regression.flaky": "info",
-    "regression.incomplete": "inconclusive",
-    "gate.lint_worse": "inconclusive",
-    "gate.type_worse": "inconclusive",
-    "gate.coverage_worse": "inconclusive",
-    "strength.weak": "info",
-    "policy.missing_evidence": "inconclusive",
-}
-
-
-def severity_of(code: str) -> Severity:
-    if code in SEVERITY:
-        return SEVERITY[code]
-    if code.startswith("tamper."):
-        return "refute"
-    if code.startswith("sandbox."):
-        return "inconclusive"
-    return "inconclusive"
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One reason in a verification, as it appears in ``reasons``."""
-
-    code: str
-    file: str | None = None
-    line: int | None = None
-    detail: str = ""
-
-    @property
-    def severity(self) -> Severity:
-        return severity_of(self.code)
-
-    def to_json(self) -> dict[str, Any]:
-        return {"code": self.code, "file": self.file, "line": self.line, "detail": self.detail}
-
-    def sort_key(self) -> tuple[str, str, int, str]:
-        return (self.code, self.file or "", self.line or 0, self.detail)
+#: the share of mutants the exams must kill for a ``strong`` exam (exact: 4 of 5 is strong)
+STRONG_FROM = Fraction(4, 5)
+#: the share for ``medium``; below it the exam is ``weak`` (``strength.weak``)
+MEDIUM_FROM = Fraction(1, 2)
 
 
 @dataclass(frozen=True)
@@ -116,7 +80,7 @@ class ExamEvidence:
     base: tuple[Observation, ...]
     head: tuple[Observation, ...]
     #: findings raised by the sandbox for this exam's runs (sandbox.blocked_network, ...)
-    sandbox: tuple[Finding, ...] = ()
+    sandbox: tuple[Reason, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -140,15 +104,39 @@ class RegressionEvidence:
 
 
 @dataclass(frozen=True)
+class Survivor:
+    """A mutant of a changed line that every exam passed against."""
+
+    file: str
+    line: int
+    mutation: str
+
+
+@dataclass(frozen=True)
+class StrengthEvidence:
+    """How many of the mutants of the changed lines the exams killed (at least one mutant:
+    when none could be made there is no strength evidence)."""
+
+    killed: int
+    mutants: int
+    survivors: tuple[Survivor, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.killed <= self.mutants or self.mutants < 1:
+            raise ValueError(f"strength of {self.killed} killed of {self.mutants} mutants")
+
+
+@dataclass(frozen=True)
 class Evidence:
     exams: tuple[ExamEvidence, ...]
     #: None when the tamper analysis did not run
-    tamper: tuple[Finding, ...] | None
+    tamper: tuple[Reason, ...] | None
     #: None when the regression layer did not run
     regression: RegressionEvidence | None
     #: None when no gate is configured
-    gates: tuple[Finding, ...] | None = None
-    extra: tuple[Finding, ...] = ()
+    gates: tuple[Reason, ...] | None = None
+    #: None when the strength was not measured (or no mutant could be made)
+    strength: StrengthEvidence | None = None
 
 
 @dataclass(frozen=True)
@@ -156,50 +144,70 @@ class Verdict:
     verdict: VerdictName
     decision: Decision
     layers: dict[str, LayerStatus]
-    reasons: tuple[Finding, ...] = field(default_factory=tuple)
+    reasons: tuple[Reason, ...] = field(default_factory=tuple)
+    #: the exam's strength label, None without strength evidence
+    strength: StrengthLabel | None = None
+
+
+def strength_label(strength: StrengthEvidence) -> StrengthLabel:
+    """``strong``, ``medium`` or ``weak``, from the exact share of mutants killed."""
+    share = Fraction(strength.killed, strength.mutants)
+    if share >= STRONG_FROM:
+        return "strong"
+    return "medium" if share >= MEDIUM_FROM else "weak"
+
+
+def strength_findings(strength: StrengthEvidence | None) -> list[Reason]:
+    """``strength.weak`` for a weak exam (``info``: never flips a verdict)."""
+    if strength is None or strength_label(strength) != "weak":
+        return []
+    return [
+        Reason(
+            R.STRENGTH_WEAK,
+            None,
+            None,
+            f"the exam killed {strength.killed} of {strength.mutants} mutants of the changed lines",
+        )
+    ]
 
 
 def _distinct(obs: Sequence[Observation]) -> set[str]:
     return {o.outcome for o in obs}
 
 
-def exam_findings(ev: ExamEvidence) -> list[Finding]:
+def exam_findings(ev: ExamEvidence) -> list[Reason]:
     """What one exam's runs say (pure)."""
-    found: list[Finding] = list(ev.sandbox)
+
+    def on_exam(code: str, detail: str) -> Reason:
+        return Reason(code, ev.path, None, detail)
+
+    found: list[Reason] = list(ev.sandbox)
     base, head = ev.base, ev.head
     if not base or not head:
         found.append(
-            Finding(
-                "policy.missing_evidence",
-                ev.path,
-                None,
-                f"{ev.test}: the exam did not run on both sides",
-            )
+            on_exam(R.POLICY_MISSING_EVIDENCE, f"{ev.test}: the exam did not run on both sides")
         )
         return found
     b = _distinct(base)
     if "no_report" in b:
         found.append(
-            Finding(
-                "exam.no_report",
-                detail=f"{ev.test} on the base: the test process ended without reporting",
-                file=ev.path,
+            on_exam(
+                R.EXAM_NO_REPORT,
+                f"{ev.test} on the base: the test process ended without reporting",
             )
         )
     elif len(b) > 1:
         found.append(
-            Finding(
-                "exam.flaky",
-                detail=f"{ev.test} on the base: outcomes {', '.join(o.outcome for o in base)}",
-                file=ev.path,
+            on_exam(
+                R.EXAM_FLAKY,
+                f"{ev.test} on the base: outcomes {', '.join(o.outcome for o in base)}",
             )
         )
     elif b <= {"passed", "skipped", "xfailed", "xpassed"}:
         found.append(
-            Finding(
-                "exam.not_failing_at_base",
-                detail=f"{ev.test} is {base[0].outcome} on the base: the exam is invalid there",
-                file=ev.path,
+            on_exam(
+                R.EXAM_NOT_FAILING_AT_BASE,
+                f"{ev.test} is {base[0].outcome} on the base: the exam is invalid there",
             )
         )
     else:
@@ -207,11 +215,10 @@ def exam_findings(ev: ExamEvidence) -> list[Finding]:
         if sigs != {ev.sealed_signature}:
             got = ", ".join(sorted(s or "none" for s in sigs))
             found.append(
-                Finding(
-                    "exam.signature_mismatch",
-                    detail=f"{ev.test} fails on the base as {got}, sealed as "
+                on_exam(
+                    R.EXAM_SIGNATURE_MISMATCH,
+                    f"{ev.test} fails on the base as {got}, sealed as "
                     f"{ev.sealed_signature}{_why(base)}",
-                    file=ev.path,
                 )
             )
     h = _distinct(head)
@@ -224,36 +231,24 @@ def exam_findings(ev: ExamEvidence) -> list[Finding]:
         pass
     elif "no_report" in h:
         found.append(
-            Finding(
-                "exam.no_report",
-                detail=f"{ev.test} on the head: the test process ended without reporting ({outcomes})",
-                file=ev.path,
+            on_exam(
+                R.EXAM_NO_REPORT,
+                f"{ev.test} on the head: the test process ended without reporting ({outcomes})",
             )
         )
     elif "passed" in h:
-        found.append(
-            Finding(
-                "exam.flaky", detail=f"{ev.test} on the head: outcomes {outcomes}", file=ev.path
-            )
-        )
+        found.append(on_exam(R.EXAM_FLAKY, f"{ev.test} on the head: outcomes {outcomes}"))
     elif h == {"error"}:
         found.append(
-            Finding(
-                "exam.error_at_head",
-                detail=f"{ev.test} cannot be collected or set up on the head{_why(head)}",
-                file=ev.path,
+            on_exam(
+                R.EXAM_ERROR_AT_HEAD,
+                f"{ev.test} cannot be collected or set up on the head{_why(head)}",
             )
         )
     else:
         kinds = sorted(h)
         note = "" if kinds == ["failed"] else f" ({'/'.join(kinds)} is not a pass)"
-        found.append(
-            Finding(
-                "exam.still_failing",
-                detail=f"{ev.test} does not pass on the head{note}",
-                file=ev.path,
-            )
-        )
+        found.append(on_exam(R.EXAM_STILL_FAILING, f"{ev.test} does not pass on the head{note}"))
     return found
 
 
@@ -266,11 +261,11 @@ _ON_HEAD = {
 }
 
 
-def regression_findings(reg: RegressionEvidence) -> list[Finding]:
+def regression_findings(reg: RegressionEvidence) -> list[Reason]:
     seen = dict(reg.head_outcomes)
     found = [
-        Finding(
-            "regression.new_failure",
+        Reason(
+            R.REGRESSION_NEW_FAILURE,
             t.split("::")[0],
             None,
             f"{t} passed on the base and {_ON_HEAD.get(seen.get(t, ''), 'fails')} on the head",
@@ -278,8 +273,8 @@ def regression_findings(reg: RegressionEvidence) -> list[Finding]:
         for t in reg.new_failures
     ]
     found += [
-        Finding(
-            "regression.flaky",
+        Reason(
+            R.REGRESSION_FLAKY,
             t.split("::")[0],
             None,
             f"{t} failed once on the head and passed when rerun",
@@ -287,8 +282,8 @@ def regression_findings(reg: RegressionEvidence) -> list[Finding]:
         for t in reg.flaky
     ]
     found += [
-        Finding(
-            "regression.collection_error",
+        Reason(
+            R.REGRESSION_COLLECTION_ERROR,
             n.split("::")[0] or None,
             None,
             f"{n or 'the session'} cannot be collected on the head",
@@ -297,8 +292,8 @@ def regression_findings(reg: RegressionEvidence) -> list[Finding]:
     ]
     if not reg.complete:
         found.append(
-            Finding(
-                "regression.incomplete",
+            Reason(
+                R.REGRESSION_INCOMPLETE,
                 None,
                 None,
                 reg.detail or "the regression run did not finish",
@@ -307,7 +302,7 @@ def regression_findings(reg: RegressionEvidence) -> list[Finding]:
     return found
 
 
-def _layer(findings: Sequence[Finding], ran: bool) -> LayerStatus:
+def _layer(findings: Sequence[Reason], ran: bool) -> LayerStatus:
     if not ran:
         return "skipped"
     if any(f.severity == "refute" for f in findings):
@@ -326,21 +321,20 @@ def decide(evidence: Evidence) -> Verdict:
     """Evidence -> verdict (see the module docstring for the rules)."""
     exam_f = [f for ev in evidence.exams for f in exam_findings(ev)]
     if not evidence.exams:
-        exam_f.append(Finding("policy.missing_evidence", detail="no exam was run"))
+        exam_f.append(Reason(R.POLICY_MISSING_EVIDENCE, None, None, "no exam was run"))
     tamper_f = list(evidence.tamper or ())
     if evidence.tamper is None:
         tamper_f.append(
-            Finding("policy.missing_evidence", detail="the tamper analysis did not run")
+            Reason(R.POLICY_MISSING_EVIDENCE, None, None, "the tamper analysis did not run")
         )
     reg_f = (
         regression_findings(evidence.regression)
         if evidence.regression
-        else [Finding("policy.missing_evidence", detail="the regression layer did not run")]
+        else [Reason(R.POLICY_MISSING_EVIDENCE, None, None, "the regression layer did not run")]
     )
     gate_f = list(evidence.gates or ())
-    everything = sorted(
-        {*exam_f, *tamper_f, *reg_f, *gate_f, *evidence.extra}, key=Finding.sort_key
-    )
+    strength_f = strength_findings(evidence.strength)
+    everything = sorted({*exam_f, *tamper_f, *reg_f, *gate_f, *strength_f}, key=Reason.sort_key)
 
     exam_status: LayerStatus
     if any(f.severity == "refute" for f in exam_f):
@@ -373,4 +367,5 @@ def decide(evidence: Evidence) -> Verdict:
         decision=DEFAULT_DECISION[verdict],
         layers=layers,
         reasons=tuple(everything),
+        strength=None if evidence.strength is None else strength_label(evidence.strength),
     )

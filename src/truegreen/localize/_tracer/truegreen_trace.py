@@ -125,14 +125,19 @@ _engine = "off"
 _lock = threading.Lock()
 
 
+_TEST_DIRS = frozenset({"tests", "test", "testing"})
+
+
 def _is_test_rel(rel: str) -> bool:
-    parts = rel.split("/")
+    """Test code: truegreen.testpaths.is_test_code, copied (this module is stdlib-only);
+    tests/test_testpaths.py runs both on the same paths."""
+    parts = rel.replace("\\", "/").split("/")
     name = parts[-1]
-    return (
+    return name.endswith(".py") and (
         name.startswith("test_")
         or name.endswith("_test.py")
         or name == "conftest.py"
-        or any(p in ("tests", "test", "testing") for p in parts[:-1])
+        or any(p in _TEST_DIRS for p in parts[:-1])
     )
 
 

@@ -11,10 +11,11 @@ from __future__ import annotations
 import ast
 from pathlib import PurePosixPath
 
-from truegreen.verify import reasons as R
-from truegreen.verify.reasons import Reason
+from truegreen.model import reasons as R
+from truegreen.model.reasons import Reason
+from truegreen.testpaths import is_test_code, is_test_data, is_test_module
 from truegreen.verify.tamper import ci, config, source
-from truegreen.verify.tamper.names import is_test_code, is_test_file, parse
+from truegreen.verify.tamper.names import parse
 from truegreen.verify.tamper.snapshot import ChangeSnapshot, ExamRef
 from truegreen.verify.tamper.testcode import TestAnalysis
 
@@ -28,7 +29,7 @@ def analyze(snap: ChangeSnapshot) -> list[Reason]:
     """Every tamper reason for one change, sorted by file, line and code."""
     # a path listed as changed with equal bytes on both sides is not a change
     changed = [p for p in snap.changed_paths() if snap.base_files.get(p) != snap.head_files.get(p)]
-    head_tests = [p for p in snap.head_files if is_test_file(p)]
+    head_tests = [p for p in snap.head_files if is_test_module(p)]
     tests = TestAnalysis(snap, changed, head_tests)
     found: list[Reason] = []
     exam_lits = source.exam_literals(snap.exams)
@@ -53,7 +54,7 @@ def analyze(snap: ChangeSnapshot) -> list[Reason]:
             found += source.added(olds, new, path, exam_lits)
         elif old is not None and _is_test_data(snap, path, test_strings):
             found.append(
-                Reason.of(
+                Reason(
                     R.TAMPER_TEST_DATA_CHANGED,
                     path,
                     None,
@@ -96,7 +97,7 @@ def _shadowing(snap: ChangeSnapshot, changed: list[str]) -> list[Reason]:
             and (len(parts) <= 2 or parts[0] != "src" or len(parts) <= 3)
         ):
             out.append(
-                Reason.of(
+                Reason(
                     R.TAMPER_PYTEST_CONFIG_CHANGED,
                     path,
                     1,
@@ -112,7 +113,7 @@ def _is_test_data(snap: ChangeSnapshot, path: str, strings: dict[str, set[str]])
     """A non-Python file under a test directory, or one a test names."""
     if path.endswith((".py", ".pyc")) or path.endswith(_DOC_SUFFIXES) or "__pycache__" in path:
         return False
-    if is_test_code(path):
+    if is_test_data(path):
         return True
     if (
         path.startswith(".")
@@ -126,7 +127,7 @@ def _is_test_data(snap: ChangeSnapshot, path: str, strings: dict[str, set[str]])
     if "all" not in strings:
         found: set[str] = set()
         for p in snap.base_files:
-            if is_test_file(p):
+            if is_test_module(p):
                 tree = parse(snap.base_text(p))
                 found |= {
                     n.value

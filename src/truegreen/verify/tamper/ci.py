@@ -13,8 +13,8 @@ from typing import Any
 
 import yaml
 
-from truegreen.verify import reasons as R
-from truegreen.verify.reasons import Reason
+from truegreen.model import reasons as R
+from truegreen.model.reasons import Reason
 from truegreen.verify.tamper.config import addopts_change, line_of
 from truegreen.verify.tamper.names import parse
 
@@ -115,11 +115,11 @@ def workflow(path: str, old: str | None, new: str | None) -> list[Reason]:
     out: list[Reason] = []
 
     def add(detail: str, ln: int | None) -> None:
-        out.append(Reason.of(R.TAMPER_CI_STEP_REMOVED, path, ln, detail))
+        out.append(Reason(R.TAMPER_CI_STEP_REMOVED, path, ln, detail))
 
     b_doc, h_doc = _load(old), _load(new)
     if new is None:
-        return [Reason.of(R.TAMPER_CI_STEP_REMOVED, path, 1, "the workflow was deleted")]
+        return [Reason(R.TAMPER_CI_STEP_REMOVED, path, 1, "the workflow was deleted")]
     for t in sorted(_triggers(b_doc) - _triggers(h_doc)):
         add(f"the workflow no longer runs on {t}", line_of(old, "on:"))
     b_jobs, b_steps = _steps(b_doc)
@@ -186,7 +186,7 @@ def tox(path: str, old: str | None, new: str | None) -> list[Reason]:
     for env, cmd in o.items():
         if env not in n:
             out.append(
-                Reason.of(
+                Reason(
                     R.TAMPER_CI_STEP_REMOVED,
                     path,
                     line_of(old, f"[{env}]"),
@@ -200,9 +200,7 @@ def tox(path: str, old: str | None, new: str | None) -> list[Reason]:
             else []
         ):
             out.append(
-                Reason.of(
-                    R.TAMPER_CI_STEP_REMOVED, path, line_of(new, "commands"), f"[{env}]: {why}"
-                )
+                Reason(R.TAMPER_CI_STEP_REMOVED, path, line_of(new, "commands"), f"[{env}]: {why}")
             )
     return out
 
@@ -238,12 +236,10 @@ def nox(path: str, old: str | None, new: str | None) -> list[Reason]:
     out: list[Reason] = []
     o, n = _nox_runs(old), _nox_runs(new)
     if len(n) < len(o):
-        out.append(
-            Reason.of(R.TAMPER_CI_STEP_REMOVED, path, None, "a pytest session.run was removed")
-        )
+        out.append(Reason(R.TAMPER_CI_STEP_REMOVED, path, None, "a pytest session.run was removed"))
     for a, b in zip(o, n, strict=False):
         for why in run_weakened(a, b):
-            out.append(Reason.of(R.TAMPER_CI_STEP_REMOVED, path, line_of(new, "pytest"), why))
+            out.append(Reason(R.TAMPER_CI_STEP_REMOVED, path, line_of(new, "pytest"), why))
     return out
 
 
@@ -260,7 +256,7 @@ def makefile(path: str, old: str | None, new: str | None) -> list[Reason]:
     if new is not None and re.search(r"^\t-", new, re.M) and not re.search(r"^\t-", old, re.M):
         why.append("a recipe line now ignores failures (`-` prefix)")
     for w in why:
-        out.append(Reason.of(R.TAMPER_CI_STEP_REMOVED, path, line_of(new, "pytest"), w))
+        out.append(Reason(R.TAMPER_CI_STEP_REMOVED, path, line_of(new, "pytest"), w))
     return out
 
 
@@ -307,13 +303,11 @@ def task_runners(path: str, old: str | None, new: str | None) -> list[Reason]:
         at = (f"{name} =", f"{name}=", name)
         if where not in n:
             out.append(
-                Reason.of(R.TAMPER_CI_STEP_REMOVED, path, line_of(old, *at), f"{where} removed")
+                Reason(R.TAMPER_CI_STEP_REMOVED, path, line_of(old, *at), f"{where} removed")
             )
             continue
         for why in run_weakened(cmd, n[where]):
-            out.append(
-                Reason.of(R.TAMPER_CI_STEP_REMOVED, path, line_of(new, *at), f"{where}: {why}")
-            )
+            out.append(Reason(R.TAMPER_CI_STEP_REMOVED, path, line_of(new, *at), f"{where}: {why}"))
     return out
 
 
@@ -331,7 +325,7 @@ def analyze_ci(path: str, old: str | None, new: str | None) -> list[Reason]:
         return task_runners(path, old, new)
     if name == ".gitlab-ci.yml" and old is not None and new is not None:
         return [
-            Reason.of(R.TAMPER_CI_STEP_REMOVED, path, None, w)
+            Reason(R.TAMPER_CI_STEP_REMOVED, path, None, w)
             for w in run_weakened(str(_load(old)), str(_load(new)))
         ]
     return []

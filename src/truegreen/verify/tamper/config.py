@@ -9,11 +9,11 @@ import tomllib
 from pathlib import PurePosixPath
 from typing import Any
 
+from truegreen.model import reasons as R
+from truegreen.model.reasons import Reason
 from truegreen.run.pytest_ini import effective
 from truegreen.run.pytest_ini import opt_name as _opt_name
 from truegreen.run.pytest_ini import words as _words
-from truegreen.verify import reasons as R
-from truegreen.verify.reasons import Reason
 from truegreen.verify.tamper.names import aliases, dotted, dump, parse
 from truegreen.verify.tamper.snapshot import ChangeSnapshot
 
@@ -201,7 +201,7 @@ def pytest_config(snap: ChangeSnapshot) -> list[Reason]:
     text = snap.head_text(where) if where else None
     if bf != hf and hf is not None:
         out.append(
-            Reason.of(
+            Reason(
                 R.TAMPER_PYTEST_CONFIG_CHANGED,
                 hf,
                 1,
@@ -209,7 +209,7 @@ def pytest_config(snap: ChangeSnapshot) -> list[Reason]:
             )
         )
     for key, detail in settings_change(b, h):
-        out.append(Reason.of(R.TAMPER_PYTEST_CONFIG_CHANGED, where, line_of(text, key), detail))
+        out.append(Reason(R.TAMPER_PYTEST_CONFIG_CHANGED, where, line_of(text, key), detail))
     tb, th = truegreen_config(snap.base_files), truegreen_config(snap.head_files)
     for key in ("tests", "ignore", "pytest-args", "always-run", "sandbox", "suite-timeout"):
         if tb.get(key) != th.get(key) and not (
@@ -217,7 +217,7 @@ def pytest_config(snap: ChangeSnapshot) -> list[Reason]:
         ):
             f = "truegreen.toml" if "truegreen.toml" in snap.head_files else "pyproject.toml"
             out.append(
-                Reason.of(
+                Reason(
                     R.TAMPER_PYTEST_CONFIG_CHANGED,
                     f,
                     line_of(snap.head_text(f), key),
@@ -227,7 +227,7 @@ def pytest_config(snap: ChangeSnapshot) -> list[Reason]:
     new_eps = entry_points(snap.head_files) - entry_points(snap.base_files)
     for ep in sorted(new_eps):
         out.append(
-            Reason.of(
+            Reason(
                 R.TAMPER_PYTEST_CONFIG_CHANGED,
                 "pyproject.toml",
                 line_of(snap.head_text("pyproject.toml"), "pytest11"),
@@ -293,7 +293,7 @@ def coverage(snap: ChangeSnapshot, changed: list[str]) -> list[Reason]:
         old, new = fail_under(path, snap.base_text(path)), fail_under(path, snap.head_text(path))
         if old and (not new or min(new) < min(old)):
             text = snap.head_text(path)
-            out.append(Reason.of(R.TAMPER_COVERAGE_THRESHOLD_LOWERED, path, line_of(text, "fail_under", "fail-under"),
+            out.append(Reason(R.TAMPER_COVERAGE_THRESHOLD_LOWERED, path, line_of(text, "fail_under", "fail-under"),
                                  f"coverage threshold {min(old):g} -> {min(new):g}" if new else f"coverage threshold {min(old):g} removed"))  # fmt: skip
     return out
 
@@ -360,11 +360,9 @@ def plugin_changes(path: str, old_text: str | None, new_text: str | None) -> lis
     module-level code. A fixture that is new is only for new tests."""
     new = parse(new_text)
     if new_text is not None and new is None:
-        return [Reason.of(R.TAMPER_CONFTEST_CHANGED, path, None, "no longer parses")]
+        return [Reason(R.TAMPER_CONFTEST_CHANGED, path, None, "no longer parses")]
     if new is None:
-        return (
-            [Reason.of(R.TAMPER_CONFTEST_CHANGED, path, None, "removed")] if parse(old_text) else []
-        )
+        return [Reason(R.TAMPER_CONFTEST_CHANGED, path, None, "removed")] if parse(old_text) else []
     old = parse(old_text)
     a = _parts(old) if old is not None else {}
     b = _parts(new)
@@ -377,9 +375,7 @@ def plugin_changes(path: str, old_text: str | None, new_text: str | None) -> lis
         what = "added" if key not in a else "removed" if key not in b else "changed"
         node = b[key][0] if key in b else a[key][0]
         out.append(
-            Reason.of(
-                R.TAMPER_CONFTEST_CHANGED, path, getattr(node, "lineno", None), f"{key} {what}"
-            )
+            Reason(R.TAMPER_CONFTEST_CHANGED, path, getattr(node, "lineno", None), f"{key} {what}")
         )
     return out
 

@@ -6,27 +6,6 @@ import ast
 import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import PurePosixPath
-
-_TEST_DIRS = ("tests", "test", "testing")
-
-
-def is_test_file(path: str) -> bool:
-    """A Python file pytest would treat as tests (not conftest.py)."""
-    name = PurePosixPath(path).name
-    return (
-        path.endswith(".py")
-        and name != "conftest.py"
-        and (name.startswith("test_") or name.endswith("_test.py"))
-    )
-
-
-def is_test_code(path: str) -> bool:
-    """Test files, conftest.py and helpers living in a test directory."""
-    parts = path.split("/")
-    return (
-        is_test_file(path) or parts[-1] == "conftest.py" or any(p in _TEST_DIRS for p in parts[:-1])
-    )
 
 
 def parse(text: str | None) -> ast.Module | None:

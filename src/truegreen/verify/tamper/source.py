@@ -6,8 +6,8 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable, Mapping
 
-from truegreen.verify import reasons as R
-from truegreen.verify.reasons import Reason
+from truegreen.model import reasons as R
+from truegreen.model.reasons import Reason
 from truegreen.verify.tamper.names import aliases, dotted, dump, parse, test_functions
 from truegreen.verify.tamper.snapshot import ExamRef
 
@@ -491,5 +491,5 @@ def added(old_texts: list[str], new_text: str, path: str, exam_lits: list[object
         if (code, ln) in seen:
             continue  # one reason per line and code
         seen.add((code, ln))
-        out.append(Reason.of(code, path, ln, f"the change adds code that {what}"))
+        out.append(Reason(code, path, ln, f"the change adds code that {what}"))
     return out

@@ -6,8 +6,9 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable, Iterator, Mapping
 
-from truegreen.verify import reasons as R
-from truegreen.verify.reasons import Reason
+from truegreen.model import reasons as R
+from truegreen.model.reasons import Reason
+from truegreen.testpaths import is_test_module
 from truegreen.verify.tamper import asserts
 from truegreen.verify.tamper.names import (
     TestFunc,
@@ -15,7 +16,6 @@ from truegreen.verify.tamper.names import (
     body_key,
     dotted,
     dump,
-    is_test_file,
     line,
     marker_kind,
     parse,
@@ -98,7 +98,7 @@ class TestAnalysis:
         self.exam_quals = {(e.path, e.qualname) for e in snap.exams}
 
     def add(self, code: str, file: str | None, ln: int | None, detail: str) -> None:
-        self.found.append(Reason.of(code, file, ln, detail))
+        self.found.append(Reason(code, file, ln, detail))
 
     # -- files that exist on both sides ------------------------------------------------
     def compare_file(self, path: str) -> None:
@@ -191,7 +191,7 @@ class TestAnalysis:
                 return
         else:
             for path in self.changed:
-                if not is_test_file(path):
+                if not is_test_module(path):
                     continue
                 old = parse(self.snap.base_text(path))
                 if old is None:

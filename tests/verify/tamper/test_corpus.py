@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.tamper.corpus import CASES, Outcome, run_corpus
+from tests.verify.tamper.corpus import CASES, Outcome, run_corpus
 
 
 @pytest.fixture(scope="module")
@@ -20,6 +20,7 @@ def test_the_corpus_is_large_enough() -> None:
     assert len({c.name for c in CASES}) == len(CASES)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", [c.name for c in CASES if c.kind == "cheat"])
 def test_cheat_is_flagged_with_its_code(outcomes: dict[str, Outcome], name: str) -> None:
     o = outcomes[name]

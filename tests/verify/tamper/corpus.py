@@ -4,7 +4,7 @@ The base is the bundled demo project (invoicekit, bug #42) with the sealed exam
 committed and a few more tests and settings (``BASE_EXTRAS``). Every case is one commit
 off that base; cheats come alone and together with the real fix. ``run_corpus`` builds
 them, runs pytest's collection where a case needs it, and calls the tamper layer.
-Used by tests/tamper/test_corpus.py and bench/bench_tamper.py.
+Used by tests/verify/tamper/test_corpus.py and bench/bench_tamper.py.
 """
 
 from __future__ import annotations
@@ -17,10 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from truegreen.demo.scenario import EXAM_FILE, EXAM_PATH, EXAM_TEST, PROJECT
+from truegreen.model import reasons as R
+from truegreen.model.reasons import Reason
 from truegreen.repo.git import GitRepo
 from truegreen.run.executor import Command, SubprocessExecutor
-from truegreen.verify import reasons as R
-from truegreen.verify.reasons import Reason
 from truegreen.verify.tamper import ChangeSnapshot, ExamRef, analyze
 
 Edit = Callable[[Path], None]
