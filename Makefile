@@ -28,6 +28,7 @@ demo: install
 lint: dev
 	$(BIN)/ruff check src tests bench
 	$(BIN)/ruff format --check src tests bench
+	$(BIN)/lint-imports
 
 typecheck: dev
 	$(BIN)/mypy

@@ -17,10 +17,10 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
-from truegreen.api import seal_exam, verify_fix
+from truegreen import api
 from truegreen.demo.scenario import EXAM_FILE, EXAM_TEST, build
-from truegreen.project import open_project
 from truegreen.verify.mutate import changed_lines, mutants_for
 
 
@@ -58,8 +58,19 @@ def main() -> int:
         root = Path(tmp) / "invoicekit"
         build(root)
         url = f"sqlite:///{tmp}/ledger.db"
-        project = open_project(root, sys.executable, "none", need_git=True)
-        exam = seal_exam(project, EXAM_TEST, rev="main", test_file=EXAM_FILE, db_url=url).exam
+        where = {"repo": root, "python": sys.executable, "db": url}
+        exam = api.seal(
+            api.SealRequest(
+                **where, sandbox="none", test_id=EXAM_TEST, rev="main", test_file=EXAM_FILE
+            )
+        ).exam
+
+        def verify(sandbox: str) -> dict[str, Any]:
+            request = api.VerifyRequest(
+                **where, sandbox=sandbox, base="main", head="real-fix", exams=(exam.id,)
+            )
+            return api.verify(request).to_json()
+
         diff = subprocess.run(
             ["git", "diff", "-U0", "main", "real-fix"], cwd=root, capture_output=True, text=True
         ).stdout
@@ -72,18 +83,17 @@ def main() -> int:
         ours, theirs = [], []
         for _ in range(opts.runs):
             t = time.perf_counter()
-            doc = verify_fix(project, base="main", head="real-fix", exam_refs=[exam.id], db_url=url)
+            doc = verify("none")
             ours.append(time.perf_counter() - t)
             assert doc["verdict"] == "verified", doc["reasons"]
             theirs.append(bare(root, 3, doc["strength"]["mutants"] if doc["strength"] else 0))
         boxed: list[float] = []
         plain: list[float] = []
         if opts.sandbox:
-            sandboxed = open_project(root, sys.executable, "bwrap", need_git=True)
             for _ in range(opts.runs):
-                for proj, into in ((project, plain), (sandboxed, boxed)):
+                for sandbox, into in (("none", plain), ("bwrap", boxed)):
                     t = time.perf_counter()
-                    verify_fix(proj, base="main", head="real-fix", exam_refs=[exam.id], db_url=url)
+                    verify(sandbox)
                     into.append(time.perf_counter() - t)
     mo, mb = statistics.median(ours), statistics.median(theirs)
     print(

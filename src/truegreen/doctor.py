@@ -115,7 +115,12 @@ def checks(repo: Path, python: str | None) -> list[dict[str, Any]]:
             results.append(_item("project interpreter", "missing", exc.message, exc.hint))
     else:
         results.append(
-            _item("repository", "missing", f"{root} is not a directory", "pass --repo PATH")
+            _item(
+                "repository",
+                "missing",
+                f"{root} is not a directory",
+                "give the path of the project's repository",
+            )
         )
     try:
         from truegreen import sandbox
@@ -128,7 +133,7 @@ def checks(repo: Path, python: str | None) -> list[dict[str, Any]]:
                         f"sandbox {name}",
                         "ok" if ok else "warn",
                         why,
-                        None if ok else f"--sandbox {name} will not work here",
+                        None if ok else f"the sandbox {name} will not work here",
                     )
                 )
     except TruegreenError as exc:  # pragma: no cover - defensive

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from truegreen.errors import UsageError
+from truegreen.events import QUIET, Events
 from truegreen.project import Project
 from truegreen.run.executor import Executor
 from truegreen.run.pytest_run import PytestRequest, run_pytest
@@ -29,15 +30,17 @@ def reproduce(
     repeat: int = 1,
     timeout: float | None = None,
     executor: Executor | None = None,
+    events: Events = QUIET,
 ) -> dict[str, Any]:
     """Run ``test_ids`` ``repeat`` times; the ``truegreen.run/1`` document."""
     if not test_ids:
         raise UsageError(
             "no test id given",
-            hint="pass one or more pytest node ids, e.g. tests/test_x.py::test_y",
+            hint="give one or more pytest node ids, e.g. tests/test_x.py::test_y",
+            field="test_ids",
         )
     if repeat < 1:
-        raise UsageError(f"--repeat must be at least 1, not {repeat}")
+        raise UsageError(f"must be at least 1, not {repeat}", field="repeat")
     request = PytestRequest(
         repo=project.root,
         interpreter=project.interpreter,
@@ -46,7 +49,10 @@ def reproduce(
         timeout=timeout or project.settings.suite_timeout,
         sandbox=project.sandbox,
     )
-    runs: list[PytestRun] = [run_pytest(request, executor) for _ in range(repeat)]
+    runs: list[PytestRun] = []
+    for n in range(1, repeat + 1):
+        events.step("run", n, repeat, " ".join(test_ids))
+        runs.append(run_pytest(request, executor or project.executor))
     return run_document(project, runs)
 
 

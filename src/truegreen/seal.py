@@ -11,12 +11,13 @@ exact command and every run's result. Its id is derived from its content.
 from __future__ import annotations
 
 import ast
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any, Protocol
 
 from truegreen.carry import missing_file_hint
 from truegreen.errors import UsageError
+from truegreen.events import QUIET, Events
 from truegreen.model.exam import ExamFile
 from truegreen.project import Project
 from truegreen.run.pytest_run import PytestRequest, UnknownTestError, rerun_command, run_pytest
@@ -30,9 +31,15 @@ class SealRefused(UsageError):
     slug = "seal-refused"
 
     def __init__(
-        self, message: str, *, hint: str | None = None, evidence: Sequence[str] = ()
+        self,
+        message: str,
+        *,
+        hint: str | None = None,
+        evidence: Sequence[str] = (),
+        field: str | None = None,
+        suggest: Mapping[str, str] | None = None,
     ) -> None:
-        super().__init__(message, hint=hint)
+        super().__init__(message, hint=hint, field=field, suggest=suggest)
         self.evidence = tuple(evidence)
 
 
@@ -42,12 +49,14 @@ def split_test_id(test_id: str) -> tuple[str, str]:
     if not sep or not name or not path.endswith(".py"):
         raise UsageError(
             f"{test_id!r} is not a pytest node id",
-            hint="pass one like tests/test_x.py::test_name (relative to the repository root)",
+            hint="give one like tests/test_x.py::test_name (relative to the repository root)",
+            field="test_id",
         )
     p = PurePosixPath(path)
     if p.is_absolute() or ".." in p.parts:
         raise UsageError(
-            f"{test_id!r}: the path must be relative to the repository root, inside it"
+            f"{test_id!r}: the path must be relative to the repository root, inside it",
+            field="test_id",
         )
     return path, name
 
@@ -116,6 +125,7 @@ def run_repeated(
     test_ids: Sequence[str],
     runs: int,
     timeout: float | None = None,
+    events: Events = QUIET,
 ) -> tuple[list[PytestRun], PytestRequest]:
     request = PytestRequest(
         repo=worktree,
@@ -128,8 +138,9 @@ def run_repeated(
         origin=project.root,
     )
     done: list[PytestRun] = []
-    for _ in range(runs):
-        done.append(run_pytest(request))
+    for n in range(1, runs + 1):
+        events.step("exam", n, runs, subject=" ".join(test_ids))
+        done.append(run_pytest(request, project.executor))
         result = [done[-1].outcome_of(t) for t in test_ids]
         if any(r is not None and r.outcome != "failed" for r in result):
             break  # it cannot be an exam whatever the other runs say: do not wait for them
@@ -158,7 +169,8 @@ def judge_seal_runs(
     if outcomes.count("passed") == n:
         raise SealRefused(
             f"{test_id} passes at {short} ({n} of {n} runs): an exam must fail before the fix",
-            hint="check that the test reproduces the bug at this revision (--rev), or write one that does",
+            hint="check that the test reproduces the bug at this revision, or write one that does",
+            field="rev",
             evidence=evidence,
         )
     if "error" in outcomes:
@@ -236,7 +248,9 @@ def refuse_another_checkouts_code(project: Project) -> None:
                 f"{project.interpreter.path} imports this project's code from {where}, in "
                 f"another checkout of this repository, not from {project.root}",
                 hint="run truegreen in that checkout, or give this checkout its own "
-                "environment with an editable install (pip install -e .) and pass --python",
+                "environment with an editable install (pip install -e .) and give its "
+                "interpreter",
+                field="python",
             )
 
 
@@ -280,7 +294,7 @@ def _uncommitted_hint(project: Project, path: str, sealed: str | None) -> str | 
         return None
     return (
         f"{path} in your working tree differs from the copy at that revision, and seal runs "
-        f"the revision: commit the test, or pass --test-file {path}"
+        "the revision: commit the test, or give it as the test file to seal"
     )
 
 
@@ -305,38 +319,48 @@ def seal(
     runs: int = 3,
     hidden: bool = False,
     issue: str | None = None,
+    events: Events = QUIET,
 ) -> dict[str, Any]:
     """Run the test ``runs`` times at ``rev`` and return the exam's fields (not yet stored)."""
+    events.start(
+        "exam",
+        f"sealing {test_id}: {runs} run(s) at {rev} in a disposable worktree",
+        total=runs,
+    )
     git = project.need_git()
     refuse_another_checkouts_code(project)
     if runs < 1:
-        raise UsageError(f"--runs must be at least 1, not {runs}")
+        raise UsageError(f"must be at least 1, not {runs}", field="runs")
     path, _name = split_test_id(test_id)
     sha = git.resolve(rev)
     content: str
     if test_file is not None:
         if not test_file.is_file():
             raise UsageError(
-                f"--test-file {str(test_file)!r} does not exist or is not a file",
-                hint="pass the path of the test file to seal",
+                f"{str(test_file)!r} does not exist or is not a file",
+                hint="give the path of the test file to seal",
+                field="test_file",
             )
         try:
             # bytes, not read_text: CRLF must stay CRLF or the hash is not the file's
             content = test_file.read_bytes().decode("utf-8")
         except UnicodeDecodeError as exc:
-            raise UsageError(f"--test-file {str(test_file)!r} is not UTF-8 text") from exc
+            raise UsageError(f"{str(test_file)!r} is not UTF-8 text", field="test_file") from exc
         try:
             ast.parse(content)
         except SyntaxError as exc:
             raise UsageError(
-                f"--test-file {str(test_file)!r} is not valid Python: {exc.msg} (line {exc.lineno})"
+                f"{str(test_file)!r} is not valid Python: {exc.msg} (line {exc.lineno})",
+                field="test_file",
             ) from exc
     else:
         at_rev = git.show_text(sha, path)
         if at_rev is None:
             raise UsageError(
                 f"{path} does not exist at {sha[:12]}",
-                hint="pass --test-file FILE to seal a test written outside the repository",
+                hint="to seal a test written outside the repository, give its file as the "
+                "test file",
+                field="test_id",
             )
         content = at_rev
     tracked = set(git.files(sha))
@@ -348,13 +372,16 @@ def seal(
             return (wt.path / p).is_file()
 
         try:
-            results_runs, request = run_repeated(project, wt.path, [test_id], runs)
+            results_runs, request = run_repeated(project, wt.path, [test_id], runs, events=events)
         except UnknownTestError as exc:
+            uncommitted = _uncommitted_hint(project, path, content if test_file is None else None)
             raise UnknownTestError(
                 f"test id {test_id!r} does not exist at {sha[:12]}",
-                hint=_uncommitted_hint(project, path, content if test_file is None else None)
+                hint=uncommitted
                 or "list the test ids with `python -m pytest --collect-only -q` (ids are "
                 "relative to the repository root)",
+                field="test_id",
+                suggest={"test_file": path} if uncommitted else None,
             ) from exc
         results = [r.outcome_of(test_id) for r in results_runs]
         if all(r is None or r.outcome == "no_report" for r in results):
@@ -363,18 +390,24 @@ def seal(
             timed_out = any(r.timed_out for r in results_runs)
             signature = judge_seal_runs(test_id, results, sha, timed_out)
         except SealRefused as exc:
-            hint = _uncommitted_hint(
-                project, path, content if test_file is None else None
-            ) or _missing_file_hint(project, results, wt.path)
+            uncommitted = _uncommitted_hint(project, path, content if test_file is None else None)
+            hint = uncommitted or _missing_file_hint(project, results, wt.path)
             if hint is None:
                 raise
-            raise SealRefused(exc.message, hint=hint, evidence=exc.evidence) from exc
+            raise SealRefused(
+                exc.message,
+                hint=hint,
+                evidence=exc.evidence,
+                field=exc.field,
+                suggest={"test_file": path} if uncommitted else None,
+            ) from exc
         files = [ExamFile.of(path, content)]
         for extra in [*conftest_paths(path), *helper_modules(path, content, exists)]:
             if extra != path and extra in tracked and exists(extra):
                 files.append(ExamFile.of(extra, (wt.path / extra).read_bytes()))
     command = rerun_command(request)
     command[0] = "python"  # the exam is portable; the interpreter is recorded apart
+    events.end("exam")
     return {
         "test": test_id,
         "files": {f.path: f.content for f in files},

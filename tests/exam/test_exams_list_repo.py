@@ -97,7 +97,10 @@ def test_export_takes_the_same_filter(repos, capsys, tmp_path: Path):
     [
         (["--repo", "{tmp}/nowhere"], "does not exist"),
         (["--repo", "{tmp}/plain"], "is not a git repository"),
-        (["--repo", "{tmp}/plain", "--repo-id", "x"], "pass --repo or --repo-id, not both"),
+        (
+            ["--repo", "{tmp}/plain", "--repo-id", "x"],
+            "--repo-id: give the repository's path or its identity, not both",
+        ),
     ],
 )
 def test_bad_repo(tmp_path: Path, capsys, command, args, message):

@@ -61,8 +61,9 @@ def test_a_file_that_is_not_a_report_is_refused(data, message):
 
 
 def test_read_report_names_a_missing_a_directory_or_an_unreadable_file(tmp_path, monkeypatch):
-    with pytest.raises(UsageError, match="'.*nope.md' does not exist"):
+    with pytest.raises(UsageError, match="'.*nope.md' does not exist") as info:
         read_report(tmp_path / "nope.md")
+    assert info.value.field == "issue_file"  # the CLI names it --issue-file
     with pytest.raises(UsageError, match="is not a file"):
         read_report(tmp_path)
     locked = tmp_path / "locked.md"
@@ -72,7 +73,7 @@ def test_read_report_names_a_missing_a_directory_or_an_unreadable_file(tmp_path,
         raise PermissionError(13, "Permission denied")
 
     monkeypatch.setattr(Path, "read_bytes", denied)
-    with pytest.raises(UsageError, match="cannot read --issue-file .*: Permission denied"):
+    with pytest.raises(UsageError, match="cannot read '.*locked.md': Permission denied"):
         read_report(locked)
 
 
@@ -155,7 +156,7 @@ def test_seal_with_a_bad_issue_file_exits_2_and_seals_nothing(
     code, out, err = _seal(capsys, project, "--issue-file", str(report))
     assert (code, out) == (2, "")
     (line,) = err.strip().splitlines()  # said before anything runs
-    assert line.startswith(f"truegreen: error: --issue-file {str(report)!r} {message}")
+    assert line.startswith(f"truegreen: error: --issue-file: {str(report)!r} {message}")
     with Ledger() as ledger:
         assert ledger.list_exams() == []
 

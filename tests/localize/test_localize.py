@@ -11,6 +11,7 @@ import pytest
 from tests.localize.helpers import localized
 from truegreen.cli import main
 from truegreen.errors import UsageError
+from truegreen.events import Events
 from truegreen.localize import LocalizeOptions, localize
 from truegreen.project import open_project
 
@@ -213,7 +214,7 @@ def test_a_test_that_fails_alone_but_passes_after_the_others_is_measured_run_fir
         open_project(root, PY, sandbox),
         ["tests/test_cache.py::test_lookup"],
         LocalizeOptions(timeout=60),
-        notify=messages.append,
+        events=Events("localize", lambda e: messages.append(e.message or "")),
     )
     order = doc["order_dependence"]
     assert (order["in_selection"], order["alone"], order["order_dependent"]) == (

@@ -276,8 +276,10 @@ def test_a_patch_that_does_not_apply_is_a_usage_error_and_changes_nothing(repo, 
     with g.worktree(base) as wt:
         with pytest.raises(UsageError) as exc:
             wt.apply_patch(patch)
-        assert exc.value.message.startswith(f"the patch does not apply to {base[:12]}: ")
-        assert exc.value.hint is not None and "--base" in exc.value.hint
+        assert exc.value.field == "patch"
+        assert exc.value.message.startswith(f"it does not apply to {base[:12]}: ")
+        assert exc.value.hint is not None and "base" in exc.value.hint
+        assert "--" not in exc.value.hint  # no flag names: each adapter names its inputs
         assert git(wt.path, "status", "--porcelain") == ""
 
 

@@ -1,40 +1,113 @@
-"""A Ctrl-C that lands while a worker thread is starting a process: the process must not
-survive, or the worker would wait on it (a hung test run) long after the interrupt."""
+"""Cancellation is per call: a token's cancel() stops the processes started under it, and
+only those; a process that starts as the cancel happens is stopped too."""
 
 from __future__ import annotations
 
 import shutil
 import subprocess
+import threading
 import time
+from pathlib import Path
 
 import pytest
 
 from truegreen.run import executor as ex
-from truegreen.run.executor import Command, ExecutionCancelled, SubprocessExecutor
+from truegreen.run.executor import (
+    Cancellation,
+    Command,
+    Completed,
+    ExecutionCancelled,
+    FakeExecutor,
+    SubprocessExecutor,
+    bound,
+)
+
+SLEEP = shutil.which("sleep") or "sleep"
+
+
+def _sleep(tmp_path: Path, seconds: int = 30) -> Command:
+    return Command(argv=(SLEEP, str(seconds)), cwd=tmp_path, env={})
 
 
 def test_a_process_started_as_the_cancel_happens_is_stopped(monkeypatch, tmp_path):
+    token = Cancellation()
     started: list[subprocess.Popen[bytes]] = []
     real_popen = subprocess.Popen
 
     def popen_then_cancel(*args, **kwargs):
         proc = real_popen(*args, **kwargs)
         started.append(proc)
-        # the main thread's cancelling() runs now: it sets the flag and stops what it
-        # finds running, which does not include this process yet
-        with pytest.raises(KeyboardInterrupt), ex.cancelling():
-            raise KeyboardInterrupt
+        # the cancel runs now: it stops what the token holds, which is not this one yet
+        token.cancel()
         return proc
 
     monkeypatch.setattr(ex.subprocess, "Popen", popen_then_cancel)
     t0 = time.monotonic()
-    try:
-        with pytest.raises(ExecutionCancelled):
-            SubprocessExecutor().run(
-                Command(argv=(shutil.which("sleep") or "sleep", "30"), cwd=tmp_path, env={})
-            )
-    finally:
-        ex.reset_cancel()
+    with pytest.raises(ExecutionCancelled):
+        SubprocessExecutor(cancel=token).run(_sleep(tmp_path))
     assert time.monotonic() - t0 < 10
     assert started and started[0].poll() is not None  # killed, not left sleeping
-    assert ex._active == {}
+    assert token.running == frozenset()
+    assert all(pid != started[0].pid for pid in ex._active)
+
+
+def test_cancel_kills_only_the_token_s_runs_and_refuses_its_next_ones(tmp_path):
+    mine, theirs = Cancellation(), Cancellation()
+    results: dict[str, object] = {}
+
+    def run(name: str, token: Cancellation, seconds: int) -> None:
+        try:
+            results[name] = SubprocessExecutor(cancel=token).run(_sleep(tmp_path, seconds))
+        except ExecutionCancelled as exc:
+            results[name] = exc
+
+    a = threading.Thread(target=run, args=("mine", mine, 30))
+    b = threading.Thread(target=run, args=("theirs", theirs, 2))
+    a.start()
+    b.start()
+    deadline = time.monotonic() + 10
+    while not mine.running and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert mine.running, "the run under the token never registered"
+    t0 = time.monotonic()
+    mine.cancel()
+    a.join(timeout=10)
+    b.join(timeout=10)
+    assert time.monotonic() - t0 < 5  # killed, not waited for (it sleeps 30 s)
+    assert isinstance(results["mine"], ExecutionCancelled)
+    done = results["theirs"]
+    assert isinstance(done, Completed) and done.returncode == 0  # went on to its end
+    assert mine.cancelled and not theirs.cancelled
+    with pytest.raises(ExecutionCancelled):
+        SubprocessExecutor(cancel=mine).run(_sleep(tmp_path, 0))
+
+
+def test_clean_up_runs_after_a_cancel(tmp_path):
+    token = Cancellation()
+    token.cancel()
+    true = shutil.which("true") or "true"
+    done = SubprocessExecutor(cancel=token).run(
+        Command(argv=(true,), cwd=tmp_path, env={}, cancellable=False)
+    )
+    assert done.returncode == 0
+
+
+def test_a_fake_executor_bound_to_a_token_refuses_runs_once_cancelled(tmp_path):
+    fake = FakeExecutor(lambda c: Completed(tuple(c.argv), 0, "", "", 0.0))
+    token = Cancellation()
+    call = bound(fake, token)
+    call.run(_sleep(tmp_path, 0))
+    token.cancel()
+    with pytest.raises(ExecutionCancelled):
+        call.run(_sleep(tmp_path, 0))
+    call.run(Command(argv=("cleanup",), cwd=tmp_path, env={}, cancellable=False))
+    assert [c.argv[0] for c in fake.commands] == [SLEEP, "cleanup"]  # one list: the fake's
+
+
+def test_an_executor_without_with_cancel_is_used_as_it_is():
+    class Plain:
+        def run(self, command: Command) -> Completed:
+            raise AssertionError("not run")
+
+    plain = Plain()
+    assert bound(plain, Cancellation()) is plain

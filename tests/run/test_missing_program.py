@@ -16,7 +16,7 @@ from truegreen.run.executor import Command, default_executor
     [
         ("git", "truegreen needs git: install it"),
         ("no-such-tool-xyz", "install no-such-tool-xyz or put it on PATH"),
-        ("/nonexistent/bin/python", "check the path (for --python"),
+        ("/nonexistent/bin/python", "check the path (for the project's interpreter"),
     ],
 )
 def test_a_missing_program_is_named_with_what_to_do(tmp_path: Path, program, hint) -> None:

@@ -58,7 +58,8 @@ def test_explicit_unavailable_backend_names_why_and_what_to_do(monkeypatch):
     monkeypatch.setattr(DockerBackend, "available", lambda self: (False, "no engine"))
     with pytest.raises(UsageError) as info:
         get_backend("docker")
-    assert "no engine" in str(info.value) and "--sandbox" in str(info.value)
+    assert "no engine" in str(info.value) and info.value.field == "sandbox"
+    assert "choose the sandbox bwrap, or none" in str(info.value)
 
 
 def test_check_backend_asks_ahead_and_get_backend_says_the_answer(monkeypatch):

@@ -543,26 +543,29 @@ class Outcome:
 
 def run_corpus(workdir: Path, notify: Callable[[str], None] = lambda _m: None) -> list[Outcome]:
     """Build the corpus, seal the exam once, verify every case."""
-    from truegreen.api import seal_exam, verify_fix
-    from truegreen.project import open_project
+    from truegreen import api
 
     root = workdir / "corpus"
     build_corpus(root)
     url = f"sqlite:///{workdir / 'ledger.db'}"
-    project = open_project(root, sys.executable, "none", need_git=True)
-    exam = seal_exam(project, EXAM_TEST, rev="main", test_file=EXAM_FILE, db_url=url).exam
-    out = []
-    for case in CASES:
-        doc: dict[str, Any] = verify_fix(
-            project,
-            base="main",
-            head=f"case/{case.name}",
-            exam_refs=[exam.id],
-            runs=1,
-            strength=False,
-            db_url=url,
-        )
-        codes = tuple(sorted({r["code"] for r in doc["reasons"]}))
-        out.append(Outcome(case, doc["decision"], codes))
-        notify(f"{case.kind:5} {case.name:40} {doc['decision']:8} {' '.join(codes)}")
+    where = {"repo": root, "python": sys.executable, "sandbox": "none", "db": url}
+    with api.open_ledger(url) as ledger:
+        exam = api.seal(
+            api.SealRequest(**where, test_id=EXAM_TEST, rev="main", test_file=EXAM_FILE),
+            ledger=ledger,
+        ).exam
+        out = []
+        for case in CASES:
+            request = api.VerifyRequest(
+                **where,
+                base="main",
+                head=f"case/{case.name}",
+                exams=(exam.id,),
+                runs=1,
+                strength=False,
+            )
+            doc: dict[str, Any] = api.verify(request, ledger=ledger).to_json()
+            codes = tuple(sorted({r["code"] for r in doc["reasons"]}))
+            out.append(Outcome(case, doc["decision"], codes))
+            notify(f"{case.kind:5} {case.name:40} {doc['decision']:8} {' '.join(codes)}")
     return out

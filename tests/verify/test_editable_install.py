@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.calls import seal_exam, verify_fix
 from tests.conftest import git, write_files
-from truegreen.api import seal_exam, verify_fix
 from truegreen.errors import UsageError
 from truegreen.project import open_project
 
@@ -70,7 +70,7 @@ def test_verify_imports_the_worktrees_code_not_the_checkouts(tmp_path: Path) -> 
     project = open_project(root, str(python), "none", need_git=True)
     assert "src/numbers_kit/_version.py" in project.carry_plan().files
     exam = seal_exam(project, "tests/test_exam.py::test_teens", test_file=exam_file, runs=1)
-    doc = verify_fix(project, base="main", head="fix", exam_refs=[exam.exam.id], runs=1)
+    doc = verify_fix(project, base="main", head="fix", exams=[exam.exam.id], runs=1)
     assert doc["exams"][0]["base"]["outcome"] == "failed"
     assert doc["exams"][0]["head"]["outcome"] == "passed", doc["reasons"]
     assert doc["verdict"] == "verified", doc["reasons"]
@@ -110,7 +110,7 @@ def test_an_editable_install_from_another_checkout_is_refused(tmp_path: Path) ->
     project = open_project(linked, str(python), "none", need_git=True)
     for attempt in (
         lambda: seal_exam(project, test, test_file=Path(exam), runs=1),
-        lambda: verify_fix(project, base="main", head="fix", exam_refs=[sealed.exam.id], runs=1),
+        lambda: verify_fix(project, base="main", head="fix", exams=[sealed.exam.id], runs=1),
     ):
         with pytest.raises(UsageError) as err:
             attempt()

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.calls import seal_exam, verify_fix
 from tests.conftest import git, write_files
-from truegreen.api import seal_exam, verify_fix
 from truegreen.errors import UsageError
 from truegreen.project import open_project
 
@@ -53,9 +53,7 @@ def test_a_test_deleted_from_the_exams_file_is_seen(tmp_path: Path) -> None:
     git(root, "checkout", "-q", "main")
 
     def verdict(head: str) -> tuple[str, list[str]]:
-        doc = verify_fix(
-            project, base="main", head=head, exam_refs=[exam_id], runs=1, strength=False
-        )
+        doc = verify_fix(project, base="main", head=head, exams=[exam_id], runs=1, strength=False)
         return doc["verdict"], [f"{r['code']} {r['detail']}" for r in doc["reasons"]]
 
     # the fix alone, without the exam in its test file: verified
@@ -94,11 +92,9 @@ def test_a_fix_branch_behind_the_base_is_graded_merged_into_it(tmp_path: Path) -
     )
     project = open_project(root, sys.executable, "none", need_git=True)
     exam = seal_exam(project, "tests/test_app.py::test_double_big", test_file=exam_file, runs=1)
-    doc = verify_fix(
-        project, base="main", head="fix", exam_refs=[exam.exam.id], runs=1, strength=False
-    )
+    doc = verify_fix(project, base="main", head="fix", exams=[exam.exam.id], runs=1, strength=False)
     assert (doc["verdict"], doc["reasons"]) == ("verified", [])
     assert doc["head"] != git(root, "rev-parse", "fix")  # the merge commit was graded
     with pytest.raises(UsageError, match="does not merge cleanly"):
-        verify_fix(project, base="main", head="conflict", exam_refs=[exam.exam.id], runs=1)
+        verify_fix(project, base="main", head="conflict", exams=[exam.exam.id], runs=1)
     assert git(root, "worktree", "list").count("\n") == 0  # nothing left behind

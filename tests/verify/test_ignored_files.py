@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.calls import seal_exam, verify_fix
 from tests.conftest import cli, git, write_files
 from truegreen import carry
-from truegreen.api import seal_exam, verify_fix
 from truegreen.errors import ConfigError
 from truegreen.project import open_project
 from truegreen.repo.git import Carry, GitRepo
@@ -89,7 +89,7 @@ def seal_and_verify(tmp_path: Path, root: Path, python: Path) -> dict:
     project = open_project(root, str(python), "none", need_git=True)
     sealed = seal_exam(project, TEST, test_file=exam_file, runs=1)
     doc = verify_fix(
-        project, base="main", head="fix", exam_refs=[sealed.exam.id], runs=1, strength=False
+        project, base="main", head="fix", exams=[sealed.exam.id], runs=1, strength=False
     )
     assert git(root, "status", "--porcelain") == ""  # the checkout is untouched
     return {"sealed": sealed, "doc": doc}
@@ -219,7 +219,7 @@ def test_a_generated_data_file_is_carried_when_the_configuration_names_it(tmp_pa
     sealed = seal_exam(project, TEST, test_file=exam_file, runs=1)
     assert sealed.carried == ("pkg/grammar/rules.json",)
     doc = verify_fix(
-        project, base="main", head="fix", exam_refs=[sealed.exam.id], runs=1, strength=False
+        project, base="main", head="fix", exams=[sealed.exam.id], runs=1, strength=False
     )
     assert doc["carried"] == ["pkg/grammar/rules.json"]
     assert doc["verdict"] == "verified", doc["reasons"]
@@ -310,7 +310,7 @@ def test_a_patch_is_committed_without_the_carried_files(tmp_path):
         project,
         base="main",
         patch=patch.encode(),
-        exam_refs=[sealed.exam.id],
+        exams=[sealed.exam.id],
         runs=1,
         strength=False,
     )
@@ -401,7 +401,7 @@ def test_verify_names_the_file_the_head_cannot_collect_without_its_worktree_path
     project = open_project(root, sys.executable, "none", need_git=True)
     sealed = seal_exam(project, TEST, test_file=exam_file, runs=1)
     doc = verify_fix(
-        project, base="main", head="fix", exam_refs=[sealed.exam.id], runs=1, strength=False
+        project, base="main", head="fix", exams=[sealed.exam.id], runs=1, strength=False
     )
     (reason,) = [r for r in doc["reasons"] if r["code"] == "exam.error_at_head"]
     assert reason["detail"] == (

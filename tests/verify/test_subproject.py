@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.calls import seal_exam, verify_fix
 from tests.conftest import git, write_files
 from tests.verify.conftest import PY
-from truegreen.api import seal_exam, verify_fix
 from truegreen.errors import UsageError
 from truegreen.project import open_project
 from truegreen.repo.git import GitRepo
@@ -70,20 +70,20 @@ def test_seal_and_verify_a_fix_in_a_subproject(mono: Path) -> None:
     exam = seal_exam(project, "tests/test_calc.py::test_add", runs=1).exam
     assert exam.test == "tests/test_calc.py::test_add"
 
-    doc = verify_fix(project, base="main", head="fix", exam_refs=[exam.id], runs=1)
+    doc = verify_fix(project, base="main", head="fix", exams=[exam.id], runs=1)
     assert doc["verdict"] == "verified", doc["reasons"]
 
-    doc = verify_fix(project, base="main", head="cheat", exam_refs=[exam.id], runs=1)
+    doc = verify_fix(project, base="main", head="cheat", exams=[exam.id], runs=1)
     assert doc["verdict"] == "refuted"
     assert {r["code"] for r in doc["reasons"]} >= {"exam.still_failing", "tamper.exam_edited"}
 
     # a patch made at the top level (git diff) and one made in the project (--relative)
     for extra in ((), ("--relative",)):
         patch = (git(mono / "libs/calc", "diff", *extra, "main", "fix") + "\n").encode()
-        doc = verify_fix(project, base="main", patch=patch, exam_refs=[exam.id], runs=1)
+        doc = verify_fix(project, base="main", patch=patch, exams=[exam.id], runs=1)
         assert doc["verdict"] == "verified", (extra, doc["reasons"])
 
     # the exam belongs to the subproject, not to the repository's top level
     top = open_project(mono, PY, "none", need_git=True)
     with pytest.raises(UsageError, match="another repository"):
-        verify_fix(top, base="main", head="fix", exam_refs=[exam.id], runs=1)
+        verify_fix(top, base="main", head="fix", exams=[exam.id], runs=1)

@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import git
-from truegreen.api import seal_exam
+from truegreen import api
 from truegreen.demo.scenario import EXAM_FILE, EXAM_TEST
 from truegreen.model.reasons import Reason
+from truegreen.model.requests import SealRequest
 from truegreen.project import open_project
 from truegreen.repo.git import GitRepo
 from truegreen.verify import pipeline
@@ -44,7 +45,12 @@ def test_the_real_fix_has_no_tamper_reason(demo_repo: Path) -> None:
 def test_verify_called_directly_runs_the_tamper_layer(demo_repo: Path, tmp_path: Path) -> None:
     project = open_project(demo_repo, sys.executable, "none", need_git=True)
     url = f"sqlite:///{tmp_path / 'ledger.db'}"
-    exam = seal_exam(project, EXAM_TEST, rev="main", test_file=EXAM_FILE, runs=1, db_url=url)
+    exam = api.seal(
+        SealRequest(
+            repo=demo_repo, python=sys.executable, sandbox="none", test_id=EXAM_TEST,
+            rev="main", test_file=EXAM_FILE, runs=1, db=url,
+        )
+    )  # fmt: skip
     opts = pipeline.VerifyOptions(
         base="main", head="skip-marker", runs=1, strength=False, regression=False
     )

@@ -139,8 +139,8 @@ def test_verify_is_deterministic(demo_repo, capsys):
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--base", "main", "--head", "main"], "are the same commit"),
-        (["--base", "real-fix", "--head", "main"], "is already part of --base"),
+        (["--base", "main", "--head", "main"], "--head: it is the same commit as the base"),
+        (["--base", "real-fix", "--head", "main"], "--head: main is already part of the base"),
         (["--base", "main", "--head", "no-such-branch"], "does not exist"),
         (["--base", "nope", "--head", "real-fix"], "does not exist"),
         (["--base", "main", "--head", "real-fix", "--exam", "ex-0000000000000000"], "unknown exam"),

@@ -24,6 +24,8 @@ from truegreen import __version__, canonical
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from truegreen.api import Cancellation, Event, TruegreenError
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 #: the help texts wrap at this width (click's default of 80 squeezes the option lists)
@@ -84,9 +86,59 @@ err = Output(stderr=True)
 out = Output(stderr=False)
 
 
-def notify(message: str) -> None:
-    """Progress for the engine's ``notify`` callbacks: one plain line on stderr."""
-    err.print(message, markup=False)
+def progress(event: Event) -> None:
+    """The listener of every engine call: an event's line on stderr, as it is (a step
+    that is only a count has none, and prints nothing)."""
+    if event.message is not None:
+        err.print(event.message, markup=False)
+
+
+#: the cancellation tokens of this invocation's engine calls: Ctrl-C cancels them
+_tokens: list[Cancellation] = []
+
+
+def call(listener: Callable[[Event], None] = progress) -> dict[str, Any]:
+    """The parts every engine call of a command gets: the progress listener, and a
+    cancellation token of its own, which Ctrl-C cancels (see :func:`truegreen.cli.main`)."""
+    from truegreen.api import Cancellation
+
+    token = Cancellation()
+    _tokens.append(token)
+    return {"listener": listener, "cancel": token}
+
+
+def cancel_calls() -> None:
+    """Cancel every engine call of this invocation: their processes are killed now, also
+    those of threads the interrupt does not reach."""
+    for token in _tokens:
+        token.cancel()
+
+
+#: how the command line names the inputs the engine's errors are about (``error.field``)
+FLAGS = {
+    "test_id": "TEST_ID",
+    "test_ids": "TEST_ID",
+    "exams": "--exam",
+    "report_dir": "--report",
+    "log": "LOG",
+    "text": "LOG",
+    "run_id": "--run",
+    "job_id": "--job",
+    "exam": "ID",
+    "file": "FILE",
+    "extras": "--extra",
+}
+
+
+def flag(field: str) -> str:
+    """The option or argument of the command line that gives the request's ``field``."""
+    return FLAGS.get(field, "--" + field.replace("_", "-"))
+
+
+def describe(exc: TruegreenError) -> str:
+    """An engine error as one line: the option it is about, what is wrong, what to do
+    (and the options to try, as the command line spells them)."""
+    return exc.render(flag)
 
 
 # Shared options, so every command spells them the same way.

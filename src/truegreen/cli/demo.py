@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from truegreen.cli._app import app, err, out, sandbox_option
+from truegreen.cli._app import app, call, err, out, sandbox_option
 
 
 @app.command("demo")
@@ -23,14 +23,18 @@ def demo(sandbox: str | None, keep: bool, workdir: Path | None) -> None:
     """The whole loop on a bundled example project: seal the exam, verify every candidate fix."""
     from rich.table import Table
 
-    from truegreen.demo.run import run_demo
-    from truegreen.verify.verdict import VERIFIED_MEANS
+    from truegreen.api import VERIFIED_MEANS, DemoRequest, Event
+    from truegreen.api import demo as run_demo
+
+    def said(event: Event) -> None:
+        # the demo's own steps (the seal's and verifications' progress stays quiet)
+        if event.operation == "demo" and event.message is not None:
+            err.print(f"  {event.message}", markup=False)
 
     start = time.monotonic()
     out.print("[bold]invoicekit, bug #42:[/] ordering exactly 10 units gives no bulk discount.")
-    result = run_demo(
-        workdir, sandbox=sandbox, keep=keep, notify=lambda m: err.print(f"  {m}", markup=False)
-    )
+    request = DemoRequest(sandbox=sandbox, keep=keep, workdir=workdir)
+    result = run_demo(request, **call(said))
     out.print(f"sealed exam {result.exam_id}: fails on the base as", markup=False)
     out.print(f"  {result.signature}", markup=False)
     table = Table(title="candidate fixes, verified against the sealed exam", show_lines=False)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import click
 
 from truegreen.cli._app import app, emit_json, json_option, out
-from truegreen.errors import UsageError
 
 _COLORS = {
     "unknown": "magenta",
@@ -40,30 +39,10 @@ def diagnose_cmd(
     """Classify a failed CI log or pytest output: class, evidence lines, failing tests, next step.
 
     LOG is a CI log file (text, .gz, or a run's logs .zip), or - for stdin."""
-    from truegreen.diagnose import diagnose, diagnose_inputs
-    from truegreen.diagnose.github import fetch
+    from truegreen.api import DiagnoseRequest, diagnose
 
-    if github is None and (run_id is not None or job_id is not None):
-        raise UsageError("--run and --job need --github OWNER/REPO", hint="or give a log file")
-    if github is not None:
-        if log is not None:
-            raise UsageError("give either a LOG or --github, not both", hint="drop one of them")
-        fetched = fetch(github, run_id, job_id)
-        try:
-            result = diagnose_inputs(
-                fetched.inputs,
-                failed_step=fetched.failed_steps[0] if fetched.failed_steps else None,
-            )
-        finally:
-            fetched.close()
-    elif log is None:
-        raise UsageError(
-            "no log given",
-            hint="truegreen diagnose LOG, or - for stdin, or --github OWNER/REPO --run ID",
-        )
-    else:
-        result = diagnose(log)
-    doc = result.document()
+    request = DiagnoseRequest(log=log, github=github, run_id=run_id, job_id=job_id)
+    doc = diagnose(request).to_json()
     if json_out:
         emit_json(doc)
         return

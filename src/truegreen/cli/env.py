@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from truegreen.cli._app import app, emit_json, json_option, notify, out, repo_option
+from truegreen.cli._app import app, call, emit_json, json_option, out, repo_option
 
 
 @app.group("env", no_args_is_help=True)
@@ -48,16 +48,10 @@ def build(
 
     This phase has network access (to reach the package index) and runs the project's
     build code unconfined; tests later run in the sandbox without network."""
-    from truegreen.sandbox.install import build_env
+    from truegreen.api import EnvBuildRequest, build_env
 
-    result = build_env(
-        repo,
-        venv=venv,
-        python=python,
-        extras=list(extras) or None,
-        timeout=timeout,
-        notify=notify,
-    )
+    request = EnvBuildRequest(repo=repo, python=python, venv=venv, extras=extras, timeout=timeout)
+    result = build_env(request, **call())
     if json_out:
         emit_json(result.to_json())
         return

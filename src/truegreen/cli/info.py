@@ -16,13 +16,15 @@ from truegreen.cli._app import app, emit_json, json_option, out, python_option, 
 def doctor(repo: Path, python: str | None, json_out: bool) -> None:
     """Say what is installed and configured, what is missing, and what to do about each
     (exit 2 when something required is missing)."""
+    from truegreen.api import DoctorRequest
+    from truegreen.api import doctor as check
     from truegreen.cli._app import err
-    from truegreen.doctor import checks
 
-    results = checks(repo, python)
-    missing = [item["name"] for item in results if item["status"] == "missing"]
+    report = check(DoctorRequest(repo=repo, python=python))
+    results = report.to_json()["checks"]
+    missing = report.missing
     if json_out:
-        emit_json({"schema": "truegreen.doctor/1", "version": __version__, "checks": results})
+        emit_json(report.to_json())
         if missing:
             raise SystemExit(2)
         return

@@ -8,9 +8,9 @@ import click
 
 from truegreen.cli._app import (
     app,
+    call,
     emit_json,
     json_option,
-    notify,
     out,
     project_options,
 )
@@ -79,18 +79,15 @@ def localize(
     """Localize a failing test: crash site, ranked suspect lines, values, order dependence.
 
     TEST_ID... are the failing tests' pytest node ids, relative to the repository root."""
-    from truegreen.localize import LocalizeOptions
-    from truegreen.localize import localize as run_localize
-    from truegreen.localize.ranking import FORMULAS
-    from truegreen.project import open_project
+    from truegreen.api import LocalizeRequest
+    from truegreen.api import localize as run_localize
 
-    if formula not in FORMULAS:
-        from truegreen.errors import UsageError
-
-        raise UsageError(f"unknown formula {formula!r}", hint=f"use one of {', '.join(FORMULAS)}")
-    scopes = None if scope is None else [s.strip() for s in scope.split(",") if s.strip()]
-    project = open_project(repo, python, sandbox, notify=notify)
-    opts = LocalizeOptions(
+    scopes = None if scope is None else tuple(s.strip() for s in scope.split(",") if s.strip())
+    request = LocalizeRequest(
+        repo=repo,
+        python=python,
+        sandbox=sandbox,
+        test_ids=test_ids,
         scope=scopes,
         budget_tokens=budget_tokens,
         formula=formula,
@@ -99,8 +96,8 @@ def localize(
         mutants=mutants,
         history=history,
     )
-    doc = run_localize(project, list(test_ids), opts, notify=notify)
+    result = run_localize(request, **call())
     if json_out:
-        emit_json(doc)
+        emit_json(result.to_json())
         return
-    out.print(doc["context"]["text"], markup=False)
+    out.print(result.text, markup=False)

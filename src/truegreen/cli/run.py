@@ -10,9 +10,9 @@ import click
 
 from truegreen.cli._app import (
     app,
+    call,
     emit_json,
     json_option,
-    notify,
     out,
     project_options,
 )
@@ -43,24 +43,21 @@ def run(
       0  every test passed (skipped and xfailed tests are not failures)
       1  a test failed, errored or ended without a report in some run
       2  an error: bad input, no test ran, or a run passed its deadline"""
-    from truegreen.project import open_project
-    from truegreen.reproduce import not_passed, reproduce
-    from truegreen.run.results import exit_meaning
-    from truegreen.seal import refuse_another_checkouts_code
+    from truegreen.api import RunRequest, reproduce
 
-    project = open_project(repo, python, sandbox, notify=notify)
-    refuse_another_checkouts_code(project)
-    doc = reproduce(project, list(test_ids), repeat=repeat, timeout=timeout)
+    request = RunRequest(
+        repo=repo, python=python, sandbox=sandbox, test_ids=test_ids, repeat=repeat, timeout=timeout
+    )
+    result = reproduce(request, **call())
+    doc = result.to_json()
     if json_out:
         emit_json(doc)
     else:
         show(doc)
-    deadline = exit_meaning(0, timed_out=True)
-    if doc["meaning"] == deadline:
+    if result.cut_short:
         # the outcomes were cut short: not a reproduction
         exit_2(
-            f"{deadline} after {timeout or project.settings.suite_timeout:g} s: "
-            "the outcomes are incomplete",
+            f"{doc['meaning']} after {result.timeout:g} s: the outcomes are incomplete",
             hint="pass a larger --timeout, or fewer tests",
         )
     if not doc["tests"] and not doc["collection_errors"]:
@@ -68,12 +65,12 @@ def run(
             f"no test ran for {' '.join(test_ids)} ({doc['meaning']}): nothing was reproduced",
             hint="name tests that exist: `python -m pytest --collect-only -q` lists them",
         )
-    if not_passed(doc):
+    if result.not_passed:
         raise SystemExit(1)
 
 
 def show(doc: dict[str, Any]) -> None:
-    from truegreen.run.results import exit_meaning
+    from truegreen.api import exit_meaning
 
     colors = {"passed": "green", "failed": "red", "error": "red", "no_report": "magenta"}
     for t in doc["tests"]:

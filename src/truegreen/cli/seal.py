@@ -8,11 +8,12 @@ import click
 
 from truegreen.cli._app import (
     app,
+    call,
     db_option,
+    describe,
     emit_json,
     err,
     json_option,
-    notify,
     out,
     project_options,
 )
@@ -74,11 +75,8 @@ def seal_command(
     """Run the test N times at REV; store it, hashed, in the ledger when it fails every time the same way.
 
     TEST_ID is the failing test's pytest node id."""
-    from truegreen.api import seal_exam
+    from truegreen.api import SealRefused, SealRequest, seal
     from truegreen.cli.store import hidden_bundle_note
-    from truegreen.exam.issue_report import read_report
-    from truegreen.project import open_project
-    from truegreen.seal import SealRefused
 
     if test_id is None:
         if issue_file is not None:
@@ -91,25 +89,24 @@ def seal_command(
         raise click.BadParameter(
             "pass the failing test's node id (e.g. tests/test_x.py::test_y)", param_hint="TEST_ID"
         )
-    # the report is read first: a bad file is said before anything runs
-    report = read_report(issue_file) if issue_file is not None else None
-    project = open_project(repo, python, sandbox, need_git=True, notify=notify)
-    err.print(f"sealing {test_id}: {runs} run(s) at {rev} in a disposable worktree", markup=False)
+    request = SealRequest(
+        repo=repo,
+        python=python,
+        sandbox=sandbox,
+        db=db,
+        test_id=test_id,
+        rev=rev,
+        test_file=test_file,
+        issue=issue,
+        issue_file=issue_file,
+        runs=runs,
+        hidden=hidden,
+        export=export,
+    )
     try:
-        sealed = seal_exam(
-            project,
-            test_id,
-            rev=rev,
-            test_file=test_file,
-            runs=runs,
-            hidden=hidden,
-            issue=issue,
-            report=report,
-            db_url=db,
-            export_dir=export,
-        )
+        sealed = seal(request, **call())
     except SealRefused as exc:
-        err.print(f"truegreen: error: {exc}", markup=False)
+        err.print(f"truegreen: error: {describe(exc)}", markup=False)
         for line in exc.evidence:
             err.print(f"  | {line}", markup=False)
         raise SystemExit(2) from None
@@ -122,7 +119,7 @@ def seal_command(
     if json_out:
         if sealed.carried:  # stdout holds the exam's document and nothing else
             err.print(carried, markup=False)
-        emit_json(exam.public_json())
+        emit_json(sealed.to_json())
         return
     verb = "sealed" if sealed.created else "already sealed"
     out.print(f"[green]{verb}[/] {exam.id}", end="  ")
@@ -138,7 +135,7 @@ def seal_command(
         out.print(f"  for {issue}{r.title} (report sha256 {r.sha256[:12]})", markup=False)
     if sealed.carried:
         out.print(carried, markup=False)
-    out.print(f"  ledger entry #{sealed.seq}  {sealed.entry_hash[:16]}", markup=False)
+    out.print(f"  ledger entry #{sealed.seq}  {(sealed.entry_hash or '')[:16]}", markup=False)
     if sealed.bundle_path is not None:
         out.print(f"  bundle: {sealed.bundle_path}", markup=False)
     out.print(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import shlex
 import sys
 from pathlib import Path
@@ -43,17 +42,6 @@ repo_path_option = click.option(
 )
 
 
-def _repo_filter(repo: Path | None, repo_id: str | None) -> str | None:
-    """The repository identity that --repo PATH or --repo-id names (None: every one)."""
-    from truegreen.repo.git import GitRepo
-
-    if repo is not None and repo_id is not None:
-        fail("pass --repo or --repo-id, not both", "--repo PATH names the repository by its path")
-    if repo is not None:
-        return GitRepo.discover(repo).identity()
-    return repo_id
-
-
 @exams_app.command("list")
 @repo_id_option
 @repo_path_option
@@ -61,20 +49,18 @@ def _repo_filter(repo: Path | None, repo_id: str | None) -> str | None:
 @json_option
 def exams_list(repo_id: str | None, repo: Path | None, db: str | None, json_out: bool) -> None:
     """The sealed exams in the ledger, oldest first (all of them unless filtered)."""
-    from truegreen.errors import UsageError
-    from truegreen.exam.store import Ledger
-    from truegreen.repo.git import GitRepo
+    from truegreen.api import ExamsListRequest, UsageError, list_exams, repo_identity
 
-    repo_id = _repo_filter(repo, repo_id)
-    with Ledger(db) as ledger:
-        exams = ledger.list_exams(repo_id)
+    listing = list_exams(ExamsListRequest(repo_id=repo_id, repo=repo, db=db))
     if json_out:
-        emit_json({"schema": "truegreen.exam-list/1", "exams": [e.to_json() for e in exams]})
+        emit_json(listing.to_json())
         return
+    exams = listing.exams.exams
+    repo_id = listing.repo_id
     if not exams:
         which = f"for {repo} " if repo is not None else f"for {repo_id} " if repo_id else ""
         err.print(
-            f"no exams {which}in {ledger.url}; seal one with `truegreen seal TEST_ID`",
+            f"no exams {which}in {listing.ledger}; seal one with `truegreen seal TEST_ID`",
             markup=False,
         )
         return
@@ -85,7 +71,7 @@ def exams_list(repo_id: str | None, repo: Path | None, db: str | None, json_out:
     if repo_id is None and len({e.repo for e in exams}) > 1:
         # all repositories' exams: say how many are this one's, and how to see only those
         try:
-            here = GitRepo.discover(Path.cwd()).identity()
+            here = repo_identity(Path.cwd())
         except (UsageError, OSError):
             return
         mine = sum(e.repo == here for e in exams)
@@ -125,10 +111,9 @@ def exams_show(exam_id: str, content: bool, db: str | None, json_out: bool) -> N
     a hidden exam's files without their content).
 
     ID is an exam id or a unique prefix of one."""
-    from truegreen.exam.store import Ledger
+    from truegreen.api import ExamShowRequest, show_exam
 
-    with Ledger(db) as ledger:
-        stored = ledger.find_exam(exam_id)
+    stored = show_exam(ExamShowRequest(exam=exam_id, db=db))
     exam = stored.exam
     if content and exam.hidden:
         fail(
@@ -136,11 +121,11 @@ def exams_show(exam_id: str, content: bool, db: str | None, json_out: bool) -> N
             f"{HIDDEN_CHECK} (`truegreen exams show {exam.id}` lists them)",
         )
     if json_out:
-        emit_json(exam.public_json())
+        emit_json(stored.to_json())
         return
     env = exam.environment
     lines = [
-        f"exam {exam.id}  (ledger entry {stored.entry.seq}, hashes checked)",
+        f"exam {exam.id}  (ledger entry {stored.seq}, hashes checked)",
         f"  test:        {exam.test}",
         f"  repo:        {exam.repo}",
         f"  rev:         {exam.rev}",
@@ -193,12 +178,10 @@ def exams_export(
     """A portable JSON bundle of exams (truegreen.exam-bundle/1), to import elsewhere.
 
     ID... are the exams to export (default: all, or all of --repo / --repo-id)."""
-    from truegreen.exam.bundle import export_bundle
-    from truegreen.exam.store import Ledger
+    from truegreen.api import ExamsExportRequest, export_exams
 
-    repo_id = _repo_filter(repo, repo_id)
-    with Ledger(db) as ledger:
-        bundle = export_bundle(ledger, exam_ids or (), repo_id)
+    request = ExamsExportRequest(exams=exam_ids, repo_id=repo_id, repo=repo, db=db)
+    bundle = export_exams(request).to_json()
     text = canonical.pretty(bundle)
     if output is None:
         sys.stdout.write(text)
@@ -221,25 +204,21 @@ def exams_import(file: str, db: str | None, json_out: bool) -> None:
     """Import a bundle: every exam re-checked first; a tampered bundle imports nothing.
 
     FILE is a bundle from `exams export` (- for stdin)."""
-    from truegreen.exam.bundle import import_bundle, parse_bundle, read_bundle
-    from truegreen.exam.store import Ledger
+    from truegreen.api import ExamsImportRequest, import_exams
 
     if file == "-":
-        try:
-            exams = parse_bundle(json.loads(sys.stdin.read()), "stdin")
-        except ValueError as exc:
-            fail(f"stdin is not JSON ({exc})", "pipe in a file `truegreen exams export` wrote")
+        request = ExamsImportRequest(text=sys.stdin.read(), source="stdin", db=db)
     else:
-        exams = read_bundle(file)
-    with Ledger(db) as ledger:
-        results = import_bundle(ledger, exams)
+        request = ExamsImportRequest(file=Path(file), db=db)
+    imported = import_exams(request)
     if json_out:
-        emit_json({"schema": "truegreen.exam-import/1", "exams": [r.to_json() for r in results]})
+        emit_json(imported.to_json())
         return
-    if not results:
+    if not imported.exams:
         err.print("the bundle holds no exams; nothing imported", markup=False)
-    for r in results:
-        where = f"ledger entry {r.seq}" if r.created else f"already in ledger entry {r.seq}"
+    for r in imported.exams:
+        created = r.status == "imported"
+        where = f"ledger entry {r.seq}" if created else f"already in ledger entry {r.seq}"
         out.print(f"{r.status:15}  {r.id}  {r.test}  ({where})", markup=False)
 
 
@@ -261,21 +240,11 @@ def ledger_verify(
     restore_guards: bool, expect_head: str | None, db: str | None, json_out: bool
 ) -> None:
     """Recompute the hash chain; exit 0 when intact, 2 naming the first bad entry."""
-    from truegreen.exam.store import Ledger
+    from truegreen.api import LedgerVerifyRequest, verify_ledger
 
-    expected = None
-    if expect_head is not None:
-        seq, _, head = expect_head.partition(":")
-        if not seq.isdigit() or len(head) != 64:
-            fail(
-                f"--expect-head {expect_head!r} is not SEQ:HASH",
-                "give it as printed by `truegreen ledger verify`, e.g. 12:3f2a...",
-            )
-        expected = (int(seq), head)
-    with Ledger(db) as ledger:
-        if restore_guards:
-            ledger.restore_guards()
-        report = ledger.verify_chain(expected)
+    request = LedgerVerifyRequest(restore_guards=restore_guards, expect_head=expect_head, db=db)
+    checked = verify_ledger(request)
+    report = checked.report
     if json_out:
         emit_json(report.to_json())
     if report.ok:
@@ -284,12 +253,12 @@ def ledger_verify(
         return
     if report.first_bad is not None:
         fail(
-            f"{report.message} (in {ledger.url})",
+            f"{report.message} (in {checked.ledger})",
             "do not trust exams or verifications from that entry on; "
             "restore the database from a backup, or re-import exams from a bundle you trust",
         )
     fail(
-        f"{report.message} (in {ledger.url})",
+        f"{report.message} (in {checked.ledger})",
         "find out who removed them; `truegreen ledger verify --restore-guards` puts them back",
     )
 
@@ -301,9 +270,9 @@ def receipt_verify(file: Path, json_out: bool) -> None:
     """Re-hash one receipt: exit 0 when it matches its sha256, 2 when it does not.
 
     FILE is a receipt.json."""
-    from truegreen.exam.receipt import verify_receipt
+    from truegreen.api import ReceiptVerifyRequest, verify_receipt
 
-    check = verify_receipt(file)
+    check = verify_receipt(ReceiptVerifyRequest(file=file))
     if json_out:
         emit_json(check.to_json())
     if not check.ok:

@@ -9,11 +9,11 @@ import click
 
 from truegreen.cli._app import (
     app,
+    call,
     db_option,
     emit_json,
     fail,
     json_option,
-    notify,
     out,
     project_options,
 )
@@ -23,8 +23,7 @@ COLORS = {"verified": "green", "refuted": "red", "inconclusive": "yellow"}
 
 
 def print_verification(doc: dict[str, Any]) -> None:
-    from truegreen.report.markdown import compared_tests, shown_layers
-    from truegreen.verify.verdict import VERIFIED_MEANS
+    from truegreen.api import VERIFIED_MEANS, compared_tests, shown_layers
 
     color = COLORS.get(doc["verdict"], "white")
     out.print(f"[bold {color}]{doc['verdict'].upper()}[/] -> {doc['decision']}")
@@ -113,37 +112,30 @@ def verify_command(
     json_out: bool,
 ) -> None:
     """Grade a claimed fix against the sealed exams (exit 0 approve, 1 reject, 3 escalate, 2 error)."""
-    from truegreen.api import verify_fix
-    from truegreen.project import open_project
+    from truegreen.api import VerifyRequest, verify
 
+    patch_bytes: bytes | None = None
     if patch is not None:
         if not patch.is_file():
             fail(
                 f"--patch {str(patch)!r} does not exist or is not a file",
                 "pass the path of a unified diff",
             )
-        patch_bytes: bytes | None = patch.read_bytes()
-        if base is None:
-            base = "HEAD"
-    else:
-        patch_bytes = None
-        if base is None:
-            fail("--base is required", "pass the revision the exam fails on, e.g. --base main")
-        if head is None:
-            fail("pass --head REV or --patch FILE", "the fix to verify")
-    project = open_project(repo, python, sandbox, need_git=True, notify=notify)
-    doc = verify_fix(
-        project,
+        patch_bytes = patch.read_bytes()
+    request = VerifyRequest(
+        repo=repo,
+        python=python,
+        sandbox=sandbox,
+        db=db,
         base=base,
         head=head,
         patch=patch_bytes,
-        exam_refs=exam or (),
+        exams=exam,
         runs=runs,
         strength=not no_strength,
-        db_url=db,
         report_dir=report,
-        notify=notify,
     )
+    doc = verify(request, **call()).to_json()
     if json_out:
         emit_json(doc)
     else:
@@ -171,18 +163,13 @@ def strength_command(
     json_out: bool,
 ) -> None:
     """How strong the exam is: mutate the lines the fix changed and count the mutants it kills."""
-    from truegreen.api import exam_strength
-    from truegreen.project import open_project
+    from truegreen.api import StrengthRequest
+    from truegreen.api import strength as measure
 
-    project = open_project(repo, python, sandbox, need_git=True, notify=notify)
-    doc = exam_strength(
-        project,
-        base=base,
-        head=head,
-        exam_refs=list(exam),
-        db_url=db,
-        notify=notify,
+    request = StrengthRequest(
+        repo=repo, python=python, sandbox=sandbox, db=db, exams=exam, base=base, head=head
     )
+    doc = measure(request, **call()).to_json()
     if json_out:
         emit_json(doc)
         return

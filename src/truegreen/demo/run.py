@@ -5,15 +5,19 @@ from __future__ import annotations
 
 import shutil
 import sys
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from truegreen import tempdirs
-from truegreen.api import seal_exam, verify_fix
 from truegreen.demo.scenario import EXAM_FILE, EXAM_TEST, build, candidates
+from truegreen.events import Events, Listener
+from truegreen.model.requests import DemoRequest, SealRequest, VerifyRequest
 from truegreen.project import open_project
+from truegreen.run.executor import Cancellation, Executor
+
+if TYPE_CHECKING:
+    from truegreen.exam.store import Ledger
 
 
 @dataclass(frozen=True)
@@ -21,6 +25,7 @@ class DemoRow:
     branch: str
     title: str
     expected: str
+    #: the candidate's truegreen.verification/1 document
     doc: dict[str, Any]
 
     @property
@@ -37,34 +42,64 @@ class DemoResult:
 
 
 def run_demo(
-    workdir: Path | None = None,
+    request: DemoRequest,
     *,
-    sandbox: str | None = None,
-    db_url: str | None = None,
-    notify: Callable[[str], None] = lambda _m: None,
-    keep: bool = False,
+    listener: Listener | None = None,
+    cancel: Cancellation | None = None,
+    executor: Executor | None = None,
+    ledger: Ledger | None = None,
 ) -> DemoResult:
-    """Run the whole loop. The repository and (unless ``db_url``) the ledger live in a
-    temporary directory, removed at the end unless ``keep``."""
+    """Run the whole loop through the engine API, as an adapter would. The repository and
+    (unless ``request.db`` or ``ledger``) the ledger live in a temporary directory,
+    removed at the end unless ``request.keep`` or ``request.workdir``."""
+    from truegreen import api
+
+    events = Events("demo", listener)
+    token = cancel if cancel is not None else Cancellation()
+    workdir = request.workdir
     tmp = tempdirs.make("truegreen-demo-") if workdir is None else workdir
     root = tmp / "invoicekit"
     try:
-        notify(f"building the demo repository in {root}")
+        events.note("demo", f"building the demo repository in {root}")
         build(root)
-        url = db_url or f"sqlite:///{tmp / 'ledger.db'}"
-        project = open_project(root, sys.executable, sandbox, need_git=True, notify=notify)
-        notify(f"sealing the exam {EXAM_TEST} (it must fail 3 times the same way)")
-        sealed = seal_exam(
-            project, EXAM_TEST, rev="main", test_file=EXAM_FILE, issue="42", db_url=url
-        )
-        rows = []
-        for cand in candidates():
-            notify(f"verifying {cand.branch}: {cand.title}")
-            doc = verify_fix(
-                project, base="main", head=cand.branch, exam_refs=[sealed.exam.id], db_url=url
+        url = request.db or f"sqlite:///{tmp / 'ledger.db'}"
+        # the sandbox is chosen (and said) once; every call then names it
+        sandbox = open_project(
+            root, sys.executable, request.sandbox, need_git=True, events=events
+        ).sandbox
+        where: dict[str, Any] = {
+            "repo": root,
+            "python": sys.executable,
+            "sandbox": sandbox,
+            "db": url,
+        }
+        lg = api.open_ledger(url) if ledger is None else ledger
+        try:
+            events.note("demo", f"sealing the exam {EXAM_TEST} (it must fail 3 times the same way)")
+            sealed = api.seal(
+                SealRequest(
+                    **where, test_id=EXAM_TEST, rev="main", test_file=EXAM_FILE, issue="42"
+                ),
+                listener=listener,
+                cancel=token,
+                executor=executor,
+                ledger=lg,
             )
-            rows.append(DemoRow(cand.branch, cand.title, cand.expected, doc))
+            rows = []
+            for cand in candidates():
+                events.note("demo", f"verifying {cand.branch}: {cand.title}")
+                verification = api.verify(
+                    VerifyRequest(**where, base="main", head=cand.branch, exams=(sealed.exam.id,)),
+                    listener=listener,
+                    cancel=token,
+                    executor=executor,
+                    ledger=lg,
+                )
+                rows.append(DemoRow(cand.branch, cand.title, cand.expected, verification.to_json()))
+        finally:
+            if ledger is None:
+                lg.close()
         return DemoResult(root, sealed.exam.id, sealed.exam.signature, rows)
     finally:
-        if not keep and workdir is None:
+        if not request.keep and workdir is None:
             shutil.rmtree(tmp, ignore_errors=True)

@@ -118,10 +118,14 @@ def _download(url: str, token: str | None, what: str) -> IO[bytes]:
 def fetch(repo: str, run_id: int | None, job_id: int | None, token: str | None = None) -> Fetched:
     """The log(s) of a failed job, or of a run's failed jobs."""
     if not _REPO.match(repo):
-        raise UsageError(f"{repo!r} is not OWNER/REPO", hint="for example: --github pallets/flask")
+        raise UsageError(
+            f"{repo!r} is not OWNER/REPO", hint="for example: pallets/flask", field="github"
+        )
     if run_id is None and job_id is None:
         raise UsageError(
-            "--github needs --run ID (and optionally --job ID)", hint="the ids are in the run's URL"
+            "needs the run's id (and optionally one job's)",
+            hint="the ids are in the run's URL",
+            field="run_id",
         )
     token = token if token is not None else os.environ.get("GITHUB_TOKEN") or None
     base = f"{api_base()}/repos/{repo}/actions"

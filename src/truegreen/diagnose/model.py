@@ -94,6 +94,10 @@ class Diagnosis(_Model):
     def document(self) -> dict[str, Any]:
         return self.model_dump(by_alias=True, mode="json")
 
+    def to_json(self) -> dict[str, Any]:
+        """The ``truegreen.diagnosis/1`` document (as every engine API result names it)."""
+        return self.document()
+
 
 def json_schema() -> dict[str, Any]:
     return Diagnosis.model_json_schema(by_alias=True)

@@ -137,7 +137,8 @@ def create_engine(url: URL) -> Engine:
             if not parent.is_dir():
                 raise StoreError(
                     f"cannot open the ledger {url.database}: {parent} does not exist",
-                    hint="create the directory or give another --db",
+                    hint="create the directory, or give another database",
+                    field="db",
                 )
         engine = sa.create_engine(url)
         event.listen(engine, "connect", _sqlite_connect)
@@ -180,12 +181,14 @@ def translate(url: URL) -> Iterator[None]:
         if "file is not a database" in detail or "malformed" in detail:
             raise StoreError(
                 f"{describe(url)} is not a truegreen ledger, or is damaged ({detail})",
-                hint="give the right --db; restore the file from a backup",
+                hint="give the right database; restore the file from a backup",
+                field="db",
             ) from None
         if isinstance(exc, sa.exc.OperationalError | sa.exc.InterfaceError):
             raise StoreError(
                 f"cannot use the database {describe(url)}: {detail}",
-                hint="check --db / TRUEGREEN_DB and that the server is running",
+                hint="check the database URL (or TRUEGREEN_DB) and that the server is running",
+                field="db",
             ) from None
         raise StoreError(
             f"the database {describe(url)} refused an operation: {detail}",

@@ -40,21 +40,23 @@ class BugReport:
         return IssueReport(sha256=self.sha256, title=self.title)
 
 
-def parse_report(data: bytes, name: str) -> BugReport:
-    """The report's record from its bytes; ``name`` is how messages call the file."""
+def parse_report(data: bytes, name: str, *, field: str | None = None) -> BugReport:
+    """The report's record from its bytes; ``name`` is how messages call the file, ``field``
+    the request's input it came from."""
     if b"\0" in data:
-        raise UsageError(f"{name} is not a text file (it holds NUL bytes)", hint=_HINT)
+        raise UsageError(f"{name} is not a text file (it holds NUL bytes)", hint=_HINT, field=field)
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise UsageError(
-            f"{name} is not UTF-8 text ({exc.reason} at byte {exc.start})", hint=_HINT
+            f"{name} is not UTF-8 text ({exc.reason} at byte {exc.start})", hint=_HINT, field=field
         ) from None
     first = next((line for line in text.splitlines() if line.strip()), None)
     if first is None:
         raise UsageError(
             f"{name} is empty: a bug report needs at least a title line",
             hint="write what goes wrong (a title line, then how to reproduce it)",
+            field=field,
         )
     printable = "".join(ch if ch.isprintable() else " " for ch in first)
     title = " ".join(_HEADING.sub("", printable.strip()).split()) or printable.strip()
@@ -66,16 +68,23 @@ def parse_report(data: bytes, name: str) -> BugReport:
 
 
 def read_report(path: Path) -> BugReport:
-    """Read ``--issue-file``; a missing, unreadable, binary or empty file is a UsageError."""
-    name = f"--issue-file {str(path)!r}"
+    """Read the bug report at ``path`` (the request's ``issue_file``); a missing, unreadable,
+    binary or empty file is a UsageError about that field."""
+    name = repr(str(path))
     if not path.exists():
-        raise UsageError(f"{name} does not exist", hint="pass the path of the bug report")
+        raise UsageError(
+            f"{name} does not exist", hint="give the path of the bug report", field="issue_file"
+        )
     if not path.is_file():
-        raise UsageError(f"{name} is not a file", hint="pass the path of the bug report")
+        raise UsageError(
+            f"{name} is not a file", hint="give the path of the bug report", field="issue_file"
+        )
     try:
         data = path.read_bytes()
     except OSError as exc:
         raise UsageError(
-            f"cannot read {name}: {exc.strerror}", hint="check the file's permissions"
+            f"cannot read {name}: {exc.strerror}",
+            hint="check the file's permissions",
+            field="issue_file",
         ) from None
-    return parse_report(data, name)
+    return parse_report(data, name, field="issue_file")

@@ -280,6 +280,41 @@ class Ledger:
                 for r in conn.execute(query)
             ]
 
+    def verifications(
+        self, *, repo: str | None = None, since: str | None = None, limit: int | None = None
+    ) -> list[Entry]:
+        """The "verification" entries, oldest first: of ``repo`` (a repository identity:
+        the verifications of its exams) only, recorded at or after ``since`` (UTC, ISO 8601
+        as ``recorded_at`` holds it) only, the most recent ``limit`` only. Each entry is
+        checked against its hashes (fails closed)."""
+        query = sa.select(_L).where(_L.c.kind == KIND_VERIFICATION).order_by(_L.c.seq.desc())
+        if since is not None:
+            query = query.where(_L.c.recorded_at >= since)
+        found: list[Entry] = []
+        with db.translate(self._url), db.read(self._engine) as conn:
+            mine: set[str] | None = None
+            if repo is not None:
+                mine = set(conn.execute(sa.select(_X.c.id).where(_X.c.repo == repo)).scalars())
+            for row in conn.execute(query):
+                where = f"verification (ledger entry {row.seq})"
+                if canonical.sha256_text(row.payload) != row.payload_sha256:
+                    raise IntegrityError(
+                        f"{where}: the entry was edited (payload_sha256)", hint=_BROKEN_HINT
+                    )
+                if entry_hash(row.seq, row.kind, row.payload_sha256, row.prev_hash) != (
+                    row.entry_hash
+                ):
+                    raise IntegrityError(
+                        f"{where}: the entry was edited (entry_hash)", hint=_BROKEN_HINT
+                    )
+                entry = Entry.from_row(row, row.recorded_at)
+                if mine is not None and not mine & _exam_ids(entry.payload):
+                    continue
+                found.append(entry)
+                if limit is not None and len(found) >= limit:
+                    break
+        return found[::-1]
+
     def entries(self) -> list[Entry]:
         """Every entry, in order (no checks: use :meth:`verify_chain` for those)."""
         with db.translate(self._url), db.read(self._engine) as conn:
@@ -407,6 +442,14 @@ def _entry_at(conn: Connection, seq: int, exam_id: str) -> Entry:
         return Entry.from_row(row, row.recorded_at)
     except ValueError:
         raise IntegrityError(f"{where}: the payload is not JSON", hint=_BROKEN_HINT) from None
+
+
+def _exam_ids(doc: dict[str, Any]) -> set[str]:
+    """The ids of the exams a verification document graded against."""
+    exams = doc.get("exams")
+    if not isinstance(exams, list):
+        return set()
+    return {e["id"] for e in exams if isinstance(e, dict) and isinstance(e.get("id"), str)}
 
 
 def _head_problems(hashes: dict[str, int], seq: int, head: str) -> list[ChainProblem]:

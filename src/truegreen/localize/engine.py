@@ -36,6 +36,7 @@ from typing import Any
 
 from truegreen import tempdirs
 from truegreen.errors import UsageError
+from truegreen.events import QUIET, Events
 from truegreen.localize import boundary, history, keys, mocks, mutation, names, raises, texts
 from truegreen.localize import context as ctx
 from truegreen.localize import values as val
@@ -313,29 +314,35 @@ def localize(
     test_ids: Sequence[str],
     options: LocalizeOptions | None = None,
     executor: Executor | None = None,
-    notify: Callable[[str], None] | None = None,
+    events: Events = QUIET,
 ) -> dict[str, Any]:
-    """Localize the failure of ``test_ids``; the ``truegreen.localization/1`` document."""
+    """Localize the failure of ``test_ids``; the ``truegreen.localization/1`` document.
+    Every run goes through ``executor`` (default: the project's, bound to its call)."""
     opts = options or LocalizeOptions()
-    say = notify or (lambda _m: None)
+    executor = executor if executor is not None else project.executor
     if not test_ids:
         raise UsageError(
             "no test id given",
-            hint="pass the failing tests' node ids, e.g. tests/test_x.py::test_y",
+            hint="give the failing tests' node ids, e.g. tests/test_x.py::test_y",
+            field="test_ids",
         )
     if opts.formula not in FORMULAS:
         raise UsageError(
-            f"unknown formula {opts.formula!r}", hint=f"use one of {', '.join(FORMULAS)}"
+            f"unknown formula {opts.formula!r}",
+            hint=f"use one of {', '.join(FORMULAS)}",
+            field="formula",
         )
     if opts.budget_tokens < 50:
-        raise UsageError("--budget-tokens must be at least 50")
+        raise UsageError(f"must be at least 50, not {opts.budget_tokens}", field="budget_tokens")
     targets = list(dict.fromkeys(test_ids))
     selection = _selection(project, targets, opts.scope)
     runs = _Runs()
     hold: Path | None = None
     tmp = tempdirs.make("truegreen-localize-")
     try:
-        say(f"localize: running {len(selection)} selection item(s) under the tracer")
+        events.start(
+            "trace", f"localize: running {len(selection)} selection item(s) under the tracer"
+        )
         cfg: Path | None = None
         if opts.values:
             cfg = tmp / "values.json"
@@ -465,9 +472,10 @@ def localize(
                 # measure it first, where it fails; the order check says why
                 assert runs.measured is not None
                 runs.in_suite = {t.id: t.outcome for t in runs.measured.tests}
-                say(
+                events.note(
+                    "order",
                     "localize: the test passed after the other tests but fails run first: "
-                    "measuring it first"
+                    "measuring it first",
                 )
                 measure(first=targets)
             measured = runs.measured
@@ -518,7 +526,11 @@ def localize(
                     else None
                 )
                 if todo is not None:
-                    say(f"localize: running {len(todo.mutants)} mutant(s) of tied suspects")
+                    events.start(
+                        "mutants",
+                        f"localize: running {len(todo.mutants)} mutant(s) of tied suspects",
+                        total=len(todo.mutants),
+                    )
                 got = send(todo.spec if todo is not None else None)
                 if todo is None:
                     return {}
@@ -527,7 +539,7 @@ def localize(
                         runs.notes.append(problem)
                 return mutation.scores(todo, got) if got else {}
 
-            return _document(
+            doc = _document(
                 project,
                 targets,
                 failing,
@@ -541,6 +553,10 @@ def localize(
                 opts,
                 mutate,
             )
+            # the bare run (a thread) and the history (git blame) fail quietly: a cancel
+            # that cut them short must still end the call, not give a document
+            project.cancel.check()
+            return doc
         finally:
             finish()
     finally:
@@ -612,7 +628,7 @@ def _check_targets(targets: Sequence[str], by_id: Mapping[str, TestResult], run:
             raise UsageError(
                 f"{unreported[0]} has no result: a test module could not be collected ({problem})",
                 hint="fix the collection error (`truegreen run` on that file shows it in full), "
-                "or narrow the passing tests with --scope",
+                "or narrow the passing tests (the scope)",
             )
     missing = [t for t in targets if t not in by_id]
     if missing:
@@ -625,7 +641,8 @@ def _check_targets(targets: Sequence[str], by_id: Mapping[str, TestResult], run:
     if any(by_id[t].outcome == "no_report" for t in targets):
         raise UsageError(
             f"{targets[0]} ended without a report (the test process died or timed out)",
-            hint="`truegreen run` on the test shows what happened; --timeout gives it longer",
+            hint="`truegreen run` on the test shows what happened; a longer timeout gives it "
+            "more time",
         )
     outcomes = ", ".join(f"{t}: {by_id[t].outcome}" for t in targets)
     raise UsageError(

@@ -1,10 +1,13 @@
-"""Pydantic models of the JSON documents truegreen prints, for their JSON Schemas.
+"""Pydantic models of the JSON documents truegreen prints: the engine API's results, and
+the source of their JSON Schemas.
 
-The engine builds the documents as plain dicts (canonical JSON); these models describe
-them (what every consumer may rely on: the contract in DESIGN.md) and are used to
-validate documents in the tests and to generate ``truegreen/schemas/*.schema.json``
-(``python -m truegreen.model.documents --write``). Extra fields are allowed: a document
-may carry more than its contract.
+The engine builds the documents as plain dicts (canonical JSON); the engine API
+(:mod:`truegreen.api`) hands them to adapters as these models, typed where the contract
+(DESIGN.md) says what a consumer may rely on. Extra fields are allowed and kept: a
+document may carry more than its contract, and ``to_json()`` gives back exactly the
+document the engine built (``canonical.pretty(result.to_json())`` is what ``--json``
+prints). The models also validate documents in the tests and generate
+``truegreen/schemas/*.schema.json`` (``python -m truegreen.model.documents --write``).
 """
 
 from __future__ import annotations
@@ -22,7 +25,12 @@ SCHEMA_DIR = Path(__file__).resolve().parent.parent / "schemas"
 
 
 class _Doc(BaseModel):
-    model_config = ConfigDict(extra="allow", populate_by_name=True)
+    model_config = ConfigDict(extra="allow", populate_by_name=True, defer_build=True)
+
+    def to_json(self) -> dict[str, Any]:
+        """The document as the engine built it (fields it did not have stay out)."""
+        doc: dict[str, Any] = self.model_dump(by_alias=True, mode="json", exclude_unset=True)
+        return doc
 
 
 class Side(_Doc):
@@ -85,6 +93,7 @@ class RunTest(_Doc):
     id: str
     outcome: Literal["passed", "failed", "error", "skipped", "xfailed", "xpassed", "no_report"]
     signature: str | None
+    #: seconds, a float as the runner computes it (round(..., 3))
     duration: float
     excerpt: str
 
@@ -102,9 +111,128 @@ class Run(_Doc):
     )
 
 
+class Survivor(_Doc):
+    file: str
+    line: int = Field(ge=1)
+    mutation: str
+
+
+class StrengthResult(Strength):
+    survivors: list[Survivor] = Field(description="the mutants the exams did not kill")
+
+
+class StrengthReport(_Doc):
+    """``truegreen.strength/1``: what ``strength --json`` prints."""
+
+    schema_: Literal["truegreen.strength/1"] = Field(alias="schema")
+    base: str = Field(pattern=r"^[0-9a-f]{40}([0-9a-f]{24})?$")
+    head: str = Field(pattern=r"^[0-9a-f]{40}([0-9a-f]{24})?$")
+    exams: list[str]
+    not_passing_at_head: list[str] = Field(
+        description="exams that do not pass on the head: their strength there means nothing"
+    )
+    strength: StrengthResult | None = Field(
+        description="null when no mutant of a changed line of non-test code could be made"
+    )
+
+
+class RankedLine(_Doc):
+    file: str
+    line: int = Field(ge=1)
+    score: str = Field(description="exact: a/b, or sqrt(a/b) for a formula with a root")
+    rank: int = Field(ge=1)
+    ties: int = Field(ge=1, description="how many lines share this rank")
+
+
+class Localization(_Doc):
+    """``truegreen.localization/1``: what ``localize --json`` prints."""
+
+    schema_: Literal["truegreen.localization/1"] = Field(alias="schema")
+    target: list[str]
+    formula: str
+    ranking: list[RankedLine]
+    values: dict[str, Any] = Field(description="failing vs passing values")
+    excerpt: str | None
+    context: dict[str, Any] = Field(description="the text output, packed to a token budget")
+
+    @property
+    def text(self) -> str:
+        """The context as ``localize`` prints it without --json."""
+        return str(self.context["text"])
+
+
+class ExamSummary(_Doc):
+    id: str
+    seq: int = Field(ge=1)
+    repo: str
+    test: str
+    rev: str
+    hidden: bool
+    signature: str | None
+    issue: str | None
+
+
+class ExamList(_Doc):
+    """``truegreen.exam-list/1``: what ``exams list --json`` prints."""
+
+    schema_: Literal["truegreen.exam-list/1"] = Field(alias="schema")
+    exams: list[ExamSummary]
+
+
+class ImportedExam(_Doc):
+    id: str
+    test: str
+    seq: int = Field(ge=1)
+    status: Literal["imported", "already present"]
+
+
+class ExamImport(_Doc):
+    """``truegreen.exam-import/1``: what ``exams import --json`` prints."""
+
+    schema_: Literal["truegreen.exam-import/1"] = Field(alias="schema")
+    exams: list[ImportedExam]
+
+
+class ExamBundle(_Doc):
+    """``truegreen.exam-bundle/1``: what ``exams export`` writes (see
+    :mod:`truegreen.exam.bundle`: a hidden exam's files travel base64-encoded)."""
+
+    schema_: Literal["truegreen.exam-bundle/1"] = Field(alias="schema")
+    exams: list[dict[str, Any]] = Field(description="truegreen.exam/1 documents, by id")
+    hidden_exams: list[str] = Field(
+        default_factory=list, description="the ids of the hidden exams (absent when none)"
+    )
+
+
+class DoctorCheck(_Doc):
+    name: str
+    status: Literal["ok", "warn", "missing"]
+    detail: str
+    fix: str | None
+
+
+class DoctorReport(_Doc):
+    """``truegreen.doctor/1``: what ``doctor --json`` prints."""
+
+    schema_: Literal["truegreen.doctor/1"] = Field(alias="schema")
+    version: str
+    checks: list[DoctorCheck]
+
+    @property
+    def missing(self) -> list[str]:
+        """The names of what is required and missing (``doctor`` exits 2 for them)."""
+        return [c.name for c in self.checks if c.status == "missing"]
+
+
 DOCUMENTS: dict[str, type[BaseModel]] = {
     "truegreen.verification-1": Verification,
     "truegreen.run-1": Run,
+    "truegreen.strength-1": StrengthReport,
+    "truegreen.localization-1": Localization,
+    "truegreen.exam-list-1": ExamList,
+    "truegreen.exam-import-1": ExamImport,
+    "truegreen.exam-bundle-1": ExamBundle,
+    "truegreen.doctor-1": DoctorReport,
 }
 
 

@@ -83,11 +83,15 @@ class GitRepo:
         p = Path(path).expanduser()
         if not p.exists():
             raise UsageError(
-                f"--repo {str(path)!r} does not exist", hint="pass the path of a git repository"
+                f"{str(path)!r} does not exist",
+                hint="give the path of a git repository",
+                field="repo",
             )
         if not p.is_dir():
             raise UsageError(
-                f"--repo {str(path)!r} is not a directory", hint="pass the path of a git repository"
+                f"{str(path)!r} is not a directory",
+                hint="give the path of a git repository",
+                field="repo",
             )
         ex = executor or default_executor()
         done = ex.run(
@@ -98,7 +102,8 @@ class GitRepo:
         if done.returncode != 0:
             raise UsageError(
                 f"{str(path)!r} is not a git repository",
-                hint="run truegreen inside a git checkout, or pass --repo PATH",
+                hint="run truegreen inside a git checkout, or give the path of one",
+                field="repo",
             )
         top = Path(done.stdout.strip()).resolve()
         root = p.resolve()
@@ -115,7 +120,9 @@ class GitRepo:
         stdin: bytes | None = None,
         check: bool = True,
         timeout: float = 300,
+        cleanup: bool = False,
     ) -> Completed:
+        """Run git; ``cleanup``: the clean-up a cancelled call still owes (it runs anyway)."""
         done = self._executor.run(
             Command(
                 ("git", *args),
@@ -124,6 +131,7 @@ class GitRepo:
                 timeout=timeout,
                 stdin=stdin,
                 capture_limit=256 * 1024 * 1024,
+                cancellable=not cleanup,
             )
         )
         if check and done.returncode != 0:
@@ -132,15 +140,19 @@ class GitRepo:
             )
         return done
 
-    def resolve(self, rev: str) -> str:
-        """The full commit sha of ``rev``; a :class:`UsageError` naming it when it does not exist."""
+    def resolve(self, rev: str, *, field: str | None = "rev") -> str:
+        """The full commit sha of ``rev``; a :class:`UsageError` naming it when it does not
+        exist (about the request's ``field``: the input ``rev`` came from)."""
         if not rev or rev.startswith("-"):
-            raise UsageError(f"invalid revision {rev!r}", hint="pass a commit, branch or tag")
+            raise UsageError(
+                f"invalid revision {rev!r}", hint="give a commit, branch or tag", field=field
+            )
         done = self.git("rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}", check=False)
         if done.returncode != 0:
             raise UsageError(
                 f"revision {rev!r} does not exist in {self.root}",
                 hint="check the name with `git log --oneline`, or fetch it first",
+                field=field,
             )
         return done.stdout.strip()
 
@@ -347,12 +359,14 @@ class GitRepo:
             # while it checked out) is still locked "initializing", and one --force leaves
             # it; unlock it too, since prune keeps the record of a locked one
             with contextlib.suppress(Exception):
-                self.git("worktree", "remove", "--force", "--force", str(path), check=False)
+                self.git(
+                    "worktree", "remove", "--force", "--force", str(path), check=False, cleanup=True
+                )
             shutil.rmtree(parent, ignore_errors=True)
             with contextlib.suppress(Exception):
-                self.git("worktree", "unlock", str(path), check=False)
+                self.git("worktree", "unlock", str(path), check=False, cleanup=True)
             with contextlib.suppress(Exception):
-                self.git("worktree", "prune", check=False)
+                self.git("worktree", "prune", check=False, cleanup=True)
 
 
 @dataclass(frozen=True)
@@ -406,8 +420,10 @@ class Worktree:
             failed.append(done.stderr.strip())
         why = failed[0].splitlines()[0] if failed[0] else "git apply failed"  # as given
         raise UsageError(
-            f"the patch does not apply to {self.rev[:12]}: {why}",
-            hint="make the patch against the base revision (git diff BASE), or pass --base",
+            f"it does not apply to {self.rev[:12]}: {why}",
+            hint="make the patch against the base revision (git diff BASE), or give the base "
+            "it was made against",
+            field="patch",
         )
 
     def merge(self, rev: str) -> str:
@@ -419,10 +435,12 @@ class Worktree:
             cwd=top, check=False,
         )  # fmt: skip
         if done.returncode != 0:
-            self.repo.git("merge", "--abort", cwd=top, check=False)
+            self.repo.git("merge", "--abort", cwd=top, check=False, cleanup=True)
             raise UsageError(
                 f"{rev} does not merge cleanly into {self.rev[:12]}, which it is behind",
-                hint="rebase the branch on the base (or pass --base with the commit it was made from)",
+                hint="rebase the branch on the base (or give as the base the commit it was "
+                "made from)",
+                field="head",
             )
         return self.repo.git("rev-parse", "HEAD", cwd=top).stdout.strip()
 

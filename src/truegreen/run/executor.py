@@ -20,6 +20,10 @@ What the real executor guarantees, whatever the child does:
 * when the child exits, anything it left behind (a forked child sleeping forever) is
   killed the same way, so no orphan outlives a run;
 * Ctrl-C (KeyboardInterrupt) kills the tree before it propagates;
+* cancellation is per call: an executor bound to a :class:`Cancellation` (one per api
+  call) registers every tree it starts with it; ``cancel()`` kills those trees, and that
+  executor's later runs raise :class:`ExecutionCancelled`. Another call's executor, with
+  its own token, goes on;
 * nothing outlives truegreen itself: a watcher process (the reaper, one per truegreen
   process, in a session of its own) kills the tree of every run still going when
   truegreen is gone, killed with SIGKILL included;
@@ -36,12 +40,12 @@ import subprocess
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-from truegreen.errors import ExecutionError
+from truegreen.errors import ExecutionCancelled, ExecutionError
 from truegreen.run import _reaper
 from truegreen.run._reaper import MARKER_VAR, kill_tree
 
@@ -65,6 +69,9 @@ class Command:
     #: keep stdout's bytes as well (``Completed.stdout_bytes``): a file's content, which
     #: the text (decoded as UTF-8, invalid bytes replaced) does not give back
     binary: bool = False
+    #: False for the clean-up a cancelled call still owes (``git worktree remove``): it
+    #: runs whatever the call's :class:`Cancellation` says, and cancel() does not kill it
+    cancellable: bool = True
 
 
 #: seconds between two looks at a command's ``settled``
@@ -102,6 +109,72 @@ class Completed:
 
 class Executor(Protocol):
     def run(self, command: Command) -> Completed: ...
+
+
+class Cancellation:
+    """One call's cancellation token, safe to use from any thread.
+
+    An executor bound to it (:func:`bound`) registers every process tree it starts here
+    while the tree runs. :meth:`cancel` kills those trees and makes the executor's later
+    runs raise :class:`ExecutionCancelled` (and a run it killed raise it too, never
+    return a result that could be graded); the clean-up a call owes (commands with
+    ``cancellable=False``) still runs. A token is never reset: one per call.
+    """
+
+    def __init__(self) -> None:
+        # re-entrant: Ctrl-C's handler may cancel on the thread that is registering a tree
+        self._lock = threading.RLock()
+        self._cancelled = threading.Event()
+        self._trees: dict[int, str] = {}
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancelled.is_set()
+
+    def cancel(self) -> None:
+        """Kill every tree started under this token and refuse new ones (idempotent)."""
+        with self._lock:
+            self._cancelled.set()
+            running = list(self._trees.items())
+        for pgid, marker in running:
+            kill_tree(pgid, marker)
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait until cancelled (at most ``timeout`` seconds); whether it is."""
+        return self._cancelled.wait(timeout)
+
+    def check(self) -> None:
+        """Raise :class:`ExecutionCancelled` when cancelled."""
+        if self.cancelled:
+            raise ExecutionCancelled("cancelled")
+
+    @property
+    def running(self) -> frozenset[int]:
+        """The process groups (pids of their first processes) running under this token."""
+        with self._lock:
+            return frozenset(self._trees)
+
+    def _register(self, pgid: int, marker: str) -> bool:
+        """Take a tree that just started; False (not taken) when already cancelled."""
+        with self._lock:
+            if self._cancelled.is_set():
+                return False
+            self._trees[pgid] = marker
+            return True
+
+    def _release(self, pgid: int) -> None:
+        with self._lock:
+            self._trees.pop(pgid, None)
+
+
+def bound(executor: Executor, cancel: Cancellation) -> Executor:
+    """``executor`` bound to ``cancel``: the same executor, for one call. An executor that
+    cannot be bound (one a test wrote, with only ``run``) is returned as it is."""
+    bind = getattr(executor, "with_cancel", None)
+    if bind is None:
+        return executor
+    bound_executor: Executor = bind(cancel)
+    return bound_executor
 
 
 class _BoundedReader(threading.Thread):
@@ -194,34 +267,9 @@ def _wait(proc: subprocess.Popen[bytes], command: Command) -> str:
             os.close(fd)
 
 
+#: every run of this process still going (for the reaper: one started again learns of them)
 _active_lock = threading.Lock()
 _active: dict[int, str] = {}
-_cancelled = threading.Event()
-
-
-class ExecutionCancelled(ExecutionError):
-    slug = "cancelled"
-
-
-@contextlib.contextmanager
-def cancelling() -> Iterator[None]:
-    """On any exception inside (Ctrl-C above all), stop every process tree this process
-    supervises and refuse to start new ones until the block is left. Needed when runs
-    happen in worker threads: their children are in other sessions, never see SIGINT,
-    and the threads would otherwise go on to their next run."""
-    try:
-        yield
-    except BaseException:
-        _cancelled.set()
-        with _active_lock:
-            running = list(_active.items())
-        for pgid, marker in running:
-            kill_tree(pgid, marker)
-        raise
-
-
-def reset_cancel() -> None:
-    _cancelled.clear()
 
 
 #: the reaper is started with the Popen of import time: a test that wraps
@@ -325,15 +373,26 @@ def _close_pipes(proc: subprocess.Popen[bytes]) -> None:
 class SubprocessExecutor:
     """The real executor. See the module docstring for what it guarantees."""
 
-    def __init__(self, *, on_start: Callable[[int], None] | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        on_start: Callable[[int], None] | None = None,
+        cancel: Cancellation | None = None,
+    ) -> None:
         self._on_start = on_start
+        self._cancel = cancel
+
+    def with_cancel(self, cancel: Cancellation) -> SubprocessExecutor:
+        """This executor for one call: its trees registered with ``cancel``."""
+        return SubprocessExecutor(on_start=self._on_start, cancel=cancel)
 
     def run(self, command: Command) -> Completed:
         argv = tuple(str(a) for a in command.argv)
         if not argv:
             raise ExecutionError("empty command")
-        if _cancelled.is_set():
-            raise ExecutionCancelled("cancelled")
+        token = self._cancel if command.cancellable else None
+        if token is not None:
+            token.check()
         marker = uuid.uuid4().hex
         env = dict(command.env)
         env[MARKER_VAR] = marker
@@ -345,24 +404,26 @@ class SubprocessExecutor:
             _reaper_link.tell(f"- {marker}\n")
             raise
         _reaper_link.tell(_group_line(marker, proc.pid))
-        with _active_lock:
-            _active[proc.pid] = marker
-        if _cancelled.is_set():
-            # cancelled while it was starting: cancelling() may have looked at the running
-            # set before it was in it, and nobody else would stop it
-            kill_tree(proc.pid, marker)
-            proc.wait()
-            self._forget(proc.pid, marker)
-            _close_pipes(proc)
-            raise ExecutionCancelled("cancelled")
-        if self._on_start is not None:
-            self._on_start(proc.pid)
-        out = _BoundedReader(proc.stdout, command.capture_limit)
-        err = _BoundedReader(proc.stderr, command.capture_limit)
-        out.start()
-        err.start()
+        registered = False
+        readers: list[_BoundedReader] = []
         ended = "exited"
         try:
+            with _active_lock:
+                _active[proc.pid] = marker
+            if token is not None:
+                registered = token._register(proc.pid, marker)
+                if not registered:
+                    # cancelled while it was starting: cancel() looked at the token's trees
+                    # before this one was among them, and nobody else would stop it
+                    raise ExecutionCancelled("cancelled")
+            if self._on_start is not None:
+                self._on_start(proc.pid)
+            readers = [
+                _BoundedReader(proc.stdout, command.capture_limit),
+                _BoundedReader(proc.stderr, command.capture_limit),
+            ]
+            for reader in readers:
+                reader.start()
             if command.stdin is not None and proc.stdin is not None:
                 with contextlib.suppress(BrokenPipeError):
                     proc.stdin.write(command.stdin)
@@ -370,19 +431,28 @@ class SubprocessExecutor:
                     proc.stdin.close()
             ended = _wait(proc, command)
         except BaseException:
-            # Ctrl-C or anything else: nothing of the run may survive us.
+            # Ctrl-C (also one that lands while the run registers), a cancel, or anything
+            # else: nothing of the run may survive us.
             kill_tree(proc.pid, marker)
             proc.wait()
+            if not readers:
+                _close_pipes(proc)
             raise
         finally:
             # The child is gone (or timed out, or lingered); kill whatever it left behind,
             # which also closes the pipes that orphans were holding open.
             kill_tree(proc.pid, marker)
             self._forget(proc.pid, marker)
+            if registered and token is not None:
+                token._release(proc.pid)
+        out, err = readers
         proc.wait()
         out.join(timeout=5)
         err.join(timeout=5)
         _close_pipes(proc)
+        if token is not None:
+            # killed by cancel() (or cancelled while it ran): what it did is no result
+            token.check()
         return Completed(
             argv=argv,
             returncode=proc.returncode,
@@ -428,13 +498,27 @@ def _start(argv: tuple[str, ...], command: Command, env: dict[str, str]) -> subp
 
 
 class FakeExecutor:
-    """An executor for tests: ``handler(command) -> Completed``; records every command."""
+    """An executor for tests: ``handler(command) -> Completed``; records every command.
 
-    def __init__(self, handler: Callable[[Command], Completed]) -> None:
+    Bound to a :class:`Cancellation` (:func:`bound`), it raises
+    :class:`ExecutionCancelled` for a cancellable command once that is cancelled, as the
+    real one does; the copy shares the handler and the list of commands."""
+
+    def __init__(
+        self, handler: Callable[[Command], Completed], *, cancel: Cancellation | None = None
+    ) -> None:
         self._handler = handler
+        self._cancel = cancel
         self.commands: list[Command] = []
 
+    def with_cancel(self, cancel: Cancellation) -> FakeExecutor:
+        fake = FakeExecutor(self._handler, cancel=cancel)
+        fake.commands = self.commands
+        return fake
+
     def run(self, command: Command) -> Completed:
+        if self._cancel is not None and command.cancellable:
+            self._cancel.check()
         self.commands.append(command)
         return self._handler(command)
 
@@ -456,4 +540,4 @@ def _missing_hint(program: str) -> str:
                 "xcode-select --install); `truegreen doctor` checks it"
             )
         return f"install {program} or put it on PATH"
-    return "check the path (for --python: the interpreter of the project's environment)"
+    return "check the path (for the project's interpreter: the one of its environment)"

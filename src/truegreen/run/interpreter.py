@@ -12,7 +12,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from truegreen.errors import ExecutionError, UsageError
+from truegreen.errors import ExecutionCancelled, ExecutionError, UsageError
 from truegreen.run.executor import Command, Executor, default_executor
 
 _PROBE_SCRIPT = r"""
@@ -180,18 +180,21 @@ def resolve(
             path = Path(found)
     if not path.exists():
         raise UsageError(
-            f"--python {str(path)!r} does not exist",
-            hint="pass the path of the project's interpreter",
+            f"{str(path)!r} does not exist",
+            hint="give the path of the project's interpreter",
+            field="python",
         )
     if path.is_dir():
         raise UsageError(
-            f"--python {str(path)!r} is a directory",
-            hint="pass the interpreter itself, e.g. .venv/bin/python",
+            f"{str(path)!r} is a directory",
+            hint="give the interpreter itself, e.g. .venv/bin/python",
+            field="python",
         )
     if not os.access(path, os.X_OK):
         raise UsageError(
-            f"--python {str(path)!r} is not executable",
-            hint="pass the path of a Python interpreter",
+            f"{str(path)!r} is not executable",
+            hint="give the path of a Python interpreter",
+            field="python",
         )
     # Keep the venv's own path (do not resolve symlinks): a venv's python is a symlink to
     # its base interpreter, and resolving it would lose the venv's site-packages.
@@ -207,10 +210,13 @@ def resolve(
         done = ex.run(
             Command((str(path), "-I", "-c", _PROBE_SCRIPT), cwd=repo, env=env, timeout=120)
         )
+    except ExecutionCancelled:
+        raise
     except ExecutionError as exc:
         raise UsageError(
-            f"--python {str(path)!r} cannot be run: {exc.message}",
-            hint="pass the path of a Python interpreter",
+            f"{str(path)!r} cannot be run: {exc.message}",
+            hint="give the path of a Python interpreter",
+            field="python",
         ) from exc
     info: dict[str, object] | None = None
     if done.returncode == 0:
@@ -224,13 +230,15 @@ def resolve(
                 break
     if info is None:
         raise UsageError(
-            f"--python {str(path)!r} is not a working Python interpreter",
-            hint="pass the path of the project's interpreter, e.g. .venv/bin/python",
+            f"{str(path)!r} is not a working Python interpreter",
+            hint="give the path of the project's interpreter, e.g. .venv/bin/python",
+            field="python",
         )
     if not info.get("pytest"):
         raise UsageError(
             f"{path} has no pytest ({info.get('pytest_error', 'not importable')})",
-            hint=f"install it there ({path} -m pip install pytest) or pass --python",
+            hint=f"install it there ({path} -m pip install pytest), or give another interpreter",
+            field="python",
         )
     interp = Interpreter(
         path=path,

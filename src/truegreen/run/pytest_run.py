@@ -29,7 +29,7 @@ import json
 import os
 import re
 import shutil
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -82,8 +82,16 @@ EXCERPT_CHARS = 3000
 class UnknownTestError(UsageError):
     slug = "unknown-test"
 
-    def __init__(self, message: str, *, hint: str | None = None, missing: Sequence[str] = ()):
-        super().__init__(message, hint=hint)
+    def __init__(
+        self,
+        message: str,
+        *,
+        hint: str | None = None,
+        missing: Sequence[str] = (),
+        field: str | None = None,
+        suggest: Mapping[str, str] | None = None,
+    ):
+        super().__init__(message, hint=hint, field=field, suggest=suggest)
         #: the ids or paths pytest said it could not find, relative to the repository root
         self.missing = tuple(missing)
 
@@ -180,7 +188,6 @@ def rerun_command(request: PytestRequest) -> list[str]:
 def run_pytest(
     request: PytestRequest,
     executor: Executor | None = None,
-    notify: Callable[[str], None] | None = None,
 ) -> PytestRun:
     """Run pytest once and read what the probe reported."""
     from truegreen.sandbox import SandboxSpec, get_backend
@@ -211,7 +218,7 @@ def run_pytest(
             settled=_PytestDone(out),
             grace=EXIT_GRACE,
         )
-        backend = get_backend(request.sandbox, notify=notify)
+        backend = get_backend(request.sandbox)
         prefixes = {Path(request.interpreter.prefix), Path(request.interpreter.base_prefix)}
         spec = SandboxSpec(
             workdir=request.repo,

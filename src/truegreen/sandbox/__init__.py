@@ -161,7 +161,7 @@ def get_backend(name: str | None, *, notify: Callable[[str], None] | None = None
     """The backend called ``name``.
 
     ``None`` picks the default: ``bwrap`` when it works here, else ``none``; ``notify``
-    (the CLI's stderr) is told which and why. A backend named explicitly that does not
+    (a sink of lines: the call's events, ``Events.notes("sandbox")``) is told which and why. A backend named explicitly that does not
     work here is a :class:`~truegreen.errors.UsageError` that says why and what to do.
     """
     from truegreen.errors import UsageError
@@ -179,21 +179,24 @@ def get_backend(name: str | None, *, notify: Callable[[str], None] | None = None
         if notify is not None:
             notify(
                 f"truegreen: sandbox: none - tests run WITHOUT isolation ({why}); "
-                "install bubblewrap or pass --sandbox none to silence this"
+                "install bubblewrap, or choose the sandbox none to silence this"
             )
         return NoSandbox()
     backend = backends.get(name)
     if backend is None:
         raise UsageError(
-            f"--sandbox {name!r} is not a sandbox", hint=f"use one of {', '.join(BACKENDS)}"
+            f"{name!r} is not a sandbox",
+            hint=f"use one of {', '.join(BACKENDS)}",
+            field="sandbox",
         )
     ok, why = backend.available()
     if not ok:
         other = "bwrap" if name == "docker" else "docker"
         raise UsageError(
             f"sandbox backend {name!r} does not work here: {why}",
-            hint=f"fix that (see `truegreen doctor`), or use --sandbox {other} or "
-            "--sandbox none (no isolation: trusted code only)",
+            hint=f"fix that (see `truegreen doctor`), or choose the sandbox {other}, or none "
+            "(no isolation: trusted code only)",
+            field="sandbox",
         )
     return backend
 

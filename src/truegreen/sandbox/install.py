@@ -25,11 +25,12 @@ from __future__ import annotations
 import os
 import sys
 import tomllib
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from truegreen.errors import ExecutionError, UsageError
+from truegreen.errors import ExecutionCancelled, ExecutionError, UsageError
+from truegreen.events import QUIET, Events
 from truegreen.run.executor import Command, Completed, Executor, default_executor
 from truegreen.run.interpreter import default_python
 from truegreen.sandbox import is_secret_name
@@ -137,14 +138,15 @@ def build_env(
     packages: Sequence[str] = ("pytest",),
     timeout: float = 1800.0,
     executor: Executor | None = None,
-    notify: Callable[[str], None] | None = None,
+    events: Events = QUIET,
 ) -> EnvBuild:
     """Create or update the target's virtualenv and install the project for testing."""
     root = Path(repo).expanduser().resolve()
     if not (root / "pyproject.toml").is_file() and not (root / "setup.py").is_file():
         raise UsageError(
             f"{root} has neither pyproject.toml nor setup.py: nothing to install",
-            hint="pass --repo with the project's root",
+            hint="give the path of the project's root",
+            field="repo",
         )
     target = (venv if venv is not None else root / ".venv").expanduser()
     target = target if target.is_absolute() else (root / target)
@@ -154,10 +156,11 @@ def build_env(
     steps: list[dict[str, object]] = []
 
     def step(argv: list[str], what: str) -> Completed:
-        if notify is not None:
-            notify(f"truegreen: env build: {what}")
+        events.note("env", f"truegreen: env build: {what}")
         try:
             done = ex.run(Command(argv, cwd=root, env=env, timeout=timeout))
+        except ExecutionCancelled:
+            raise
         except ExecutionError as exc:
             raise UsageError(f"env build: {what} could not run: {exc.message}") from exc
         steps.append({"argv": list(argv), "exit_code": done.returncode, "seconds": done.duration})
@@ -166,7 +169,8 @@ def build_env(
             why = "timed out" if done.timed_out else f"exit {done.returncode}"
             raise UsageError(
                 f"env build: {what} failed ({why}):\n{tail}",
-                hint="fix the project's packaging or pass --python with a working interpreter",
+                hint="fix the project's packaging, or give a working interpreter",
+                field="python",
             )
         return done
 

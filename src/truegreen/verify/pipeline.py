@@ -26,11 +26,12 @@ from typing import Any, TypeVar
 
 from truegreen import __version__, canonical, config
 from truegreen.errors import ConfigError, UsageError
+from truegreen.events import QUIET, Events
 from truegreen.model.exam import Exam as SealedExam
 from truegreen.model.reasons import Reason
 from truegreen.project import Project
 from truegreen.repo.git import Carry, GitRepo, Worktree
-from truegreen.run.executor import cancelling, reset_cancel
+from truegreen.run.executor import Cancellation
 from truegreen.run.pytest_ini import INI_FILES, suite_exclusions
 from truegreen.run.pytest_run import PytestRequest, UnknownTestError, run_pytest
 from truegreen.run.results import PytestRun, TestResult
@@ -68,13 +69,6 @@ class VerifyOptions:
     regression: bool = True
 
 
-Notify = Callable[[str], None]
-
-
-def _quiet(_: str) -> None:
-    return None
-
-
 @contextlib.contextmanager
 def _head_worktree(
     git: GitRepo, base: str, opts: VerifyOptions, carry: Carry
@@ -99,11 +93,13 @@ def _head_worktree(
         yield wt
 
 
-def carry_for(project: Project, settings: config.Settings, notify: Notify) -> Carry:
+def carry_for(project: Project, settings: config.Settings, events: Events) -> Carry:
     """What the worktrees get from the checkout, with the graded (the base's) ``carry``."""
     plan = project.carry_plan(settings)
     for entry in plan.unmatched:
-        notify(f"note: carry entry {entry!r} matches no file git ignores in the checkout")
+        events.note(
+            "worktrees", f"note: carry entry {entry!r} matches no file git ignores in the checkout"
+        )
     return plan
 
 
@@ -240,7 +236,7 @@ class _Runner:
             grant_workdir=True,  # our disposable worktrees
             origin=self.project.root,
         )
-        run = run_pytest(request)
+        run = run_pytest(request, self.project.executor)
         what = "the suite" if suite else "a run of " + ", ".join(ids)
         for note in run.notes:
             self.notes.add(f"{what} on the {self.sides.get(tree, str(tree))}: {note}")
@@ -268,18 +264,23 @@ class _Runner:
 T = TypeVar("T")
 
 
-def both_sides(first: Callable[[], T], second: Callable[[], T]) -> tuple[T, T]:
+def both_sides(
+    first: Callable[[], T], second: Callable[[], T], cancel: Cancellation
+) -> tuple[T, T]:
     """Run the base side and the head side at once (they are independent processes in
-    separate worktrees). On Ctrl-C every supervised process tree is killed."""
+    separate worktrees). When one side fails, or on Ctrl-C, the call is cancelled: every
+    process tree it runs is killed, and the other side starts nothing more (its runs are
+    in sessions of their own, never see SIGINT, and would otherwise go on)."""
     pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="truegreen-side")
     try:
-        with cancelling():
-            a = pool.submit(first)
-            b = pool.submit(second)
-            return a.result(), b.result()
+        a = pool.submit(first)
+        b = pool.submit(second)
+        return a.result(), b.result()
+    except BaseException:
+        cancel.cancel()
+        raise
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
-        reset_cancel()
 
 
 def _names(entry: str, not_found: str) -> bool:
@@ -319,7 +320,7 @@ class SideRuns:
         return {c.nodeid for run in self.runs for c in run.collection_errors}
 
 
-def _side_runs(runner: _Runner, tree: Path, side: str, notify: Notify) -> SideRuns:
+def _side_runs(runner: _Runner, tree: Path, side: str, events: Events) -> SideRuns:
     suite = runner.run(tree, suite=True)
     if not runner.settings.always_run:
         return SideRuns(suite)
@@ -330,9 +331,10 @@ def _side_runs(runner: _Runner, tree: Path, side: str, notify: Notify) -> SideRu
             hint=ALWAYS_RUN_HINT,
         )
     if missing:
-        notify(
+        events.note(
+            "regression",
             f"regression: always-run {', '.join(missing)} does not exist on the head "
-            "(a deleted or renamed test is the tamper layer's finding)"
+            "(a deleted or renamed test is the tamper layer's finding)",
         )
     return SideRuns(suite, always, missing)
 
@@ -404,22 +406,25 @@ def _summary(obs: Sequence[Observation]) -> dict[str, Any]:
 
 
 def regression_layer(
-    runner: _Runner, base_tree: Path, head_tree: Path, exam_tests: set[str], notify: Notify
+    runner: _Runner, base_tree: Path, head_tree: Path, exam_tests: set[str], events: Events
 ) -> tuple[RegressionEvidence, SideRuns, SideRuns]:
     kept = f" (leaving out, as the base's addopts do: {shlex.join(runner.exclusions)})"
-    notify(
+    events.start(
+        "regression",
         "regression: running the suite on the base and the head"
-        + (kept if runner.exclusions else "")
+        + (kept if runner.exclusions else ""),
     )
     always = runner.settings.always_run
     if always:
-        notify(
+        events.note(
+            "regression",
             f"regression: and the always-run tests on both sides, whatever tests / ignore "
-            f"leave out: {shlex.join(always)}"
+            f"leave out: {shlex.join(always)}",
         )
     base, head = both_sides(
-        lambda: _side_runs(runner, base_tree, "base", notify),
-        lambda: _side_runs(runner, head_tree, "head", notify),
+        lambda: _side_runs(runner, base_tree, "base", events),
+        lambda: _side_runs(runner, head_tree, "head", events),
+        runner.project.cancel,
     )
     for side, runs in (("base", base), ("head", head)):
         for run, what in zip(runs.runs, ("the suite run", "the always-run run"), strict=False):
@@ -449,7 +454,9 @@ def regression_layer(
             both.append(tid)
     new_failures, flaky = [], []
     if candidates:
-        notify(f"regression: rerunning {len(candidates)} new failure(s) on the head")
+        events.note(
+            "regression", f"regression: rerunning {len(candidates)} new failure(s) on the head"
+        )
         reruns = [
             runner.run(head_tree, [real_id[t] for t in candidates]) for _ in range(FLAKY_RERUNS)
         ]
@@ -514,7 +521,7 @@ def strength_layer(
     head: str,
     head_tree: Path,
     exam_tests: Sequence[str],
-    notify: Notify,
+    events: Events,
 ) -> StrengthEvidence | None:
     """Mutate the changed lines of non-test code; count mutants the exams kill (None when
     no mutant could be made). The label is the verdict's (:func:`strength_label`)."""
@@ -532,8 +539,13 @@ def strength_layer(
         return None
     mutants = mutants[:MAX_MUTANTS]
     survivors = []
-    notify(f"strength: running the exam against {len(mutants)} mutant(s) of the changed lines")
-    for m in mutants:
+    events.start(
+        "strength",
+        f"strength: running the exam against {len(mutants)} mutant(s) of the changed lines",
+        total=len(mutants),
+    )
+    for n, m in enumerate(mutants, 1):
+        events.step("strength", n, len(mutants), f"{m.path}:{m.line} {m.description}")
         target = head_tree / m.path
         original = target.read_text(encoding="utf-8")
         try:
@@ -569,42 +581,45 @@ def verify(
     exams: Sequence[SealedExam],
     opts: VerifyOptions,
     *,
-    notify: Notify = _quiet,
+    events: Events = QUIET,
 ) -> dict[str, Any]:
     """Collect the evidence, decide, and return the ``truegreen.verification/1`` document
     (without its receipt, which the caller adds)."""
     git = project.need_git()
     refuse_another_checkouts_code(project)
     if opts.runs < 1:
-        raise UsageError(f"--runs must be at least 1, not {opts.runs}")
+        raise UsageError(f"must be at least 1, not {opts.runs}", field="runs")
     if not exams:
         raise UsageError(
             "no exam to verify against",
-            hint="seal one first (truegreen seal TEST_ID), or pass --exam ID",
+            hint="seal one first (truegreen seal TEST_ID), or name the exams to verify against",
+            field="exams",
         )
-    base = git.resolve(opts.base)
+    base = git.resolve(opts.base, field="base")
     head_sha = ""
     if opts.patch is None:
         if opts.head is None:
-            raise UsageError("pass --head REV or --patch FILE")
-        head_sha = git.resolve(opts.head)
+            raise UsageError("give the revision with the fix, or a patch", field="head")
+        head_sha = git.resolve(opts.head, field="head")
         if head_sha == base:
             raise UsageError(
-                f"--base and --head are the same commit ({base[:12]})",
-                hint="pass the commit of the fix as --head, or use --patch FILE",
+                f"it is the same commit as the base ({base[:12]})",
+                hint="give the commit of the fix as the head, or a patch",
+                field="head",
             )
         if git.is_ancestor(head_sha, base):
             raise UsageError(
-                f"--head {opts.head} is already part of --base {opts.base}: it brings no change",
-                hint="pass the commit the fix is made on as --base and the fix as --head "
+                f"{opts.head} is already part of the base {opts.base}: it brings no change",
+                hint="give the commit the fix is made on as the base and the fix as the head "
                 "(are they swapped?)",
+                field="head",
             )
     settings = graded_settings(git, base)
     if opts.regression:
         check_always_run(git, base, settings)
     runner = _Runner(project, settings, base_suite_exclusions(git, base))
     exam_tests = [e.test for e in exams]
-    carry = carry_for(project, settings, notify)
+    carry = carry_for(project, settings, events)
     with (
         git.worktree(base, prefix="truegreen-base-", carry=carry) as wb,
         _head_worktree(git, base, opts, carry) as wh,
@@ -612,21 +627,39 @@ def verify(
         head = wh.rev
         carried = sorted({*wb.carried, *wh.carried})
         if carried:
-            notify(f"worktrees: carried from the checkout (git ignores them): {', '.join(carried)}")
+            events.note(
+                "worktrees",
+                f"worktrees: carried from the checkout (git ignores them): {', '.join(carried)}",
+            )
         runner.sides = {wb.path: "base", wh.path: "head"}
         if opts.patch is None and head != head_sha:
-            notify(
+            events.note(
+                "worktrees",
                 f"verify: {opts.head} does not contain the base {base[:12]}: its change is "
-                f"graded merged into the base (merge commit {head[:12]})"
+                f"graded merged into the base (merge commit {head[:12]})",
             )
         if head == base:
-            raise UsageError("the patch changes nothing", hint="pass a patch with the fix")
+            raise UsageError("it changes nothing", hint="give a patch with the fix", field="patch")
         grade_under_base_config(git, base, wh.path)
-        notify(f"exam: running {len(exams)} sealed exam(s) {opts.runs}x on the base and the head")
+        events.start(
+            "exam",
+            f"exam: running {len(exams)} sealed exam(s) {opts.runs}x on the base and the head",
+            total=2 * opts.runs,
+        )
+        step = events.steps("exam", 2 * opts.runs)
+
+        def exam_runs(tree: Path, side: str) -> list[PytestRun]:
+            runs = []
+            for _ in range(opts.runs):
+                step(side)
+                runs.append(runner.run(tree, exam_tests))
+            return runs
+
         with sealed_exam_files(wb.path, exams), sealed_exam_files(wh.path, exams):
             base_runs, head_runs = both_sides(
-                lambda: [runner.run(wb.path, exam_tests) for _ in range(opts.runs)],
-                lambda: [runner.run(wh.path, exam_tests) for _ in range(opts.runs)],
+                lambda: exam_runs(wb.path, "base"),
+                lambda: exam_runs(wh.path, "head"),
+                project.cancel,
             )
         exam_ev = tuple(
             ExamEvidence(
@@ -645,16 +678,17 @@ def verify(
         head_collected: set[str] | None = None
         if opts.regression:
             regression, base_side, head_side = regression_layer(
-                runner, wb.path, wh.path, set(exam_tests), notify
+                runner, wb.path, wh.path, set(exam_tests), events
             )
             base_collected = base_side.collected(wb.path, git.root)
             head_collected = head_side.collected(wh.path, git.root)
-        notify("tamper: analysing the change")
+        events.start("tamper", "tamper: analysing the change")
         tamper_findings = tamper_layer(git, base, head, exams, base_collected, head_collected)
+        events.end("tamper")
         strength = None
         if opts.strength and all(o.outcome == "passed" for ev in exam_ev for o in ev.head):
             with sealed_exam_files(wh.path, exams):
-                strength = strength_layer(runner, git, base, head, wh.path, exam_tests, notify)
+                strength = strength_layer(runner, git, base, head, wh.path, exam_tests, events)
     verdict = decide(
         Evidence(exams=exam_ev, tamper=tamper_findings, regression=regression, strength=strength)
     )
@@ -725,7 +759,12 @@ def document(
 
 
 def measure_strength(
-    project: Project, exams: Sequence[SealedExam], base: str, head: str, *, notify: Notify = _quiet
+    project: Project,
+    exams: Sequence[SealedExam],
+    base: str,
+    head: str,
+    *,
+    events: Events = QUIET,
 ) -> dict[str, Any]:
     """``truegreen strength``: how many mutants of the changed lines the exams kill.
 
@@ -733,13 +772,13 @@ def measure_strength(
     line of non-test code could be made, and the exams must pass on the head first."""
     git = project.need_git()
     refuse_another_checkouts_code(project)
-    base_sha, head_sha = git.resolve(base), git.resolve(head)
+    base_sha, head_sha = git.resolve(base, field="base"), git.resolve(head, field="head")
     if base_sha == head_sha:
-        raise UsageError(f"--base and --head are the same commit ({base_sha[:12]})")
+        raise UsageError(f"it is the same commit as the base ({base_sha[:12]})", field="head")
     settings = graded_settings(git, base_sha)
     runner = _Runner(project, settings)
     tests = [e.test for e in exams]
-    carry = carry_for(project, settings, notify)
+    carry = carry_for(project, settings, events)
     with git.worktree(head_sha, prefix="truegreen-head-", carry=carry) as wh:
         runner.sides = {wh.path: "head"}
         grade_under_base_config(git, base_sha, wh.path)
@@ -748,7 +787,7 @@ def measure_strength(
             failing = sorted(t for t in tests if not _passed(first, t))
             strength = None
             if not failing:
-                strength = strength_layer(runner, git, base_sha, head_sha, wh.path, tests, notify)
+                strength = strength_layer(runner, git, base_sha, head_sha, wh.path, tests, events)
     return {
         "schema": "truegreen.strength/1",
         "base": base_sha,

@@ -1,0 +1,161 @@
+"""What the engine API returns that is not one of the JSON documents alone: a sealed exam
+with its ledger entry, an exam as a fixer may see it, a recorded verification.
+
+The documents themselves (verification, run, strength, localization...) are in
+:mod:`truegreen.model.documents`; the exam in :mod:`truegreen.model.exam`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal, Self
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from truegreen.model.documents import ExamList, Run, Verification
+from truegreen.model.exam import Exam
+
+
+class _Result(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
+
+
+class SealResult(_Result):
+    """What ``seal`` did: the exam, and where the ledger holds it."""
+
+    exam: Exam
+    #: False when the ledger already held this exam (sealed before, the same content)
+    created: bool
+    #: whether it is in the ledger: False for a trial seal (``record=False``)
+    recorded: bool
+    #: the ledger entry that holds it (None when not recorded)
+    seq: int | None = None
+    entry_hash: str | None = None
+    #: the bundle written with ``export``
+    bundle_path: Path | None = None
+    #: git-ignored files the worktree got from the checkout (truegreen.carry)
+    carried: tuple[str, ...] = ()
+    #: the configuration's carry entries that matched no git-ignored file
+    carry_unmatched: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        """What ``seal --json`` prints: the exam's document (a hidden exam's files without
+        their content)."""
+        return self.exam.public_json()
+
+
+class RunResult(_Result):
+    """``run``: the ``truegreen.run/1`` document, and what it means for an exit status."""
+
+    run: Run
+    #: the seconds each run had (the request's timeout, else the suite-timeout)
+    timeout: float
+    #: a run passed its deadline: the outcomes are incomplete, not a reproduction
+    cut_short: bool
+    #: the tests that failed, errored or did not report in some run, and the collection
+    #: errors' node ids (what makes pytest exit 1)
+    not_passed: tuple[str, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        """What ``run --json`` prints."""
+        return self.run.to_json()
+
+
+class ExamListing(_Result):
+    """``exams list``: the ``truegreen.exam-list/1`` document, from which ledger, for which
+    repository."""
+
+    exams: ExamList
+    #: the ledger's URL (without a password)
+    ledger: str
+    #: the repository identity the list is for (None: every repository's)
+    repo_id: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        """What ``exams list --json`` prints."""
+        return self.exams.to_json()
+
+
+class ShownExam(_Result):
+    """``exams show``: an exam, its hashes re-checked, and its ledger entry."""
+
+    exam: Exam
+    seq: int
+
+    def to_json(self) -> dict[str, Any]:
+        """What ``exams show --json`` prints (a hidden exam's files without their content)."""
+        return self.exam.public_json()
+
+
+class FixerFile(_Result):
+    path: str
+    sha256: str
+    #: the file's text; None for a hidden exam's files, always
+    content: str | None
+
+
+class FixerExam(_Result):
+    """An exam as anything facing a fixer sees it (an MCP tool, a fix task, a pull request
+    comment): a hidden exam's files never carry their content, only their paths and
+    hashes, so an adapter cannot leak it by mistake (the model refuses one that would)."""
+
+    schema_: Literal["truegreen.fixer-exam/1"] = Field(
+        default="truegreen.fixer-exam/1", alias="schema"
+    )
+    id: str
+    test: str
+    path: str
+    sha256: str
+    signature: str | None
+    rev: str
+    hidden: bool
+    files: tuple[FixerFile, ...]
+
+    model_config = ConfigDict(populate_by_name=True)
+
+    @model_validator(mode="after")
+    def _nothing_hidden(self) -> Self:
+        if self.hidden and any(f.content is not None for f in self.files):
+            raise ValueError("a hidden exam's files carry no content in a fixer's view")
+        return self
+
+    @classmethod
+    def of(cls, exam: Exam) -> FixerExam:
+        """The fixer's view of ``exam``, from the document commands print
+        (:meth:`~truegreen.model.exam.Exam.public_json`: a hidden exam without content)."""
+        doc = exam.public_json()
+        return cls(
+            id=doc["id"],
+            test=doc["test"],
+            path=doc["path"],
+            sha256=doc["sha256"],
+            signature=doc["signature"],
+            rev=doc["rev"],
+            hidden=doc["hidden"],
+            files=tuple(
+                FixerFile(path=f["path"], sha256=f["sha256"], content=f.get("content"))
+                for f in doc["files"]
+            ),
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        doc: dict[str, Any] = self.model_dump(mode="json", by_alias=True)
+        return doc
+
+
+class RecordedVerification(_Result):
+    """A verification the ledger holds: its entry, when it was appended, the document."""
+
+    seq: int
+    entry_hash: str
+    #: UTC, ISO 8601 (informational: not covered by any hash)
+    recorded_at: str | None
+    verification: Verification
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "seq": self.seq,
+            "entry_hash": self.entry_hash,
+            "recorded_at": self.recorded_at,
+            "verification": self.verification.to_json(),
+        }
