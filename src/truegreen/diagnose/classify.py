@@ -994,6 +994,26 @@ def _step_of(scan: ScanResult, line: int) -> int:
     return idx
 
 
+# -- ranking the evidence: how a line's score is made --------------------------------------
+#
+# score = weight * nearness to the exit / (1 + RANK_REPEAT * k), k the repeats of its rule
+# before it; times RANK_AGREES when its class is the one decided (or its words said it),
+# RANK_OTHER_CLASS when it has another class, RANK_OTHER_STEP outside the failing step.
+
+#: each earlier line of the same rule divides a line's score by a quarter more: the first
+#: of a run of like lines is where one reads
+RANK_REPEAT = 0.25
+RANK_AGREES = 1.6
+RANK_OTHER_CLASS = 0.8
+RANK_OTHER_STEP = 0.3
+#: an exit line says that the step failed, not why: never above this score
+RANK_EXIT_CAP = 0.8
+#: a count ("3 failed") says that it failed; the lines it counts say why
+RANK_SUMMARY = 0.75
+#: mocha's full report of a failure (after "N failing") over its brief live copy
+RANK_FULL_REPORT = 1.5
+
+
 def _rank(
     cands: list[Candidate],
     cls: str,
@@ -1003,6 +1023,28 @@ def _rank(
     details: dict[int, int] | None = None,
     topical: set[int] | None = None,
 ) -> list[Candidate]:
+    """The evidence: every candidate scored (:func:`_scored`), the earlier lines of the
+    class first, the full reports over live copies; the best MAX_EVIDENCE of different
+    texts, each text at its first copy, then a failure's other copy and a header's
+    detail moved up."""
+    scored = _scored(cands, cls, region, primary, last, topical)
+    scored = _early_first(scored, cls, region)
+    scored = _full_reports_first(scored)
+    scored.sort(key=lambda t: (-t[0], t[1]))
+    ranked = [c for _, _, c in scored]
+    return _with_detail(_with_other_copy(_picked(scored), ranked), ranked, details or {})
+
+
+def _scored(
+    cands: list[Candidate],
+    cls: str,
+    region: set[int],
+    primary: Step | None,
+    last: int,
+    topical: set[int] | None,
+) -> list[tuple[float, int, Candidate]]:
+    """(score, line, candidate) of each candidate (not the lines the failing step printed
+    after its exit), in line order."""
     seen_rule: Counter[str] = Counter()
     scored: list[tuple[float, int, Candidate]] = []
     for c in sorted(cands, key=lambda c: c.line):
@@ -1017,44 +1059,62 @@ def _rank(
         # says where they stand in the block
         k = 0 if c.rule == "before-exit" and c.weight > 0.5 else seen_rule[c.rule]
         seen_rule[c.rule] += 1
-        s = c.weight * _proximity(c, primary, last) / (1 + 0.25 * k)
+        s = c.weight * _proximity(c, primary, last) / (1 + RANK_REPEAT * k)
         if (c.cls == cls and cls != "unknown") or (topical and c.line in topical):
-            s *= 1.6
+            s *= RANK_AGREES
         elif c.cls and cls != "unknown":
-            s *= 0.8
+            s *= RANK_OTHER_CLASS
         if c.step not in region and c.rule not in _JOB_LEVEL_RULES:
-            s *= 0.3
+            s *= RANK_OTHER_STEP
         if c.kind == "exit":
-            s = min(s, 0.8)
+            s = min(s, RANK_EXIT_CAP)
         elif c.kind == "summary":
-            s *= 0.75  # a count says that it failed; the lines it counts say why
+            s *= RANK_SUMMARY
         scored.append((s, c.line, c))
-    # People read a failure from its first line: among the lines of the class that won, in
-    # the failing part, the earlier ones rank higher.
+    return scored
+
+
+def _early_first(
+    scored: list[tuple[float, int, Candidate]], cls: str, region: set[int]
+) -> list[tuple[float, int, Candidate]]:
+    """People read a failure from its first line: among the lines of the class that won,
+    in the failing part, the earlier ones rank higher (up to EARLY_BONUS)."""
     ours = sorted(
         c.line for _, _, c in scored if c.cls == cls and c.step in region and c.kind != "summary"
     )
-    if len(ours) > 1:
-        order = {line: i for i, line in enumerate(ours)}
-        scored = [
-            (s * (1.0 + EARLY_BONUS * (1 - order[c.line] / (len(ours) - 1))), line, c)
-            if c.line in order and c.cls == cls
-            else (s, line, c)
-            for s, line, c in scored
-        ]
-    # mocha and friends list each failure twice: briefly while running, in full after
-    # "N failing"; the full one is the one to read
+    if len(ours) <= 1:
+        return scored
+    order = {line: i for i, line in enumerate(ours)}
+    return [
+        (s * (1.0 + EARLY_BONUS * (1 - order[c.line] / (len(ours) - 1))), line, c)
+        if c.line in order and c.cls == cls
+        else (s, line, c)
+        for s, line, c in scored
+    ]
+
+
+def _full_reports_first(
+    scored: list[tuple[float, int, Candidate]],
+) -> list[tuple[float, int, Candidate]]:
+    """mocha and friends list each failure twice: briefly while running, in full after
+    "N failing"; the full one is the one to read."""
     details_from = min(
         (c.line for _, _, c in scored if _FAILING_HEADER.match(c.text)), default=None
     )
-    if details_from is not None:
-        scored = [
-            (s * 1.5, line, c) if c.rule == "test-lists" and c.line > details_from else (s, line, c)
-            for s, line, c in scored
-        ]
-    scored.sort(key=lambda t: (-t[0], t[1]))
-    # The same text printed twice (live, then again in a summary or by a later command): the
-    # first copy is where it happened, and where people point.
+    if details_from is None:
+        return scored
+    return [
+        (s * RANK_FULL_REPORT, line, c)
+        if c.rule == "test-lists" and c.line > details_from
+        else (s, line, c)
+        for s, line, c in scored
+    ]
+
+
+def _picked(scored: list[tuple[float, int, Candidate]]) -> list[Candidate]:
+    """The best MAX_EVIDENCE lines of different texts. The same text printed twice (live,
+    then again in a summary or by a later command): the first copy is where it happened,
+    and where people point."""
     first: dict[str, Candidate] = {}
     for _, _, c in sorted(scored, key=lambda t: t[1]):
         first.setdefault(c.text.strip(), c)
@@ -1071,8 +1131,7 @@ def _rank(
         picked.append(c)
         if len(picked) >= MAX_EVIDENCE:
             break
-    ranked = [c for _, _, c in scored]
-    return _with_detail(_with_other_copy(picked, ranked), ranked, details or {})
+    return picked
 
 
 def _with_detail(
