@@ -682,14 +682,25 @@ def _one_line(text: str) -> str:
     return text.splitlines()[0][:120] if text else ""
 
 
+#: How near a line is to where the job failed, as a factor of its weight: (lines before the
+#: failing exit of its step, factor), nearest first; beyond the last, 1.0. What a step
+#: printed right before it failed is most often why.
+NEAR_EXIT: tuple[tuple[int, float], ...] = ((40, 1.6), (400, 1.25))
+#: no failing step (the whole log): the lines near the end of the log, where it stopped
+NEAR_END = (300, 1.3)
+#: a line with no failing exit after it in its step, when a failing step is known
+AWAY_FROM_EXIT = 0.9
+
+
 def _proximity(c: Candidate, primary: Step | None, last: int) -> float:
+    """The factor of a line's weight for its nearness to the failure (:data:`NEAR_EXIT`)."""
     if primary is not None and c.exit_distance is not None:
         d = c.exit_distance
-        return 1.6 if d <= 40 else 1.25 if d <= 400 else 1.0
+        return next((factor for reach, factor in NEAR_EXIT if d <= reach), 1.0)
     if primary is None:
-        d = last - c.line
-        return 1.3 if d <= 300 else 1.0
-    return 0.9
+        reach, factor = NEAR_END
+        return factor if last - c.line <= reach else 1.0
+    return AWAY_FROM_EXIT
 
 
 _NODE_ID = re.compile(r"^[\w./-]+\.py(?:::[^\s:][^\n\r\x00]*)?$")
@@ -807,6 +818,16 @@ def _match_block(test: str, by_test: dict[str, pp.Parsed]) -> pp.Parsed | None:
     return None
 
 
+#: A pytest failure block's header and the exception it ends with are evidence of their
+#: test's class, above any rule's line (4): the block says which test failed and why.
+#: Only the first five blocks; each later one weighs less (1 / (1 + BLOCK_DECAY k)).
+BLOCK_HEADER_WEIGHT = 4.2
+BLOCK_EXCEPTION_WEIGHT = 4.6
+BLOCK_DECAY = 0.3
+#: the uncaught exception of a program a step ran, classed by the exception table
+PROGRAM_EXCEPTION_WEIGHT = 4.0
+
+
 def _block_candidates(
     scan: ScanResult,
     parsed: list[tuple[pp.FailureBlock, pp.Parsed]],
@@ -821,14 +842,14 @@ def _block_candidates(
             else _step_of(scan, block.first_line)
         )
         cls = test_classes.get(p.test or "", "test")
-        decay = 1.0 / (1 + 0.3 * k)
+        decay = 1.0 / (1 + BLOCK_DECAY * k)
         out.append(
             Candidate(
                 block.first_line,
                 block.header_text or block.header,
                 "pytest-block",
                 cls,
-                4.2 * decay,
+                BLOCK_HEADER_WEIGHT * decay,
                 "error",
                 step,
             )
@@ -836,7 +857,15 @@ def _block_candidates(
         if p.exc_line is not None:
             text = next((t for n, t in block.lines if n == p.exc_line), "")
             out.append(
-                Candidate(p.exc_line, text, "pytest-exception", cls, 4.6 * decay, "error", step)
+                Candidate(
+                    p.exc_line,
+                    text,
+                    "pytest-exception",
+                    cls,
+                    BLOCK_EXCEPTION_WEIGHT * decay,
+                    "error",
+                    step,
+                )
             )
     return out
 
@@ -891,6 +920,14 @@ _TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ),
     )
 )
+#: each line whose words speak of a class votes TOPIC_VOTE for it (over AT_LEAST: enough to
+#: be named), all of them together at most TOPIC_CAP (under EXPLAINS: never sure)
+TOPIC_VOTE = 1.6
+TOPIC_CAP = 2.4
+#: the lines whose words are read: the first lines of the last block before the exit
+#: (scanner.BEFORE_EXIT_WEIGHT less a few steps), a tool's error lines this near the exit
+TOPIC_BLOCK_WEIGHT = 0.7
+TOPIC_REACH = 40
 #: the rules whose line is a tool's own error in words no rule knows (no class of its own)
 _WORDS_RULES = {"before-exit", "tool-error", "generic-error", "exception-line", "log-end"}
 
@@ -901,7 +938,7 @@ def _topic_votes(
     """Weak votes from what the failing step's last lines talk about (_TOPICS)."""
     votes: dict[str, float] = {}
     for cls in _topic_lines(cands, primary, region).values():
-        votes[cls] = min(2.4, votes.get(cls, 0.0) + 1.6)
+        votes[cls] = min(TOPIC_CAP, votes.get(cls, 0.0) + TOPIC_VOTE)
     return votes
 
 
@@ -912,9 +949,9 @@ def _topic_lines(cands: list[Candidate], primary: Step | None, region: set[int])
         if c.cls is not None or c.rule not in _WORDS_RULES or c.step not in region:
             continue
         near = (
-            c.weight >= 0.7
+            c.weight >= TOPIC_BLOCK_WEIGHT
             if c.rule == "before-exit"
-            else (c.exit_distance is not None and c.exit_distance <= 40)
+            else (c.exit_distance is not None and c.exit_distance <= TOPIC_REACH)
             or (primary is None and c.rule == "log-end")
         )
         if not near:
@@ -980,7 +1017,14 @@ def _program_exceptions(
         if cls:
             out.append(
                 Candidate(
-                    c.line, c.text, "py-exception", cls, 4.0, "error", c.step, c.exit_distance
+                    c.line,
+                    c.text,
+                    "py-exception",
+                    cls,
+                    PROGRAM_EXCEPTION_WEIGHT,
+                    "error",
+                    c.step,
+                    c.exit_distance,
                 )
             )
     return out, superseded
