@@ -130,153 +130,382 @@ def command_hint(command: str | None) -> str | None:
     return None
 
 
+# -- the vote: weights and thresholds ----------------------------------------------------
+#
+# decide() lets the evidence of a failing step vote for classes. A line's vote is its
+# weight (rules.py, scanner.py) times its nearness to the failing exit (_proximity); the
+# facts below add fixed votes. The scale: 3 is what one clear line of a known shape near
+# the exit gives, the mark of a step that explains itself.
+
+#: a class with this many votes explains the step (the steps are tried in job order until
+#: one does)
+EXPLAINS = 3
+#: the least votes a class needs to be named at all; below it the log is "unknown"
+AT_LEAST = 1.5
+#: failing steps tried before the one that explains most is taken
+STEPS_TRIED = 6
+#: a rule repeated on many lines counts as at most RULE_CAP_LINES of its heaviest lines,
+#: each at RULE_CAP_NEARNESS (about the nearest a line can be to the exit): a log that
+#: repeats one error a thousand times is not a thousand times surer
+RULE_CAP_LINES = 2.5
+RULE_CAP_NEARNESS = 1.5
+#: a runner's message about the whole job (lost runner, cancelled, time limit): it
+#: decides the job wherever it is, over anything a step printed
+JOB_LEVEL_VOTE = 6
+#: the failing command is a tool of known kind (pytest -> test, mypy -> type): a strong
+#: prior, but less than one line of that kind of failure plus another
+TOOL_VOTE = 3
+#: ... when the tool printed nothing of its own kind and something else (at least
+#: OTHER_CAUSE) says why it stopped: it did not get to do its job; only a hint
+TOOL_HINT_VOTE = 1.4
+OTHER_CAUSE = 1.5
+#: pytest exited with 4 (its usage error: options, ini values, config file), no test failed
+PYTEST_USAGE_VOTE = 4.5
+#: the command ran under GNU timeout, which exited 124 (time out) or 137 (had to KILL)
+GNU_TIMEOUT_VOTE = 5
+#: the failing tests' own exceptions, shared among the classes they point to: what the
+#: tests raised outweighs any line about them
+TEST_EXCEPTIONS_VOTE = 8
+#: failing tests in the log, whose exceptions the log does not show
+FAILING_TESTS_VOTE = 4
+#: nothing has a known shape, and the failing command's name says a little (check-*,
+#: *test*, build-*): just enough to be named (over AT_LEAST), never to be sure
+COMMAND_NAME_VOTE = 1.6
+
+# -- confidence ----------------------------------------------------------------------------
+#
+# confidence = FLOOR + SPAN * share * strength * (1 - MARGIN_SHARE + MARGIN_SHARE * margin):
+# share, the winner's part of all votes; strength, its votes over FULL_STRENGTH (capped at
+# 1); margin, its lead over the second as a part of its votes. Calibrated on the corpora
+# (bench/bench_diagnose.py reports the median confidence of right and wrong answers).
+
+CONFIDENCE_FLOOR = 0.25
+CONFIDENCE_SPAN = 0.7
+#: votes from which the winner is as strong as it gets (a failing test's exception)
+FULL_STRENGTH = 8.0
+MARGIN_SHARE = 0.5
+#: no failing step and no failing test: the class is from the whole log
+NO_STEP_FACTOR = 0.85
+#: no failing step explained itself; the class is from the rest of the log
+FALLBACK_FACTOR = 0.7
+#: only the tool's usual kind, a command's name or an error's words say the class
+UNBACKED_CAP = 0.45
+#: "unknown": no candidate line at all, or some that say nothing known
+UNKNOWN_EMPTY = 0.1
+UNKNOWN_CONFIDENCE = 0.2
+#: never 0 or 1: a diagnosis reads a log, it does not know
+CONFIDENCE_RANGE = (0.05, 0.97)
+
+
+@dataclass
+class _Job:
+    """What decide reads of a scan, worked out once for every step it tries."""
+
+    scan: ScanResult
+    steps: list[Step]
+    #: the failing steps, in the order to explain the job by
+    failed: list[Step]
+    #: runner messages about the whole job
+    job_level: list[Candidate]
+    project: set[str]
+    tests: list[str]
+    #: the failing tests that reported (not cut short when the process ended)
+    reported: list[str]
+    parsed: list[tuple[pp.FailureBlock, pp.Parsed]]
+    signatures: list[dict[str, str]]
+    #: each failing test -> the class its exception points to
+    test_classes: dict[str, str]
+    #: every candidate: the scan's, the failure blocks', the programs' exceptions'
+    cands: list[Candidate]
+    last: int
+    #: the lines of pytest's failure blocks that end in an exception
+    in_blocks: list[tuple[int, int]]
+
+
+@dataclass
+class _Tally:
+    """The votes with ``primary`` as the failing step, why, and its tool."""
+
+    primary: Step | None
+    votes: dict[str, float]
+    reasons: list[str]
+    tool: str | None
+    #: the steps whose lines explain ``primary``
+    region: set[int]
+
+
 def decide(scan: ScanResult, hinted_step: str | None = None) -> Decision:
+    """The diagnosis of a scan: the failing step that explains the job (:func:`_choose`),
+    a vote among the classes its lines, its command and the failing tests point to
+    (:func:`_tally`), a calibrated confidence (:func:`_class_and_confidence`), the
+    evidence ranked (:func:`_rank`), a flaky suspicion and a next step."""
+    job = _read(scan, hinted_step)
+    chosen, fallback = _choose(job)
+    primary, reasons = chosen.primary, chosen.reasons
+    _lean_on_command_name(chosen)
+    cls, confidence = _class_and_confidence(job, chosen, fallback)
+    if primary is not None:
+        reasons.insert(0, f"step '{_one_line(primary.name)}' exited with {primary.exit_code}")
+    # when only their words said the class, the lines that said it are the evidence
+    topical = (
+        {n for n, k in _topic_lines(job.cands, primary, chosen.region).items() if k == cls}
+        if any(r.startswith("the lines before the failing exit speak of") for r in reasons)
+        else set()
+    )
+    evidence = _rank(job.cands, cls, chosen.region, primary, job.last, scan.details, topical)
+    low, high = CONFIDENCE_RANGE
+    decision = Decision(
+        cls=cls,
+        confidence=round(max(low, min(high, confidence)), 2),
+        reasons=reasons,
+        step=primary,
+        tool=chosen.tool,
+        evidence=evidence,
+        failing_tests=job.tests,
+        signatures=job.signatures,
+        flaky=_flaky(scan, job.tests, job.test_classes, job.parsed),
+        next_step="",
+        packages=sorted(job.project),
+    )
+    decision.next_step = next_step(decision, evidence)
+    return decision
+
+
+def _read(scan: ScanResult, hinted_step: str | None) -> _Job:
+    """The failing steps, the failing tests and their exceptions, and every candidate line
+    (the scan's, plus the failure blocks' and the uncaught exceptions')."""
     steps = scan.steps
     failed = _job_order([s for s in steps if s.exit_code is not None])
     if hinted_step:
         named = [s for s in steps if hinted_step in s.name]
         failed = named[:1] + [s for s in failed if s not in named[:1]]
-    job_level = [c for c in scan.candidates if c.rule in _JOB_LEVEL_RULES]
-
     project = _project_packages(scan)
     tests = _failing_tests(scan)
     # a test cut short when the process ended (a kill, a timeout) says nothing of the class
     unfinished = {pp.relative(t, scan.root) for t in scan.unfinished}
-    reported = [t for t in tests if t not in unfinished]
     parsed = _parsed_blocks(scan)
     signatures, test_classes = _signatures(scan, tests, parsed, project)
+    # the lines of pytest's failure blocks that end in an exception: what a test printed is
+    # classed by that exception, not line by line
+    in_blocks = [span for span, p in _block_spans(parsed) if p.exc_type]
+    return _Job(
+        scan=scan,
+        steps=steps,
+        failed=failed,
+        job_level=[c for c in scan.candidates if c.rule in _JOB_LEVEL_RULES],
+        project=project,
+        tests=tests,
+        reported=[t for t in tests if t not in unfinished],
+        parsed=parsed,
+        signatures=signatures,
+        test_classes=test_classes,
+        cands=_candidates(scan, parsed, test_classes, project),
+        last=scan.lines or 1,
+        in_blocks=in_blocks,
+    )
 
+
+def _block_spans(
+    parsed: list[tuple[pp.FailureBlock, pp.Parsed]],
+) -> list[tuple[tuple[int, int], pp.Parsed]]:
+    """Each failure block's (first, last) line, in order, with its parse."""
+    return sorted(
+        (((b.first_line, b.lines[-1][0] if b.lines else b.first_line), p) for b, p in parsed),
+        key=lambda t: t[0],
+    )
+
+
+def _candidates(
+    scan: ScanResult,
+    parsed: list[tuple[pp.FailureBlock, pp.Parsed]],
+    test_classes: dict[str, str],
+    project: set[str],
+) -> list[Candidate]:
+    """The scan's candidate lines, the failure blocks' headers and exceptions, and the
+    uncaught exceptions of programs outside them."""
     extra = _block_candidates(scan, parsed, test_classes)
-    spans = sorted((b.first_line, b.lines[-1][0] if b.lines else b.first_line) for b, _ in parsed)
+    spans = [span for span, _ in _block_spans(parsed)]
     programs, superseded = _program_exceptions(scan, project, spans)
     extra += programs
     # a rule's reading of an exception line that the exception table reads better (a
     # standard module missing is the interpreter's, not a package to install) gives way
-    cands = [
+    return [
         *(c for c in scan.candidates if not (c.line in superseded and c.rule in _REFINED)),
         *extra,
     ]
-    last = scan.lines or 1
 
-    # the lines of pytest's failure blocks that end in an exception: what a test printed is
-    # classed by that exception, not line by line
-    in_blocks = sorted(
-        (b.first_line, b.lines[-1][0] if b.lines else b.first_line) for b, p in parsed if p.exc_type
-    )
 
-    def tally(primary: Step | None) -> tuple[dict[str, float], list[str], str | None, set[int]]:
-        region = _region(primary, steps)
-        local_build = bool(_LOCAL_BUILD.search(_innermost(primary) or ""))
-        votes: dict[str, float] = {}
-        per_rule: dict[tuple[str, str], float] = {}
-        reasons: list[str] = []
-        # GNU timeout exits 124 when the time ran out, 137 when it had to KILL (-k): its
-        # exit status, not the kernel's OOM killer
-        under_timeout = bool(
-            primary is not None
-            and primary.exit_code in (124, 137)
-            and _GNU_TIMEOUT.search(_innermost(primary) or "")
-        )
-        for c in cands:
-            if not c.cls:
-                continue
-            if under_timeout and primary is not None and c.line == primary.exit_line:
-                continue
-            if test_classes and (c.rule in _TEST_STRUCTURE or _inside(c.line, in_blocks)):
-                continue  # the failing tests' own exceptions speak for these
-            if c.step not in region and c.rule not in _JOB_LEVEL_RULES:
-                continue
-            w = c.weight * _proximity(c, primary, last)
-            cls = c.cls
-            if c.rule == "wheel-build" and local_build:
-                cls = "build"  # the wheel that failed is the project's own
-            key = (cls, c.rule)
-            per_rule[key] = per_rule.get(key, 0.0) + w
-        for (cls, rule), total in per_rule.items():
-            cap = 2.5 * max((c.weight for c in cands if c.rule == rule), default=1.0) * 1.5
-            votes[cls] = votes.get(cls, 0.0) + min(total, cap)
-        for c in job_level:
-            votes[c.cls or "infrastructure"] = votes.get(c.cls or "infrastructure", 0.0) + 6
-        tool: str | None = None
-        step_tools: dict[str, float] = {}
-        for s in steps:
-            if s.index in region:
-                for k, v in s.tools.items():
-                    step_tools[k] = step_tools.get(k, 0) + v
-        if max(votes.values(), default=0.0) < 3:
-            topic = _topic_votes(cands, primary, region)
-            for k, v in topic.items():
-                votes[k] = votes.get(k, 0.0) + v
-            if topic:
-                top_topic = max(sorted(topic), key=lambda k: topic[k])
-                reasons.append(
-                    f"the lines before the failing exit speak of a {top_topic} problem"
-                    " (their words only: weak evidence)"
-                )
-        ct = command_tool(_innermost(primary))
-        if ct:
-            tool, prior = ct
-            own = votes.get(prior, 0.0)
-            other = max((v for k, v in votes.items() if k != prior), default=0.0)
-            if own == 0 and other >= 1.5 and not test_classes and not reported:
-                # the tool printed nothing of its own kind of failure and something else
-                # says why it stopped: it did not get to do its job (its configuration, its
-                # environment, the network); what it is cannot be more than a hint
-                votes[prior] = votes.get(prior, 0.0) + 1.4
-                reasons.append(f"the failing step ran {tool}, which reported no {prior} failure")
-            else:
-                votes[prior] = votes.get(prior, 0.0) + 3
-                reasons.append(f"the failing step ran {tool}")
-        if tool == "pytest" and primary is not None and primary.exit_code == 4 and not reported:
-            # pytest's exit status 4 is a usage error: its options, ini values or config file
-            votes["configuration"] = votes.get("configuration", 0.0) + 4.5
-            reasons.append("pytest exited with 4, its usage error (options or configuration)")
-        elif step_tools:
-            tool = max(sorted(step_tools), key=lambda k: step_tools[k])
-        if under_timeout and primary is not None:
-            votes["timeout"] = votes.get("timeout", 0.0) + 5
-            reasons.append(f"the command ran under GNU timeout, which exited {primary.exit_code}")
-        if test_classes:
-            shares = Counter(test_classes.values())
-            top, n = shares.most_common(1)[0]
-            votes[top] = votes.get(top, 0.0) + 8 * n / len(test_classes)
-            if top != "test":
-                reasons.append(f"{n} of {len(test_classes)} failing tests raised a {top} error")
-            else:
-                reasons.append(f"{len(test_classes)} failing test(s) in the log")
-        elif reported:
-            votes["test"] = votes.get("test", 0.0) + 4
-            reasons.append(f"{len(reported)} failing test(s) in the log")
-        _precedence(votes, cands, region, reasons)
-        return votes, reasons, tool, region
+def _top(votes: dict[str, float]) -> float:
+    return max(votes.values(), default=0.0)
 
-    # The first failing step that explains itself; else the one that explains most; else
-    # the whole log (with less confidence).
-    options: list[tuple[Step | None, dict[str, float], list[str], str | None, set[int]]] = []
-    tried: list[Step | None] = [*failed[:6]] or [None]
-    for cand_step in tried:
-        v, r, t, reg = tally(cand_step)
-        options.append((cand_step, v, r, t, reg))
-        if max(v.values(), default=0.0) >= 3:
+
+def _choose(job: _Job) -> tuple[_Tally, bool]:
+    """The first failing step that explains itself; else the one that explains most; else
+    the whole log (with less confidence: True)."""
+    options: list[_Tally] = []
+    tried: list[Step | None] = [*job.failed[:STEPS_TRIED]] or [None]
+    for step in tried:
+        options.append(_tally(job, step))
+        if _top(options[-1].votes) >= EXPLAINS:
             break
-    explained = [o for o in options if max(o[1].values(), default=0.0) >= 3]
-    primary, votes, reasons, tool, region = (
-        explained[0] if explained else max(options, key=lambda o: max(o[1].values(), default=0.0))
+    explained = [o for o in options if _top(o.votes) >= EXPLAINS]
+    chosen = explained[0] if explained else max(options, key=lambda o: _top(o.votes))
+    if chosen.primary is not None and _top(chosen.votes) < AT_LEAST:
+        whole = _tally(job, None)
+        if _top(whole.votes) >= EXPLAINS:
+            reasons = [
+                *whole.reasons,
+                "no failing step explains itself; this is from the rest of the log",
+            ]
+            return _Tally(chosen.primary, whole.votes, reasons, whole.tool, whole.region), True
+    return chosen, False
+
+
+def _tally(job: _Job, primary: Step | None) -> _Tally:
+    """The votes with ``primary`` as the failing step (None: the whole log), in order:
+    its lines' rules, the runner's job-level messages, the words of its last lines (when
+    nothing else explains it), its command's tool, an exit status with a meaning, the
+    failing tests; last, a cause that came first takes the effects after it."""
+    region = _region(primary, job.steps)
+    # GNU timeout exits 124 when the time ran out, 137 when it had to KILL (-k): its
+    # exit status, not the kernel's OOM killer
+    under_timeout = bool(
+        primary is not None
+        and primary.exit_code in (124, 137)
+        and _GNU_TIMEOUT.search(_innermost(primary) or "")
     )
-    fallback = False
-    if primary is not None and max(votes.values(), default=0.0) < 1.5:
-        v, r, t, reg = tally(None)
-        if max(v.values(), default=0.0) >= 3:
-            votes, tool, region = v, t, reg
-            reasons = [*r, "no failing step explains itself; this is from the rest of the log"]
-            fallback = True
-    inner = _innermost(primary)
+    votes = _rule_votes(job, primary, region, under_timeout)
+    reasons: list[str] = []
+    for c in job.job_level:
+        votes[c.cls or "infrastructure"] = (
+            votes.get(c.cls or "infrastructure", 0.0) + JOB_LEVEL_VOTE
+        )
+    if _top(votes) < EXPLAINS:
+        _topic_vote(job, primary, region, votes, reasons)
+    tool = _tool_vote(job, primary, region, votes, reasons)
+    if under_timeout and primary is not None:
+        votes["timeout"] = votes.get("timeout", 0.0) + GNU_TIMEOUT_VOTE
+        reasons.append(f"the command ran under GNU timeout, which exited {primary.exit_code}")
+    _tests_vote(job, votes, reasons)
+    _precedence(votes, job.cands, region, reasons)
+    return _Tally(primary, votes, reasons, tool, region)
+
+
+def _rule_votes(
+    job: _Job, primary: Step | None, region: set[int], under_timeout: bool
+) -> dict[str, float]:
+    """Each class's votes from the lines of a known shape in ``region`` (each rule's
+    capped: RULE_CAP_LINES)."""
+    local_build = bool(_LOCAL_BUILD.search(_innermost(primary) or ""))
+    per_rule: dict[tuple[str, str], float] = {}
+    for c in job.cands:
+        if not c.cls or not _votes_here(job, c, primary, region, under_timeout):
+            continue
+        cls = c.cls
+        if c.rule == "wheel-build" and local_build:
+            cls = "build"  # the wheel that failed is the project's own
+        key = (cls, c.rule)
+        per_rule[key] = per_rule.get(key, 0.0) + c.weight * _proximity(c, primary, job.last)
+    votes: dict[str, float] = {}
+    for (cls, rule), total in per_rule.items():
+        heaviest = max((c.weight for c in job.cands if c.rule == rule), default=1.0)
+        cap = RULE_CAP_LINES * heaviest * RULE_CAP_NEARNESS
+        votes[cls] = votes.get(cls, 0.0) + min(total, cap)
+    return votes
+
+
+def _votes_here(
+    job: _Job, c: Candidate, primary: Step | None, region: set[int], under_timeout: bool
+) -> bool:
+    """Whether line ``c`` votes for ``primary``: not the exit of a GNU timeout (its
+    status is read on its own), not test output the failing tests' exceptions speak for,
+    not a line of another step (a job-level message excepted)."""
+    if under_timeout and primary is not None and c.line == primary.exit_line:
+        return False
+    if job.test_classes and (c.rule in _TEST_STRUCTURE or _inside(c.line, job.in_blocks)):
+        return False
+    return c.step in region or c.rule in _JOB_LEVEL_RULES
+
+
+def _topic_vote(
+    job: _Job, primary: Step | None, region: set[int], votes: dict[str, float], reasons: list[str]
+) -> None:
+    """Nothing explains the step: what its last lines talk about is a weak vote."""
+    topic = _topic_votes(job.cands, primary, region)
+    for k, v in topic.items():
+        votes[k] = votes.get(k, 0.0) + v
+    if topic:
+        top_topic = max(sorted(topic), key=lambda k: topic[k])
+        reasons.append(
+            f"the lines before the failing exit speak of a {top_topic} problem"
+            " (their words only: weak evidence)"
+        )
+
+
+def _tool_vote(
+    job: _Job, primary: Step | None, region: set[int], votes: dict[str, float], reasons: list[str]
+) -> str | None:
+    """The failing command's tool votes for its usual kind of failure, and pytest's exit
+    status 4 for the configuration; the step's tool (else the tool seen most in it)."""
+    tool: str | None = None
+    ct = command_tool(_innermost(primary))
+    if ct:
+        tool, prior = ct
+        own = votes.get(prior, 0.0)
+        other = max((v for k, v in votes.items() if k != prior), default=0.0)
+        if own == 0 and other >= OTHER_CAUSE and not job.test_classes and not job.reported:
+            # the tool printed nothing of its own kind of failure and something else
+            # says why it stopped: it did not get to do its job (its configuration, its
+            # environment, the network); what it is cannot be more than a hint
+            votes[prior] = votes.get(prior, 0.0) + TOOL_HINT_VOTE
+            reasons.append(f"the failing step ran {tool}, which reported no {prior} failure")
+        else:
+            votes[prior] = votes.get(prior, 0.0) + TOOL_VOTE
+            reasons.append(f"the failing step ran {tool}")
+    step_tools: dict[str, float] = {}
+    for s in job.steps:
+        if s.index in region:
+            for k, v in s.tools.items():
+                step_tools[k] = step_tools.get(k, 0) + v
+    if tool == "pytest" and primary is not None and primary.exit_code == 4 and not job.reported:
+        # pytest's exit status 4 is a usage error: its options, ini values or config file
+        votes["configuration"] = votes.get("configuration", 0.0) + PYTEST_USAGE_VOTE
+        reasons.append("pytest exited with 4, its usage error (options or configuration)")
+    elif step_tools:
+        tool = max(sorted(step_tools), key=lambda k: step_tools[k])
+    return tool
+
+
+def _tests_vote(job: _Job, votes: dict[str, float], reasons: list[str]) -> None:
+    """The failing tests: their exceptions' classes share TEST_EXCEPTIONS_VOTE (the most
+    common takes its share); failing tests without exceptions vote for "test"."""
+    if job.test_classes:
+        shares = Counter(job.test_classes.values())
+        top, n = shares.most_common(1)[0]
+        votes[top] = votes.get(top, 0.0) + TEST_EXCEPTIONS_VOTE * n / len(job.test_classes)
+        if top != "test":
+            reasons.append(f"{n} of {len(job.test_classes)} failing tests raised a {top} error")
+        else:
+            reasons.append(f"{len(job.test_classes)} failing test(s) in the log")
+    elif job.reported:
+        votes["test"] = votes.get("test", 0.0) + FAILING_TESTS_VOTE
+        reasons.append(f"{len(job.reported)} failing test(s) in the log")
+
+
+def _lean_on_command_name(chosen: _Tally) -> None:
+    """Nothing in the output has a known shape: what the command is called says a little
+    (a script named check-*, *test*, build-*), just enough to lean on."""
+    inner = _innermost(chosen.primary)
     hint = command_hint(inner) if inner and not command_tool(inner) else None
-    if hint and max(votes.values(), default=0.0) < 1.5:
-        # nothing in the output has a known shape: what the command is called says a little
-        # (a script named check-*, *test*, build-*), just enough to lean on
-        votes[hint] = votes.get(hint, 0.0) + 1.6
-        reasons.append(f"the failing command's name suggests a {hint} step")
+    if hint and _top(chosen.votes) < AT_LEAST:
+        chosen.votes[hint] = chosen.votes.get(hint, 0.0) + COMMAND_NAME_VOTE
+        chosen.reasons.append(f"the failing command's name suggests a {hint} step")
+
+
+def _class_and_confidence(job: _Job, chosen: _Tally, fallback: bool) -> tuple[str, float]:
+    """The class with the most votes (ties: in CLASSES order), "unknown" under AT_LEAST,
+    and how sure (not yet clamped to CONFIDENCE_RANGE)."""
+    votes, reasons = chosen.votes, chosen.reasons
     total = sum(votes.values())
     if votes:
         ranked = sorted(votes.items(), key=lambda kv: (-kv[1], CLASSES.index(kv[0])))
@@ -284,48 +513,25 @@ def decide(scan: ScanResult, hinted_step: str | None = None) -> Decision:
         second = ranked[1][1] if len(ranked) > 1 else 0.0
     else:
         cls, best, second = "unknown", 0.0, 0.0
-    if best < 1.5:
+    if best < AT_LEAST:
         cls = "unknown"
     if cls == "unknown":
-        confidence = 0.1 if not scan.candidates else 0.2
         reasons.append("no known failure shape in the failing part of the log")
-    else:
-        share = best / total if total else 0.0
-        strength = min(1.0, best / 8.0)
-        margin = (best - second) / best if best else 0.0
-        confidence = 0.25 + 0.7 * share * strength * (0.5 + 0.5 * margin)
-        if primary is None and not tests:
-            confidence *= 0.85
-        if fallback:
-            confidence *= 0.7
-        if not _backed(cls, cands, region, test_classes, reasons):
-            # only the tool's usual kind, a command's name or an error's words say so
-            confidence = min(confidence, 0.45)
-    if primary is not None:
-        reasons.insert(0, f"step '{_one_line(primary.name)}' exited with {primary.exit_code}")
-    # when only their words said the class, the lines that said it are the evidence
-    topical = (
-        {n for n, k in _topic_lines(cands, primary, region).items() if k == cls}
-        if any(r.startswith("the lines before the failing exit speak of") for r in reasons)
-        else set()
+        return cls, UNKNOWN_EMPTY if not job.scan.candidates else UNKNOWN_CONFIDENCE
+    share = best / total if total else 0.0
+    strength = min(1.0, best / FULL_STRENGTH)
+    margin = (best - second) / best if best else 0.0
+    confidence = CONFIDENCE_FLOOR + CONFIDENCE_SPAN * share * strength * (
+        1 - MARGIN_SHARE + MARGIN_SHARE * margin
     )
-    evidence = _rank(cands, cls, region, primary, last, scan.details, topical)
-    flaky = _flaky(scan, tests, test_classes, parsed)
-    decision = Decision(
-        cls=cls,
-        confidence=round(max(0.05, min(0.97, confidence)), 2),
-        reasons=reasons,
-        step=primary,
-        tool=tool,
-        evidence=evidence,
-        failing_tests=tests,
-        signatures=signatures,
-        flaky=flaky,
-        next_step="",
-        packages=sorted(project),
-    )
-    decision.next_step = next_step(decision, evidence)
-    return decision
+    if chosen.primary is None and not job.tests:
+        confidence *= NO_STEP_FACTOR
+    if fallback:
+        confidence *= FALLBACK_FACTOR
+    if not _backed(cls, job.cands, chosen.region, job.test_classes, reasons):
+        # only the tool's usual kind, a command's name or an error's words say so
+        confidence = min(confidence, UNBACKED_CAP)
+    return cls, confidence
 
 
 #: a command run under GNU timeout (its last line: the command that failed)
@@ -476,14 +682,25 @@ def _one_line(text: str) -> str:
     return text.splitlines()[0][:120] if text else ""
 
 
+#: How near a line is to where the job failed, as a factor of its weight: (lines before the
+#: failing exit of its step, factor), nearest first; beyond the last, 1.0. What a step
+#: printed right before it failed is most often why.
+NEAR_EXIT: tuple[tuple[int, float], ...] = ((40, 1.6), (400, 1.25))
+#: no failing step (the whole log): the lines near the end of the log, where it stopped
+NEAR_END = (300, 1.3)
+#: a line with no failing exit after it in its step, when a failing step is known
+AWAY_FROM_EXIT = 0.9
+
+
 def _proximity(c: Candidate, primary: Step | None, last: int) -> float:
+    """The factor of a line's weight for its nearness to the failure (:data:`NEAR_EXIT`)."""
     if primary is not None and c.exit_distance is not None:
         d = c.exit_distance
-        return 1.6 if d <= 40 else 1.25 if d <= 400 else 1.0
+        return next((factor for reach, factor in NEAR_EXIT if d <= reach), 1.0)
     if primary is None:
-        d = last - c.line
-        return 1.3 if d <= 300 else 1.0
-    return 0.9
+        reach, factor = NEAR_END
+        return factor if last - c.line <= reach else 1.0
+    return AWAY_FROM_EXIT
 
 
 _NODE_ID = re.compile(r"^[\w./-]+\.py(?:::[^\s:][^\n\r\x00]*)?$")
@@ -601,6 +818,16 @@ def _match_block(test: str, by_test: dict[str, pp.Parsed]) -> pp.Parsed | None:
     return None
 
 
+#: A pytest failure block's header and the exception it ends with are evidence of their
+#: test's class, above any rule's line (4): the block says which test failed and why.
+#: Only the first five blocks; each later one weighs less (1 / (1 + BLOCK_DECAY k)).
+BLOCK_HEADER_WEIGHT = 4.2
+BLOCK_EXCEPTION_WEIGHT = 4.6
+BLOCK_DECAY = 0.3
+#: the uncaught exception of a program a step ran, classed by the exception table
+PROGRAM_EXCEPTION_WEIGHT = 4.0
+
+
 def _block_candidates(
     scan: ScanResult,
     parsed: list[tuple[pp.FailureBlock, pp.Parsed]],
@@ -615,14 +842,14 @@ def _block_candidates(
             else _step_of(scan, block.first_line)
         )
         cls = test_classes.get(p.test or "", "test")
-        decay = 1.0 / (1 + 0.3 * k)
+        decay = 1.0 / (1 + BLOCK_DECAY * k)
         out.append(
             Candidate(
                 block.first_line,
                 block.header_text or block.header,
                 "pytest-block",
                 cls,
-                4.2 * decay,
+                BLOCK_HEADER_WEIGHT * decay,
                 "error",
                 step,
             )
@@ -630,7 +857,15 @@ def _block_candidates(
         if p.exc_line is not None:
             text = next((t for n, t in block.lines if n == p.exc_line), "")
             out.append(
-                Candidate(p.exc_line, text, "pytest-exception", cls, 4.6 * decay, "error", step)
+                Candidate(
+                    p.exc_line,
+                    text,
+                    "pytest-exception",
+                    cls,
+                    BLOCK_EXCEPTION_WEIGHT * decay,
+                    "error",
+                    step,
+                )
             )
     return out
 
@@ -685,6 +920,14 @@ _TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ),
     )
 )
+#: each line whose words speak of a class votes TOPIC_VOTE for it (over AT_LEAST: enough to
+#: be named), all of them together at most TOPIC_CAP (under EXPLAINS: never sure)
+TOPIC_VOTE = 1.6
+TOPIC_CAP = 2.4
+#: the lines whose words are read: the first lines of the last block before the exit
+#: (scanner.BEFORE_EXIT_WEIGHT less a few steps), a tool's error lines this near the exit
+TOPIC_BLOCK_WEIGHT = 0.7
+TOPIC_REACH = 40
 #: the rules whose line is a tool's own error in words no rule knows (no class of its own)
 _WORDS_RULES = {"before-exit", "tool-error", "generic-error", "exception-line", "log-end"}
 
@@ -695,7 +938,7 @@ def _topic_votes(
     """Weak votes from what the failing step's last lines talk about (_TOPICS)."""
     votes: dict[str, float] = {}
     for cls in _topic_lines(cands, primary, region).values():
-        votes[cls] = min(2.4, votes.get(cls, 0.0) + 1.6)
+        votes[cls] = min(TOPIC_CAP, votes.get(cls, 0.0) + TOPIC_VOTE)
     return votes
 
 
@@ -706,9 +949,9 @@ def _topic_lines(cands: list[Candidate], primary: Step | None, region: set[int])
         if c.cls is not None or c.rule not in _WORDS_RULES or c.step not in region:
             continue
         near = (
-            c.weight >= 0.7
+            c.weight >= TOPIC_BLOCK_WEIGHT
             if c.rule == "before-exit"
-            else (c.exit_distance is not None and c.exit_distance <= 40)
+            else (c.exit_distance is not None and c.exit_distance <= TOPIC_REACH)
             or (primary is None and c.rule == "log-end")
         )
         if not near:
@@ -774,7 +1017,14 @@ def _program_exceptions(
         if cls:
             out.append(
                 Candidate(
-                    c.line, c.text, "py-exception", cls, 4.0, "error", c.step, c.exit_distance
+                    c.line,
+                    c.text,
+                    "py-exception",
+                    cls,
+                    PROGRAM_EXCEPTION_WEIGHT,
+                    "error",
+                    c.step,
+                    c.exit_distance,
                 )
             )
     return out, superseded
@@ -788,6 +1038,26 @@ def _step_of(scan: ScanResult, line: int) -> int:
     return idx
 
 
+# -- ranking the evidence: how a line's score is made --------------------------------------
+#
+# score = weight * nearness to the exit / (1 + RANK_REPEAT * k), k the repeats of its rule
+# before it; times RANK_AGREES when its class is the one decided (or its words said it),
+# RANK_OTHER_CLASS when it has another class, RANK_OTHER_STEP outside the failing step.
+
+#: each earlier line of the same rule divides a line's score by a quarter more: the first
+#: of a run of like lines is where one reads
+RANK_REPEAT = 0.25
+RANK_AGREES = 1.6
+RANK_OTHER_CLASS = 0.8
+RANK_OTHER_STEP = 0.3
+#: an exit line says that the step failed, not why: never above this score
+RANK_EXIT_CAP = 0.8
+#: a count ("3 failed") says that it failed; the lines it counts say why
+RANK_SUMMARY = 0.75
+#: mocha's full report of a failure (after "N failing") over its brief live copy
+RANK_FULL_REPORT = 1.5
+
+
 def _rank(
     cands: list[Candidate],
     cls: str,
@@ -797,6 +1067,28 @@ def _rank(
     details: dict[int, int] | None = None,
     topical: set[int] | None = None,
 ) -> list[Candidate]:
+    """The evidence: every candidate scored (:func:`_scored`), the earlier lines of the
+    class first, the full reports over live copies; the best MAX_EVIDENCE of different
+    texts, each text at its first copy, then a failure's other copy and a header's
+    detail moved up."""
+    scored = _scored(cands, cls, region, primary, last, topical)
+    scored = _early_first(scored, cls, region)
+    scored = _full_reports_first(scored)
+    scored.sort(key=lambda t: (-t[0], t[1]))
+    ranked = [c for _, _, c in scored]
+    return _with_detail(_with_other_copy(_picked(scored), ranked), ranked, details or {})
+
+
+def _scored(
+    cands: list[Candidate],
+    cls: str,
+    region: set[int],
+    primary: Step | None,
+    last: int,
+    topical: set[int] | None,
+) -> list[tuple[float, int, Candidate]]:
+    """(score, line, candidate) of each candidate (not the lines the failing step printed
+    after its exit), in line order."""
     seen_rule: Counter[str] = Counter()
     scored: list[tuple[float, int, Candidate]] = []
     for c in sorted(cands, key=lambda c: c.line):
@@ -811,44 +1103,62 @@ def _rank(
         # says where they stand in the block
         k = 0 if c.rule == "before-exit" and c.weight > 0.5 else seen_rule[c.rule]
         seen_rule[c.rule] += 1
-        s = c.weight * _proximity(c, primary, last) / (1 + 0.25 * k)
+        s = c.weight * _proximity(c, primary, last) / (1 + RANK_REPEAT * k)
         if (c.cls == cls and cls != "unknown") or (topical and c.line in topical):
-            s *= 1.6
+            s *= RANK_AGREES
         elif c.cls and cls != "unknown":
-            s *= 0.8
+            s *= RANK_OTHER_CLASS
         if c.step not in region and c.rule not in _JOB_LEVEL_RULES:
-            s *= 0.3
+            s *= RANK_OTHER_STEP
         if c.kind == "exit":
-            s = min(s, 0.8)
+            s = min(s, RANK_EXIT_CAP)
         elif c.kind == "summary":
-            s *= 0.75  # a count says that it failed; the lines it counts say why
+            s *= RANK_SUMMARY
         scored.append((s, c.line, c))
-    # People read a failure from its first line: among the lines of the class that won, in
-    # the failing part, the earlier ones rank higher.
+    return scored
+
+
+def _early_first(
+    scored: list[tuple[float, int, Candidate]], cls: str, region: set[int]
+) -> list[tuple[float, int, Candidate]]:
+    """People read a failure from its first line: among the lines of the class that won,
+    in the failing part, the earlier ones rank higher (up to EARLY_BONUS)."""
     ours = sorted(
         c.line for _, _, c in scored if c.cls == cls and c.step in region and c.kind != "summary"
     )
-    if len(ours) > 1:
-        order = {line: i for i, line in enumerate(ours)}
-        scored = [
-            (s * (1.0 + EARLY_BONUS * (1 - order[c.line] / (len(ours) - 1))), line, c)
-            if c.line in order and c.cls == cls
-            else (s, line, c)
-            for s, line, c in scored
-        ]
-    # mocha and friends list each failure twice: briefly while running, in full after
-    # "N failing"; the full one is the one to read
+    if len(ours) <= 1:
+        return scored
+    order = {line: i for i, line in enumerate(ours)}
+    return [
+        (s * (1.0 + EARLY_BONUS * (1 - order[c.line] / (len(ours) - 1))), line, c)
+        if c.line in order and c.cls == cls
+        else (s, line, c)
+        for s, line, c in scored
+    ]
+
+
+def _full_reports_first(
+    scored: list[tuple[float, int, Candidate]],
+) -> list[tuple[float, int, Candidate]]:
+    """mocha and friends list each failure twice: briefly while running, in full after
+    "N failing"; the full one is the one to read."""
     details_from = min(
         (c.line for _, _, c in scored if _FAILING_HEADER.match(c.text)), default=None
     )
-    if details_from is not None:
-        scored = [
-            (s * 1.5, line, c) if c.rule == "test-lists" and c.line > details_from else (s, line, c)
-            for s, line, c in scored
-        ]
-    scored.sort(key=lambda t: (-t[0], t[1]))
-    # The same text printed twice (live, then again in a summary or by a later command): the
-    # first copy is where it happened, and where people point.
+    if details_from is None:
+        return scored
+    return [
+        (s * RANK_FULL_REPORT, line, c)
+        if c.rule == "test-lists" and c.line > details_from
+        else (s, line, c)
+        for s, line, c in scored
+    ]
+
+
+def _picked(scored: list[tuple[float, int, Candidate]]) -> list[Candidate]:
+    """The best MAX_EVIDENCE lines of different texts. The same text printed twice (live,
+    then again in a summary or by a later command): the first copy is where it happened,
+    and where people point."""
     first: dict[str, Candidate] = {}
     for _, _, c in sorted(scored, key=lambda t: t[1]):
         first.setdefault(c.text.strip(), c)
@@ -865,8 +1175,7 @@ def _rank(
         picked.append(c)
         if len(picked) >= MAX_EVIDENCE:
             break
-    ranked = [c for _, _, c in scored]
-    return _with_detail(_with_other_copy(picked, ranked), ranked, details or {})
+    return picked
 
 
 def _with_detail(

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from truegreen.run.signature import is_library_path
 
@@ -120,6 +122,67 @@ def parse_exception_line(text: str) -> tuple[str, str] | None:
     return name, (m["msg"] or "").strip()
 
 
+#: a native library the job's interpreter or a package links to is missing or too old
+_SHARED_LIBRARY = re.compile(
+    r"cannot open shared object file|DLL load failed|(?:GLIBC|GLIBCXX|CXXABI)_[\d.]+' not found|undefined symbol"
+)
+_IMPORT_ERRORS = ("ModuleNotFoundError", "ImportError")
+_NO_MODULE = re.compile(r"No module named '?([\w.]+)")
+_CANNOT_IMPORT = re.compile(r"cannot import name '\w+' from '([\w.]+)'(?: \((.+)\))?")
+#: Exceptions whose type alone names the class (once a missing native library, which any
+#: exception may report, has been ruled out).
+_BY_TYPE: dict[str, str] = {
+    # importlib.metadata / pkg_resources: a distribution is missing or conflicts
+    "PackageNotFoundError": "dependency",
+    "DistributionNotFound": "dependency",
+    "VersionConflict": "dependency",
+    # an HTTP client's refusal of the URL it was given: the URL (a setting) is wrong
+    **dict.fromkeys(_BAD_URL, "configuration"),
+}
+_HTTP_ERRORS = ("HTTPError", "HTTPStatusError", "ClientResponseError")
+#: the server refuses the job's credentials (401, 403)
+_REFUSED_CREDENTIALS = re.compile(
+    r"^(?:HTTP Error )?40[13]\b|\b40[13] (?:Client Error|Unauthorized|Forbidden)\b"
+)
+_LOOPBACK = re.compile(r"localhost|127\.0\.0\.1|\[::1\]|::1\b")
+#: a connection that was never answered (ETIMEDOUT), not a time limit that ran out
+_UNANSWERED = re.compile(r"\[Errno 110\]|Connection timed out|handshake")
+#: what name resolution, a connection or a certificate check says when they fail
+_NETWORK_MESSAGE = re.compile(
+    r"Name or service not known|Temporary failure in name resolution|Max retries exceeded|"
+    r"Failed to establish a new connection|nodename nor servname|CERTIFICATE_VERIFY_FAILED"
+)
+#: a settings model that refuses what it was given (pydantic-settings and friends)
+_SETTINGS_VALIDATION = re.compile(r"Settings|Config\b|Field required")
+#: ``os.environ["SOME_VAR"]``: a KeyError naming an environment variable
+_ENV_KEY = re.compile(r"'[A-Z][A-Z0-9_]{2,}'")
+_NAMES_VARIABLE = re.compile(r"environment variable|env var\b|is not set\b", re.IGNORECASE)
+#: a codec that cannot encode the output: the job's locale is not UTF-8
+_NARROW_CODEC = re.compile(r"'(?:ascii|charmap|latin-1)' codec")
+#: a bare file name missing (``FileNotFoundError: ... 'tzdata'``): a program or data file
+#: the machine lacks, not a path the test built
+_BARE_FILE_MISSING = re.compile(r"No such file or directory: '[\w.-]+'$")
+
+
+@dataclass(frozen=True)
+class _Raised:
+    """An exception as the log shows it, with where it was raised."""
+
+    exc_type: str
+    #: the type's own name, without its module
+    name: str
+    message: str
+    project: set[str]
+    in_test: bool
+    raised_in: str | None
+    source: str | None
+
+    def own(self) -> str | None:
+        """A failure of the project's own code: the test's, when a test raised it; a
+        program's own exception says nothing in particular."""
+        return "test" if self.in_test else None
+
+
 def exception_class(
     exc_type: str,
     message: str,
@@ -134,108 +197,181 @@ def exception_class(
 
     ``in_test``: raised by a failing test (not by a program a step ran). ``raised_in``: the
     file of the innermost traceback frame, when the log shows it; ``source``: the source
-    line Python printed under that frame."""
-    project = project or set()
-    t = exc_type.rsplit(".", 1)[-1]
-    msg = message or ""
-    low = msg.lower()
-    if re.search(
-        r"cannot open shared object file|DLL load failed|(?:GLIBC|GLIBCXX|CXXABI)_[\d.]+' not found|undefined symbol",
-        msg,
+    line Python printed under that frame.
+
+    The steps, in order (the first that answers decides): a missing native library; an
+    import that failed; the type alone (:data:`_BY_TYPE`); then :data:`_RULES`, each one
+    kind of cause read from the type and the message; last, for a program (not a test),
+    what its own configuration looks like when it is wrong (:func:`_program_class`)."""
+    exc = _Raised(
+        exc_type,
+        exc_type.rsplit(".", 1)[-1],
+        message or "",
+        project or set(),
+        in_test,
+        raised_in,
+        source,
+    )
+    if _SHARED_LIBRARY.search(exc.message):
+        return "environment"
+    if exc.name in _IMPORT_ERRORS:
+        return _import_class(exc)
+    if exc.name in _BY_TYPE:
+        return _BY_TYPE[exc.name]
+    for rule in _RULES:
+        cls = rule(exc)
+        if cls is not None:
+            return cls
+    return "test" if in_test else _program_class(exc)
+
+
+def _import_class(exc: _Raised) -> str | None:
+    """An import that failed: a module of the project's own is the project's failure; a
+    standard module missing is the interpreter's (older or newer than the code supports);
+    any other is a package to install."""
+    msg = exc.message
+    m = _NO_MODULE.search(msg)
+    if m:
+        top = m[1].split(".")[0]
+        if top in exc.project:
+            return exc.own()
+        return "environment" if top in STDLIB else "dependency"
+    m = _CANNOT_IMPORT.search(msg)
+    if m and m[2] and m[2] != "unknown location":
+        # Python names the file it imported from: a library's or the project's own
+        return "dependency" if is_library_path(m[2]) else exc.own()
+    if m and m[1].split(".")[0] in exc.project:
+        return exc.own()
+    if "cannot import name" in msg and not exc.project:
+        return "dependency"
+    return exc.own()
+
+
+def _credentials(exc: _Raised) -> str | None:
+    """The server refuses the job's credentials: its secrets."""
+    if exc.name in _HTTP_ERRORS and _REFUSED_CREDENTIALS.search(exc.message):
+        return "configuration"
+    return None
+
+
+def _local_service(exc: _Raised) -> str | None:
+    """A service the job should have started is not listening."""
+    if _LOOPBACK.search(exc.message) and (
+        "Connection" in exc.name or "refused" in exc.message.lower()
     ):
         return "environment"
-    if t in ("ModuleNotFoundError", "ImportError"):
-        m = re.search(r"No module named '?([\w.]+)", msg)
-        if m:
-            top = m[1].split(".")[0]
-            if top in project:
-                return "test" if in_test else None
-            # a standard module missing: the job's interpreter is older (or newer) than the
-            # code supports, not a package to install
-            return "environment" if top in STDLIB else "dependency"
-        m = re.search(r"cannot import name '\w+' from '([\w.]+)'(?: \((.+)\))?", msg)
-        if m and m[2] and m[2] != "unknown location":
-            # Python names the file it imported from: a library's or the project's own
-            return "dependency" if is_library_path(m[2]) else ("test" if in_test else None)
-        if m and m[1].split(".")[0] in project:
-            return "test" if in_test else None
-        if "cannot import name" in msg and not project:
-            return "dependency"
-        return "test" if in_test else None
-    if t in ("PackageNotFoundError", "DistributionNotFound", "VersionConflict"):
-        return "dependency"  # importlib.metadata / pkg_resources: a distribution is missing
-    if t in _BAD_URL:
-        return "configuration"
-    if t in ("HTTPError", "HTTPStatusError", "ClientResponseError") and re.search(
-        r"^(?:HTTP Error )?40[13]\b|\b40[13] (?:Client Error|Unauthorized|Forbidden)\b", msg
-    ):
-        return "configuration"  # the server refuses the job's credentials: its secrets
-    if re.search(r"localhost|127\.0\.0\.1|\[::1\]|::1\b", msg) and (
-        "Connection" in t or "refused" in low
-    ):
-        return "environment"  # a service the job should have started is not listening
-    if t == "TimeoutError" and re.search(r"\[Errno 110\]|Connection timed out|handshake", msg):
-        return "network"  # a connection that was never answered (ETIMEDOUT), not a time limit
-    if t in ("TimeoutExpired",) or (
-        t == "TimeoutError" and not exc_type.startswith(_NETWORK_MODULES)
+    return None
+
+
+def _timeouts(exc: _Raised) -> str | None:
+    """A time limit that ran out, told from a connection never answered (the network's)."""
+    if exc.name == "TimeoutError" and _UNANSWERED.search(exc.message):
+        return "network"
+    if exc.name == "TimeoutExpired" or (
+        exc.name == "TimeoutError" and not exc.exc_type.startswith(_NETWORK_MODULES)
     ):
         return "timeout"
+    return None
+
+
+def _network(exc: _Raised) -> str | None:
+    """What an HTTP or socket client raises, or a message only the network gives."""
     if (
-        t in _NETWORK_TYPES
-        or exc_type.startswith(_NETWORK_MODULES)
-        or re.search(
-            r"Name or service not known|Temporary failure in name resolution|Max retries exceeded|"
-            r"Failed to establish a new connection|nodename nor servname|CERTIFICATE_VERIFY_FAILED",
-            msg,
-        )
+        exc.name in _NETWORK_TYPES
+        or exc.exc_type.startswith(_NETWORK_MODULES)
+        or _NETWORK_MESSAGE.search(exc.message)
     ):
         return "network"
-    if t == "Failed" and msg.startswith("Timeout"):
+    return None
+
+
+def _other_timeouts(exc: _Raised) -> str | None:
+    """pytest-timeout's ``Failed: Timeout``, and the ``Timeout`` types of libraries not
+    about the network (those of HTTP clients are the network's, above)."""
+    if exc.name == "Failed" and exc.message.startswith("Timeout"):
         return "timeout"
-    if t in ("Timeout", "TimeoutException"):
+    if exc.name in ("Timeout", "TimeoutException"):
         return "timeout"
-    if (t == "ValidationError" and re.search(r"Settings|Config\b|Field required", msg)) or (
-        t in _SETTINGS_TYPES
-    ):
+    return None
+
+
+def _settings(exc: _Raised) -> str | None:
+    """A settings object that refuses its values, or a variable that is not set."""
+    if (
+        exc.name == "ValidationError" and _SETTINGS_VALIDATION.search(exc.message)
+    ) or exc.name in _SETTINGS_TYPES:
         return "configuration"
-    if t == "KeyError" and re.fullmatch(r"'[A-Z][A-Z0-9_]{2,}'", msg.strip()):
+    if exc.name == "KeyError" and _ENV_KEY.fullmatch(exc.message.strip()):
         return "configuration"  # os.environ["SOME_VAR"]
-    if re.search(r"environment variable|env var\b|is not set\b", msg, re.IGNORECASE):
+    if _NAMES_VARIABLE.search(exc.message):
         return "configuration"
-    if t == "MemoryError":
+    return None
+
+
+def _machine(exc: _Raised) -> str | None:
+    """The machine ran out (memory, disk: infrastructure) or refuses (environment)."""
+    if exc.name == "MemoryError":
         return "infrastructure"
+    msg = exc.message
     errno = _ERRNO.match(msg)
     code = int(errno[1]) if errno else None
     if code in _ERRNO_INFRA or any(v in msg for v in _ERRNO_INFRA.values()):
         return "infrastructure"
-    if t == "PermissionError" or code in _ERRNO_ENV:
+    if exc.name == "PermissionError" or code in _ERRNO_ENV:
         return "environment"
+    return None
+
+
+def _runner_setup(exc: _Raised) -> str | None:
+    """What the runner lacks: a time zone database, a locale, a UTF-8 output encoding, a
+    program to run."""
+    t = exc.name
     if t == "ZoneInfoNotFoundError":
         return "environment"  # the runner has no time zone database (tzdata)
-    if t == "Error" and exc_type.startswith("locale."):
+    if t == "Error" and exc.exc_type.startswith("locale."):
         return "environment"  # locale.Error: the runner lacks the locale
-    if t in ("UnicodeEncodeError", "UnicodeDecodeError") and re.search(
-        r"'(?:ascii|charmap|latin-1)' codec", msg
-    ):
+    if t in ("UnicodeEncodeError", "UnicodeDecodeError") and _NARROW_CODEC.search(exc.message):
         return "environment"  # the job's locale or output encoding is not UTF-8
     if t == "FileNotFoundError":
-        if raised_in and raised_in.endswith("subprocess.py"):
+        if exc.raised_in and exc.raised_in.endswith("subprocess.py"):
             return "environment"  # the program to run is not installed
-        if in_test and re.search(r"No such file or directory: '[\w.-]+'$", msg):
+        if exc.in_test and _BARE_FILE_MISSING.search(exc.message):
             return "environment"
-    if not in_test:
-        if t in ("FileNotFoundError", "OSError", "IOError") and _CONFIG_PATH.search(msg):
-            return "configuration"  # the program's own settings file is not where it looks
-        if t in _CONVERSION and source and _READS_SETTING.search(source):
-            # `int(os.environ["WORKERS"])`, `settings["port"]`: the line that failed reads a
-            # setting, and the value it found (or did not find) is the wrong one
-            return "configuration"
-        # a program that stops at start-up on a file it parses: its configuration
-        if (
-            t in _CONFIG_DECODE
-            or exc_type.startswith(_CONFIG_MODULES)
-            or (raised_in and _CONFIG_READERS.search(raised_in.replace("\\", "/")))
-        ):
-            return "configuration"
-        return None
-    return "test"
+    return None
+
+
+#: The causes an exception's type and message name, in the order they are tried: the
+#: first that answers decides (a ``TimeoutError`` about a connection is the network's
+#: before it is a time limit; an HTTP client's ``Timeout`` is the network's before it is
+#: a timeout).
+_RULES: tuple[Callable[[_Raised], str | None], ...] = (
+    _credentials,
+    _local_service,
+    _timeouts,
+    _network,
+    _other_timeouts,
+    _settings,
+    _machine,
+    _runner_setup,
+)
+
+
+def _program_class(exc: _Raised) -> str | None:
+    """A program's uncaught exception that no rule explains: its configuration when it
+    stopped on it at start-up (a settings file missing, a setting of the wrong shape, a
+    file it parses); else nothing in particular."""
+    t = exc.name
+    if t in ("FileNotFoundError", "OSError", "IOError") and _CONFIG_PATH.search(exc.message):
+        return "configuration"  # the program's own settings file is not where it looks
+    if t in _CONVERSION and exc.source and _READS_SETTING.search(exc.source):
+        # `int(os.environ["WORKERS"])`, `settings["port"]`: the line that failed reads a
+        # setting, and the value it found (or did not find) is the wrong one
+        return "configuration"
+    # a program that stops at start-up on a file it parses: its configuration
+    if (
+        t in _CONFIG_DECODE
+        or exc.exc_type.startswith(_CONFIG_MODULES)
+        or (exc.raised_in and _CONFIG_READERS.search(exc.raised_in.replace("\\", "/")))
+    ):
+        return "configuration"
+    return None

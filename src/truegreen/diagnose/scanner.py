@@ -42,6 +42,40 @@ MAX_FRAMES = 5000
 #: Failing tests whose passing runs are looked for (flaky suspicion).
 MAX_WATCHED = 20
 
+# Weights of the evidence candidates the scanner makes itself (the rules' lines carry
+# their own, in rules.py). classify.py ranks a line by its weight times its nearness to
+# the failing exit, so these are on the rules' scale: under 1 a line that only stands
+# somewhere (before the exit, at the end), 2 to 3 a line of a known shape that says a
+# test failed or an error happened, 4 and more a line that also says why.
+#: pytest's short summary line (``FAILED path::test - Error: msg``): the test and why
+SUMMARY_LINE_WEIGHT = 4
+#: a verbose outcome line (``path::test FAILED``): which test, not why
+OUTCOME_LINE_WEIGHT = 2.5
+#: the line above a stack trace's frames or a `` --> file:line:col`` pointer, when it has
+#: the shape of an error (the thrown exception, the linter's or compiler's diagnostic)
+ABOVE_TRACE_WEIGHT = 3
+#: a failing exit's own line: that the step failed, never why
+EXIT_LINE_WEIGHT = 0.5
+#: the line after a failing test's header that names no cause: why, in words no rule knows
+DETAIL_WEIGHT = 0.5
+#: the last block of unexplained lines before a failing exit (what the step said as it
+#: failed): its first line weighs most, each later one a step less, since people read an
+#: error block from its top; an unexplained line before it weighs the least
+BEFORE_EXIT_WEIGHT = 0.9
+BEFORE_EXIT_STEP = 0.04
+BEFORE_EXIT_OTHER_WEIGHT = 0.5
+#: the last lines of a log that has no failing exit (where it stopped): the last one
+#: first, each earlier one a step less
+LOG_END_WEIGHT = 0.7
+LOG_END_STEP = 0.1
+#: a rule's error of at least this weight, found by its marker outside the windows read
+#: in full, opens a window of DETAIL_SPAN lines after it (its test's name, its message)
+DETAIL_WINDOW_WEIGHT = 3
+#: how much a line counts toward its step's tool (the step's tool is the one with the
+#: most): a pytest header or rootdir line outweighs a rule's single hit (1) of another tool
+PYTEST_SIGN = 3
+UNITTEST_SIGN = 2
+
 # Few needles, each one fast C scan per chunk: exit codes ("exit", "Error 2", "npm ERR!"),
 # GitHub groups and annotations, Travis commands, pytest sections, failures, reruns, nox
 # and tox steps. Everything else is read only inside the windows around them.
@@ -335,7 +369,13 @@ class Scanner:
                     k += 1
                     self._add(
                         Candidate(
-                            n, text, "log-end", None, 0.7 - 0.1 * k, "context", self.steps[-1].index
+                            n,
+                            text,
+                            "log-end",
+                            None,
+                            LOG_END_WEIGHT - LOG_END_STEP * k,
+                            "context",
+                            self.steps[-1].index,
                         )
                     )
         return ScanResult(
@@ -387,19 +427,49 @@ class Scanner:
             self._line(n, text)
 
     def _line(self, n: int, text: str) -> None:
+        """Read one line (a segment of it, once cleaned), in these steps: what it says of
+        the job's steps (a GitHub group, a Travis command, a nox session, a tox command),
+        of pytest's structure (its sections, a failure block, its rootdir), of a Python
+        traceback; whether it is a test's outcome; then the rules, whose hits become
+        evidence candidates; last, what the lines around it are (a stack trace's
+        exception above it, a header's detail after it)."""
         step = self.steps[-1]
         if n < step.start:
             # a line read late (the end of the log, a window opened after it): it belongs
             # to the step it was printed in
             step = self._step_at(n)
         stripped = text.strip()
+        self._watch_injection(n, text)
+        if self._step_line(n, text, stripped, step):
+            return
+        step = self._session_line(n, text, step)
+        self._pytest_structure(n, text, stripped, step)
+        self._python_frames(n, text, stripped)
+        rule_text = self._test_line(n, text, stripped, step)
+        hits = self._rule_hits(n, text, rule_text)
+        had = self._record_hits(n, text, hits, step)
+        if self.await_detail is not None and not had:
+            self._detail(n, text, stripped)
+        self._around(n, text, stripped, step)
+        if had and _names_no_cause(hits, stripped):
+            # a header that names no cause: a failing test's ("name: FAIL"), npm's error
+            # code ("npm error code EUSAGE"); the line after it says why
+            self.await_detail = (n, step.index)
+        self.recent.append((n, text, had))
+
+    def _watch_injection(self, n: int, text: str) -> None:
+        """A line that addresses a reader with instructions is noted (it stays data)."""
         if (
             len(self.injection) < 50
             and any(k in text for k in _INJECTION_NEEDLES)
             and _INJECTION.search(text)
         ):
             self.injection.append(n)
-        # --- structure: steps -----------------------------------------------------------
+
+    def _step_line(self, n: int, text: str, stripped: str, step: Step) -> bool:
+        """A line of the CI system's own that opens a step or belongs to its header (a
+        GitHub Actions group, the script of a `run:` step, a Travis command): True when
+        that is all it is."""
         if text.startswith("##["):
             self.formats["github-actions"] = None
             if text.startswith("##[group]"):
@@ -407,35 +477,38 @@ class Scanner:
                 if name.startswith("Run "):
                     self._new_step(n, name, name[4:].strip())
                     self.in_run_group = n + 12
-                return
+                return True
             if text.startswith("##[endgroup]"):
                 self.in_run_group = 0
                 if step.name.startswith("Run ") and not step.output and n > step.start:
                     step.output = n + 1
-                return
+                return True
         elif self.in_run_group >= n:
             # the rest of a multi-line `run:` script, shown inside the step's group
             if stripped.startswith(("shell:", "env:", "with:")):
                 self.in_run_group = 0
-                return
+                return True
             cmd = step.command or ""
             if len(cmd) < 400 and stripped and stripped not in cmd.split("\n"):
                 step.command = (cmd + "\n" + stripped).strip()
-            return
+            return True
         if text.startswith("$ ") and len(text) > 2:
             self.formats["travis"] = None
             self._new_step(n, text, text[2:].strip())
-            return
+            return True
+        return False
+
+    def _session_line(self, n: int, text: str, step: Step) -> Step:
+        """A nox session or a tox command starts a step (its lines go on being read);
+        the step the line belongs to after it."""
         if text.startswith("nox > "):
             self.formats["nox"] = None
             if text.startswith("nox > Running session "):
                 self._new_step(n, text, None)
                 step = self.steps[-1]
                 step.tools["nox"] = 1
-            elif (
-                text.startswith("nox > ")
-                and not text.startswith(("nox > Command", "nox > Session", "nox > Ran "))
-                and (step.command is None or step.name.startswith("nox > Running"))
+            elif not text.startswith(("nox > Command", "nox > Session", "nox > Ran ")) and (
+                step.command is None or step.name.startswith("nox > Running")
             ):
                 step.command = text[6:].strip()
         if ": commands[" in text or " run-test: commands[" in text:
@@ -444,34 +517,48 @@ class Scanner:
             self._new_step(n, text, parts[-1].strip() if len(parts) > 1 else None)
             self.steps[-1].tools["tox"] = 1
             step = self.steps[-1]
-        # --- pytest / unittest structure -------------------------------------------------
+        return step
+
+    def _pytest_structure(self, n: int, text: str, stripped: str, step: Step) -> None:
+        """pytest's sections (``=== FAILURES ===``), the failure blocks inside them, and
+        its ``rootdir:`` line."""
         sec = pp.section_of(stripped) if stripped.startswith("=") else None
         if sec is not None:
-            self._close_block()
-            if "TEST SESSION STARTS" in sec:
-                self.full_until = max(self.full_until, n + 8)
-                self.formats["pytest"] = None
-                step.tools["pytest"] = step.tools.get("pytest", 0) + 3
-            if sec in ("FAILURES", "ERRORS"):
-                self.section = sec
-                self.full_until = max(self.full_until, n + SECTION_SPAN)
-            else:
-                self.section = sec
+            self._open_section(n, sec, step)
         elif self.section in ("FAILURES", "ERRORS"):
-            header = pp.block_header(stripped)
-            if header is not None:
-                self._close_block()
-                if len(self.blocks) < MAX_BLOCKS:
-                    self.block = pp.FailureBlock(header, self.section, n, text)
-                    self.block_source = True
-            elif self.block is not None and len(self.block.lines) < MAX_BLOCK_LINES:
-                self.block.lines.append((n, text))
-                if stripped.startswith("-") and _CAPTURED.match(stripped):
-                    self.block_source = False
+            self._block_line(n, text, stripped, self.section)
         if text.startswith("rootdir: "):
             self.root = text[9:].split(",", 1)[0].strip() or None
             self.formats["pytest"] = None
-            step.tools["pytest"] = step.tools.get("pytest", 0) + 3
+            step.tools["pytest"] = step.tools.get("pytest", 0) + PYTEST_SIGN
+
+    def _open_section(self, n: int, sec: str, step: Step) -> None:
+        self._close_block()
+        if "TEST SESSION STARTS" in sec:
+            self.full_until = max(self.full_until, n + 8)
+            self.formats["pytest"] = None
+            step.tools["pytest"] = step.tools.get("pytest", 0) + PYTEST_SIGN
+        if sec in ("FAILURES", "ERRORS"):
+            self.full_until = max(self.full_until, n + SECTION_SPAN)
+        self.section = sec
+
+    def _block_line(self, n: int, text: str, stripped: str, section: str) -> None:
+        """A line of a FAILURES or ERRORS section: a block's header opens a block, the
+        other lines belong to the open one."""
+        header = pp.block_header(stripped)
+        if header is not None:
+            self._close_block()
+            if len(self.blocks) < MAX_BLOCKS:
+                self.block = pp.FailureBlock(header, section, n, text)
+                self.block_source = True
+        elif self.block is not None and len(self.block.lines) < MAX_BLOCK_LINES:
+            self.block.lines.append((n, text))
+            if stripped.startswith("-") and _CAPTURED.match(stripped):
+                self.block_source = False
+
+    def _python_frames(self, n: int, text: str, stripped: str) -> None:
+        """A Python traceback: its start opens a window, its frames (and the source line
+        under each) are remembered, for where an uncaught exception was raised."""
         if (
             self.frame_at == n - 1
             and text.startswith("    ")
@@ -486,8 +573,12 @@ class Scanner:
             if frame:
                 self.py_frames.append((n, frame["path"]))
                 self.frame_at = n
-        # The rules read the text a tool wrote, not test ids: a parametrized id such as
-        # test_x[got: command not found] says nothing about this failure.
+
+    def _test_line(self, n: int, text: str, stripped: str, step: Step) -> str:
+        """A test's outcome (pytest's summary or verbose lines, unittest's), a test that
+        started, a command a script runner echoed; the text the rules are to read of the
+        line: the tool's words, not test ids (a parametrized id such as
+        ``test_x[got: command not found]`` says nothing about this failure)."""
         rule_text = text
         if text.startswith(("> ", "+ ")):
             # a command echoed by npm scripts or `set -x`: it names a tool, it is no error
@@ -495,54 +586,73 @@ class Scanner:
             if text.startswith("> "):
                 self._script_echo(step, n, text[2:].strip())
         if "::" in text or text.startswith(("FAILED", "ERROR")):
-            summ = pp.summary_of(stripped)
-            if summ:
-                test, out, msg = summ
-                self._outcome(n, test, out)
-                if msg and test not in self.summary_messages:
-                    self.summary_messages[test] = msg
-                rule_text = msg or ""
-                self._add(Candidate(n, text, "pytest-summary-line", "test", 4, "error", step.index))
-            else:
-                outcome = pp.outcome_of(stripped)
-                if outcome:
-                    self._outcome(n, outcome.test, outcome.outcome)
-                    rule_text = ""
-                    if outcome.outcome in ("failed", "error"):
-                        self._add(
-                            Candidate(n, text, "pytest-outcome", "test", 2.5, "error", step.index)
-                        )
-                else:
-                    started = _STARTED.match(text)
-                    if started and (self.running is None or n > self.running[0]):
-                        test = started["id"]
-                        if test.count("[") == test.count("]"):
-                            self.running = (n, test)
+            rule_text = self._pytest_result(n, text, stripped, step, rule_text)
         if text.startswith(("FAIL:", "ERROR:")):
             ut = pp.unittest_of(text)
             if ut:
                 self.formats["unittest"] = None
-                step.tools["unittest"] = step.tools.get("unittest", 0) + 2
+                step.tools["unittest"] = step.tools.get("unittest", 0) + UNITTEST_SIGN
                 self._outcome(n, ut[0], ut[1])
-        # --- rules ------------------------------------------------------------------------
+        return rule_text
+
+    def _pytest_result(self, n: int, text: str, stripped: str, step: Step, rule_text: str) -> str:
+        """pytest's short summary line (its message is what the rules read), a verbose
+        outcome line (nothing for the rules), or a test a verbose run started."""
+        summ = pp.summary_of(stripped)
+        if summ:
+            test, out, msg = summ
+            self._outcome(n, test, out)
+            if msg and test not in self.summary_messages:
+                self.summary_messages[test] = msg
+            self._add(
+                Candidate(
+                    n, text, "pytest-summary-line", "test", SUMMARY_LINE_WEIGHT, "error", step.index
+                )
+            )
+            return msg or ""
+        outcome = pp.outcome_of(stripped)
+        if outcome:
+            self._outcome(n, outcome.test, outcome.outcome)
+            if outcome.outcome in ("failed", "error"):
+                self._add(
+                    Candidate(
+                        n, text, "pytest-outcome", "test", OUTCOME_LINE_WEIGHT, "error", step.index
+                    )
+                )
+            return ""
+        started = _STARTED.match(text)
+        if started and (self.running is None or n > self.running[0]):
+            test = started["id"]
+            if test.count("[") == test.count("]"):
+                self.running = (n, test)
+        return rule_text
+
+    def _rule_hits(self, n: int, text: str, rule_text: str) -> list[tuple[Rule, re.Match[str]]]:
+        """The rules that match the line: none on source code a traceback or a failure
+        block shows, the message of a workflow annotation too, and a line with a class
+        (or a failing exit) is not also a generic error line."""
         hits = match_line(rule_text) if rule_text else []
-        if (
-            hits
-            and text.startswith("    ")
-            and ((self.block is not None and self.block_source) or self._under_py_frame(n, text))
-        ):
-            # the source line under a traceback's `File "...", line N` frame, or in the
-            # listing of a pytest failure block, is code, not what went wrong
-            # (`raise ConnectionError(...)`, a library's docstring)
+        if hits and text.startswith("    ") and self._shows_source(n, text):
             hits = []
         if text.startswith(("::error", "::warning", "##[error]", "##[warning]")):
             # a workflow annotation: the message after the command is the tool's own line
             inner = text.split("::", 2)[-1] if text.startswith("::") else text.split("]", 1)[-1]
             hits += [h for h in match_line(inner) if h[0].kind != "exit"]
         if hits and any(r.cls or r.kind == "exit" for r, _ in hits):
-            # a line with a class, or a failing exit, is not also a generic error line
             hits = [(r, m) for r, m in hits if r.cls or r.kind == "exit"]
-        had = False
+        return hits
+
+    def _shows_source(self, n: int, text: str) -> bool:
+        """The (indented) line is source code: under a traceback's `File "...", line N`
+        frame, or in the listing of a pytest failure block; code, not what went wrong
+        (`raise ConnectionError(...)`, a library's docstring)."""
+        return (self.block is not None and self.block_source) or self._under_py_frame(n, text)
+
+    def _record_hits(
+        self, n: int, text: str, hits: list[tuple[Rule, re.Match[str]]], step: Step
+    ) -> bool:
+        """Each hit: a failing exit, or an evidence candidate (and a sign of its tool).
+        Whether there was any."""
         for rule, m in hits:
             if rule.name == "pytest-counts":
                 self.session_end = max(self.session_end, n)
@@ -550,13 +660,11 @@ class Scanner:
                 step.tools[rule.tool] = step.tools.get(rule.tool, 0) + 1
             if rule.kind == "exit":
                 self._exit(n, text, rule, m)
-                had = True
                 continue
             self._add(Candidate(n, text, rule.name, rule.cls, rule.weight, rule.kind, step.index))
-            had = True
             if (
                 rule.cls
-                and rule.weight >= 3
+                and rule.weight >= DETAIL_WINDOW_WEIGHT
                 and n >= self.full_until
                 and self.details_budget > 0
                 and rule.kind != "summary"
@@ -565,25 +673,17 @@ class Scanner:
                 # after it are its details (the test's name, the message), read them too
                 self.details_budget -= 1
                 self.full_until = n + DETAIL_SPAN
-        if self.await_detail is not None and not had:
-            self._detail(n, text, stripped)
+        return bool(hits)
+
+    def _around(self, n: int, text: str, stripped: str, step: Step) -> None:
+        """A stack frame (JavaScript, JVM) or a ``--> file:line:col`` pointer: the line
+        above it may be what went wrong."""
         if stripped.startswith("at ") and text[0] in " \t" and _STACK_FRAME.match(stripped):
             if self.last_frame != n - 1:
                 self._above(n - 1, step.index, _STACK_EXCEPTION, "stack-exception")
             self.last_frame = n
         elif stripped.startswith("--> ") and _POINTER.match(stripped):
             self._above(n - 1, step.index, _POINTED, "pointed-diagnostic")
-        if had and (
-            (
-                any(r.cls == "test" and r.kind == "error" for r, _ in hits)
-                and _SAYS_NOTHING.search(stripped)
-            )
-            or any(r.name.startswith("npm-code") for r, _ in hits)
-        ):
-            # a header that names no cause: a failing test's ("name: FAIL"), npm's error
-            # code ("npm error code EUSAGE"); the line after it says why
-            self.await_detail = (n, step.index)
-        self.recent.append((n, text, had))
 
     def _under_py_frame(self, n: int, text: str) -> bool:
         """Line n is the source line under a `File "...", line N` frame: indented deeper
@@ -604,7 +704,7 @@ class Scanner:
         for _, raw in self._lines(n, n):
             for text in clean(raw):
                 if shape.match(text):
-                    self._add(Candidate(n, text, name, None, 3, "error", step))
+                    self._add(Candidate(n, text, name, None, ABOVE_TRACE_WEIGHT, "error", step))
                     return
 
     def _detail(self, n: int, text: str, stripped: str) -> None:
@@ -619,7 +719,7 @@ class Scanner:
             return
         self.await_detail = None
         self.details[header] = n
-        self._add(Candidate(n, text, "test-detail", None, 0.5, "context", step))
+        self._add(Candidate(n, text, "test-detail", None, DETAIL_WEIGHT, "context", step))
 
     def _script_echo(self, step: Step, n: int, text: str) -> None:
         """npm and yarn echo the script they run: "> pkg@1.2.0 docs-build /path", then
@@ -648,7 +748,7 @@ class Scanner:
                     break
         if step.exit_code is None:
             step.exit_code, step.exit_line, step.exit_text = code, n, text
-        self._add(Candidate(n, text, rule.name, None, 0.5, "exit", step.index, 0))
+        self._add(Candidate(n, text, rule.name, None, EXIT_LINE_WEIGHT, "exit", step.index, 0))
         # the unexplained lines right before the exit are the error block's context; the
         # last block (lines with no blank between them) is what the step said as it failed,
         # and people read it from its first line
@@ -658,7 +758,11 @@ class Scanner:
         block = _last_block(inside)
         for rn, rtext, had in reversed(self.recent):
             if not had and rn < n and rn >= first:
-                weight = 0.9 - 0.04 * block.index(rn) if rn in block else 0.5
+                weight = (
+                    BEFORE_EXIT_WEIGHT - BEFORE_EXIT_STEP * block.index(rn)
+                    if rn in block
+                    else BEFORE_EXIT_OTHER_WEIGHT
+                )
                 self._add(Candidate(rn, rtext, "before-exit", None, weight, "context", step.index))
         for c in reversed(self.candidates[-400:]):
             if c.step == step.index and c.exit_distance is None:
@@ -702,6 +806,15 @@ class Scanner:
             keep = sorted(self.candidates[:-5000], key=lambda c: -c.weight)[:5000]
             keep.sort(key=lambda c: c.line)
             self.candidates = keep + self.candidates[-5000:]
+
+
+def _names_no_cause(hits: list[tuple[Rule, re.Match[str]]], stripped: str) -> bool:
+    """The line is a header whose cause is on a line after it: a failing test's header
+    that ends without a message, or npm's error code."""
+    return (
+        any(r.cls == "test" and r.kind == "error" for r, _ in hits)
+        and _SAYS_NOTHING.search(stripped) is not None
+    ) or any(r.name.startswith("npm-code") for r, _ in hits)
 
 
 def _last_block(recent: list[tuple[int, str, bool]]) -> list[int]:

@@ -317,9 +317,91 @@ def localize(
     events: Events = QUIET,
 ) -> dict[str, Any]:
     """Localize the failure of ``test_ids``; the ``truegreen.localization/1`` document.
-    Every run goes through ``executor`` (default: the project's, bound to its call)."""
+    Every run goes through ``executor`` (default: the project's, bound to its call).
+
+    The steps: check the options; choose the selection (:func:`_selection`); run it under
+    the tracer (A) while the bare run (B) goes on in a thread (:class:`_Bare`) and the
+    modules the tests import are analysed meanwhile (:func:`_warm_meanwhile`); wait for
+    the bare run's outcomes; measure again with the targets first if they fail only there
+    (:func:`_fails_only_first`); read the failure (:func:`_failure_of`); write the document
+    (:func:`_document`), whose ranking may run mutants in the held bare run
+    (:func:`_mutator`)."""
     opts = options or LocalizeOptions()
     executor = executor if executor is not None else project.executor
+    _check_options(test_ids, opts)
+    targets = list(dict.fromkeys(test_ids))
+    selection = _selection(project, targets, opts.scope)
+    runs = _Runs()
+    hold: Path | None = None
+    tmp = tempdirs.make("truegreen-localize-")
+    try:
+        events.start(
+            "trace", f"localize: running {len(selection)} selection item(s) under the tracer"
+        )
+        cfg = _values_config(tmp, targets) if opts.values else None
+        stmts = Statements(project.root)
+        wanted = opts.check_measurement or opts.values
+        if wanted and opts.mutants:
+            # its own temp dir: the sandbox hands a writable dir's entries to its uid only
+            # while truegreen still owns them, and the measured run is handed ``tmp``'s
+            hold = tempdirs.make("truegreen-mutants-")
+        bare = _Bare(
+            _request(project, selection, opts.timeout, first=targets, keep=targets, hold=hold),
+            executor,
+            runs,
+            hold,
+        )
+        measure = functools.partial(
+            _measure, project, selection, targets, opts, executor, tmp, cfg, runs
+        )
+        try:
+            _measure_and_bare(measure, bare, stmts, selection, wanted, project.sandbox)
+            if _fails_only_first(targets, runs):
+                # it passed after the other tests and failed run first (the bare run):
+                # measure it first, where it fails; the order check says why
+                assert runs.measured is not None
+                runs.in_suite = {t.id: t.outcome for t in runs.measured.tests}
+                events.note(
+                    "order",
+                    "localize: the test passed after the other tests but fails run first: "
+                    "measuring it first",
+                )
+                measure(first=targets)
+            targets, failing, passing = _failure_of(targets, runs, project.sandbox)
+            assert runs.trace is not None
+            spec = spectra(runs.trace, [*failing, *passing], stmts)
+            primary = failing[0]
+            # the values to compare with come from the watched neighbours that passed
+            valued = [p for p in passing if p in runs.trace.values]
+            best, best_sim = _most_similar(spec, primary, valued or passing)
+            doc = _document(
+                project,
+                targets,
+                failing,
+                passing,
+                primary,
+                best,
+                best_sim,
+                spec,
+                stmts,
+                runs,
+                opts,
+                _mutator(bare, runs, failing, passing, spec, stmts, events),
+            )
+            # the bare run (a thread) and the history (git blame) fail quietly: a cancel
+            # that cut them short must still end the call, not give a document
+            project.cancel.check()
+            return doc
+        finally:
+            bare.finish()
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+        if hold is not None:
+            shutil.rmtree(hold, ignore_errors=True)
+
+
+def _check_options(test_ids: Sequence[str], opts: LocalizeOptions) -> None:
+    """Refuse a call without tests, with an unknown formula or too small a budget."""
     if not test_ids:
         raise UsageError(
             "no test id given",
@@ -334,235 +416,249 @@ def localize(
         )
     if opts.budget_tokens < 50:
         raise UsageError(f"must be at least 50, not {opts.budget_tokens}", field="budget_tokens")
-    targets = list(dict.fromkeys(test_ids))
-    selection = _selection(project, targets, opts.scope)
-    runs = _Runs()
-    hold: Path | None = None
-    tmp = tempdirs.make("truegreen-localize-")
-    try:
-        events.start(
-            "trace", f"localize: running {len(selection)} selection item(s) under the tracer"
-        )
-        cfg: Path | None = None
-        if opts.values:
-            cfg = tmp / "values.json"
-            # values are compared for the first failing target only: watch the first target
-            # and its neighbours (each watched test runs under a trace function)
-            watch = {"tests": targets[:1], "siblings": SIBLINGS}
-            cfg.write_text(json.dumps(watch), encoding="utf-8")
 
-        stmts = Statements(project.root)
-        traced = threading.Event()
-        wanted = opts.check_measurement or opts.values
-        if wanted and opts.mutants:
-            # its own temp dir: the sandbox hands a writable dir's entries to its uid only
-            # while truegreen still owns them, and the measured run is handed ``tmp``'s
-            hold = tempdirs.make("truegreen-mutants-")
-        bare_request = _request(
-            project, selection, opts.timeout, first=targets, keep=targets, hold=hold
-        )
 
-        def bare() -> None:
-            try:
-                done = run_pytest(bare_request, executor)
-                # once read while it was held, the outcomes stay those: the document
-                # may be written while the run ends
-                if runs.bare is None:
-                    runs.bare = done
-            except BaseException as exc:  # reported, never raised from the thread
-                if runs.bare is None:
-                    runs.bare_error = exc
+def _values_config(tmp: Path, targets: Sequence[str]) -> Path:
+    """The tracer's value-capture configuration: values are compared for the first failing
+    target only, so watch the first target and its neighbours (each watched test runs
+    under a trace function)."""
+    cfg = tmp / "values.json"
+    watch = {"tests": list(targets[:1]), "siblings": SIBLINGS}
+    cfg.write_text(json.dumps(watch), encoding="utf-8")
+    return cfg
 
-        def ready() -> bool:
-            return hold is not None and (hold / "ready").exists()
 
-        def warmer() -> None:
-            # the traced run usually takes longer: analyse the modules the tests import
-            # meanwhile, on the core the bare run freed (stopped when the traced run ends)
-            if hold is None:
-                bare_thread.join()
-            while not traced.is_set() and not ready() and bare_thread.is_alive():
-                traced.wait(0.002)
-            with contextlib.suppress(Exception):
-                warm(stmts, selection, traced.is_set)
+class _Bare:
+    """The bare run (B) in a thread. With ``hold`` (mutants wanted), it waits after its
+    session until it is sent mutants to run or told to stop
+    (:mod:`truegreen.localize.mutation`): a run is never left waiting (:meth:`finish`)."""
 
-        sent = False
+    def __init__(
+        self, request: PytestRequest, executor: Executor, runs: _Runs, hold: Path | None
+    ) -> None:
+        self.request = request
+        self.executor = executor
+        self.runs = runs
+        self.hold = hold
+        self.sent = False
+        self.thread = threading.Thread(target=self._run, daemon=True)
 
-        def send(spec: dict[str, Any] | None) -> Mapping[str, Any] | None:
-            """Let the held bare run go on: with mutants to run first (``spec``) or with
-            none. With mutants, wait for their results (the run then ends on its own)."""
-            nonlocal sent
-            if sent or hold is None:
-                return None
-            sent = True
-            if spec is None:
-                (hold / "stop").write_text("stop\n", encoding="utf-8")
-                return None
-            part = hold / "spec.json.tmp"
-            part.write_text(json.dumps(spec), encoding="utf-8")
-            part.replace(hold / "spec.json")
-            results = hold / "results.json"  # written whole (renamed into place)
-            while not results.exists() and bare_thread.is_alive():
-                bare_thread.join(0.002)
-            try:
-                got = json.loads(results.read_text(encoding="utf-8"))
-            except (OSError, ValueError):
-                return None
-            return got if isinstance(got, dict) else None
-
-        def finish() -> None:
-            """Let the bare run end, and wait for it: a run is never left waiting."""
-            send(None)
-            if bare_thread.ident is not None:
-                bare_thread.join()
-
-        bare_thread = threading.Thread(target=bare, daemon=True)
-        warm_thread = threading.Thread(target=warmer, daemon=True)
-        # in parallel, except without a sandbox: then both runs share the checkout, and
-        # tests that write into it (generated files, caches) would see each other's writes
-        parallel = wanted and project.sandbox != "none"
-        if parallel:
-            bare_thread.start()
-            warm_thread.start()
-
-        def measure(first: Sequence[str] = ()) -> None:
-            out = tmp / ("measured-first.json" if first else "measured.json")
-            cache = code_cache_dir()
-            code = None
-            if cache is not None:
-                (tmp / out.stem).mkdir()
-                code = (cache, tmp / out.stem)
-            runs.measured = run_pytest(
-                _request(
-                    project,
-                    selection,
-                    opts.timeout,
-                    tracer=out,
-                    values_cfg=cfg,
-                    first=first,
-                    keep=targets,
-                    code=code,
-                ),
-                executor,
-            )
-            runs.trace = _read_trace(out)
-            if code is not None and runs.trace is not None:
-                keep_code(code[1], code[0], project.root, runs.trace)
-
+    def _run(self) -> None:
+        runs = self.runs
         try:
-            try:
-                measure()
-            finally:
-                traced.set()
-                if parallel:
-                    warm_thread.join()
-            if wanted and not parallel:
-                bare_thread.start()
-            if wanted:
-                # the bare run's outcomes, once it reported its session's end (it then
-                # waits for mutants) or ended
-                while bare_thread.is_alive() and not ready():
-                    bare_thread.join(0.002 if hold is not None else None)
-                if bare_thread.is_alive():
-                    runs.bare = read_held(bare_request) or runs.bare
-                if runs.bare is None and runs.bare_error is None:
-                    finish()  # held, but its records cannot be read: let it end
-            if _fails_only_first(targets, runs):
-                # it passed after the other tests and failed run first (the bare run):
-                # measure it first, where it fails; the order check says why
-                assert runs.measured is not None
-                runs.in_suite = {t.id: t.outcome for t in runs.measured.tests}
-                events.note(
-                    "order",
-                    "localize: the test passed after the other tests but fails run first: "
-                    "measuring it first",
-                )
-                measure(first=targets)
-            measured = runs.measured
-            assert measured is not None
-            by_id = measured.by_id()
-            targets = _expand(targets, measured)
-            _check_targets(targets, by_id, measured)
-            failing = [t for t in targets if by_id[t].outcome in FAILED]
-            warning = _sandbox_warning(by_id[failing[0]], project.sandbox)
-            if warning:
-                runs.notes.append(warning)
-            if runs.trace is not None and runs.trace.preloaded:
-                some = ", ".join(runs.trace.preloaded[:3])
-                more = len(runs.trace.preloaded) - 3
-                runs.notes.append(
-                    f"{len(runs.trace.preloaded)} project module(s) were imported before the "
-                    f"tracer could see them ({some}{f', and {more} more' if more > 0 else ''}): "
-                    "the lines their import ran are not in the spectrum"
-                )
-            if runs.trace is None:
-                raise UsageError(
-                    "the tracer wrote no data (the test process may have crashed)",
-                    hint="run `truegreen run` on the test to see what happened",
-                )
-            passing = sorted(
-                t.id for t in measured.tests if t.outcome == "passed" and t.id not in targets
-            )
-            trace = runs.trace
-            spec = spectra(trace, [*failing, *passing], stmts)
-            primary = failing[0]
-            # the values to compare with come from the watched neighbours that passed
-            valued = [p for p in passing if p in runs.trace.values]
-            best, best_sim = _most_similar(spec, primary, valued or passing)
+            done = run_pytest(self.request, self.executor)
+            # once read while it was held, the outcomes stay those: the document
+            # may be written while the run ends
+            if runs.bare is None:
+                runs.bare = done
+        except BaseException as exc:  # reported, never raised from the thread
+            if runs.bare is None:
+                runs.bare_error = exc
 
-            def mutate(ranking: Sequence[Ranked]) -> dict[Line, tuple[Fraction, str]]:
-                held = bare_thread.is_alive() and not sent
-                todo = (
-                    mutation.plan(
-                        ranking,
-                        failing,
-                        passing,
-                        spec,
-                        stmts,
-                        _durations(runs),
-                        import_only(trace, stmts),
-                    )
-                    if held
-                    else None
-                )
-                if todo is not None:
-                    events.start(
-                        "mutants",
-                        f"localize: running {len(todo.mutants)} mutant(s) of tied suspects",
-                        total=len(todo.mutants),
-                    )
-                got = send(todo.spec if todo is not None else None)
-                if todo is None:
-                    return {}
-                for problem in (mutation.problem(todo, got), mutation.reload_problem(todo, got)):
-                    if problem:
-                        runs.notes.append(problem)
-                return mutation.scores(todo, got) if got else {}
+    def ready(self) -> bool:
+        """The held run reported its session's end (its outcomes can be read)."""
+        return self.hold is not None and (self.hold / "ready").exists()
 
-            doc = _document(
-                project,
-                targets,
+    def held(self) -> bool:
+        """The run is waiting for mutants (or still running toward that wait)."""
+        return self.thread.is_alive() and not self.sent
+
+    def wait_for_outcomes(self) -> None:
+        """The bare run's outcomes, once it reported its session's end (it then waits for
+        mutants) or ended."""
+        thread = self.thread
+        while thread.is_alive() and not self.ready():
+            thread.join(0.002 if self.hold is not None else None)
+        if thread.is_alive():
+            self.runs.bare = read_held(self.request) or self.runs.bare
+        if self.runs.bare is None and self.runs.bare_error is None:
+            self.finish()  # held, but its records cannot be read: let it end
+
+    def send(self, spec: dict[str, Any] | None) -> Mapping[str, Any] | None:
+        """Let the held bare run go on: with mutants to run first (``spec``) or with
+        none. With mutants, wait for their results (the run then ends on its own)."""
+        if self.sent or self.hold is None:
+            return None
+        self.sent = True
+        hold = self.hold
+        if spec is None:
+            (hold / "stop").write_text("stop\n", encoding="utf-8")
+            return None
+        part = hold / "spec.json.tmp"
+        part.write_text(json.dumps(spec), encoding="utf-8")
+        part.replace(hold / "spec.json")
+        results = hold / "results.json"  # written whole (renamed into place)
+        while not results.exists() and self.thread.is_alive():
+            self.thread.join(0.002)
+        try:
+            got = json.loads(results.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        return got if isinstance(got, dict) else None
+
+    def finish(self) -> None:
+        """Let the bare run end, and wait for it: a run is never left waiting."""
+        self.send(None)
+        if self.thread.ident is not None:
+            self.thread.join()
+
+
+def _warm_meanwhile(
+    stmts: Statements, selection: Sequence[str], traced: threading.Event, bare: _Bare
+) -> None:
+    """The traced run usually takes longer: analyse the modules the tests import meanwhile,
+    on the core the bare run freed (stopped when the traced run ends)."""
+    if bare.hold is None:
+        bare.thread.join()
+    while not traced.is_set() and not bare.ready() and bare.thread.is_alive():
+        traced.wait(0.002)
+    with contextlib.suppress(Exception):
+        warm(stmts, selection, traced.is_set)
+
+
+def _measure(
+    project: Project,
+    selection: Sequence[str],
+    targets: Sequence[str],
+    opts: LocalizeOptions,
+    executor: Executor,
+    tmp: Path,
+    cfg: Path | None,
+    runs: _Runs,
+    first: Sequence[str] = (),
+) -> None:
+    """The measured run (A): the selection under the tracer (``first``: those tests run
+    first), its trace read, the modules it instrumented kept in the cache."""
+    out = tmp / ("measured-first.json" if first else "measured.json")
+    cache = code_cache_dir()
+    code = None
+    if cache is not None:
+        (tmp / out.stem).mkdir()
+        code = (cache, tmp / out.stem)
+    runs.measured = run_pytest(
+        _request(
+            project,
+            selection,
+            opts.timeout,
+            tracer=out,
+            values_cfg=cfg,
+            first=first,
+            keep=targets,
+            code=code,
+        ),
+        executor,
+    )
+    runs.trace = _read_trace(out)
+    if code is not None and runs.trace is not None:
+        keep_code(code[1], code[0], project.root, runs.trace)
+
+
+def _measure_and_bare(
+    measure: Callable[[], None],
+    bare: _Bare,
+    stmts: Statements,
+    selection: Sequence[str],
+    wanted: bool,
+    sandbox: str,
+) -> None:
+    """The measured run, and the bare one (when ``wanted``) up to its outcomes: in
+    parallel, except without a sandbox (then both runs share the checkout, and tests that
+    write into it, generated files, caches, would see each other's writes)."""
+    traced = threading.Event()
+    warm_thread = threading.Thread(
+        target=_warm_meanwhile, args=(stmts, selection, traced, bare), daemon=True
+    )
+    parallel = wanted and sandbox != "none"
+    if parallel:
+        bare.thread.start()
+        warm_thread.start()
+    try:
+        measure()
+    finally:
+        traced.set()
+        if parallel:
+            warm_thread.join()
+    if wanted and not parallel:
+        bare.thread.start()
+    if wanted:
+        bare.wait_for_outcomes()
+
+
+def _failure_of(
+    targets: Sequence[str], runs: _Runs, sandbox: str
+) -> tuple[list[str], list[str], list[str]]:
+    """The targets as collected, those that failed and the passing tests of the measured
+    run; refused when no target failed or the tracer wrote nothing. Notes the failure the
+    sandbox may have caused and the modules imported before the tracer saw them."""
+    measured = runs.measured
+    assert measured is not None
+    by_id = measured.by_id()
+    targets = _expand(targets, measured)
+    _check_targets(targets, by_id, measured)
+    failing = [t for t in targets if by_id[t].outcome in FAILED]
+    warning = _sandbox_warning(by_id[failing[0]], sandbox)
+    if warning:
+        runs.notes.append(warning)
+    if runs.trace is not None and runs.trace.preloaded:
+        some = ", ".join(runs.trace.preloaded[:3])
+        more = len(runs.trace.preloaded) - 3
+        runs.notes.append(
+            f"{len(runs.trace.preloaded)} project module(s) were imported before the "
+            f"tracer could see them ({some}{f', and {more} more' if more > 0 else ''}): "
+            "the lines their import ran are not in the spectrum"
+        )
+    if runs.trace is None:
+        raise UsageError(
+            "the tracer wrote no data (the test process may have crashed)",
+            hint="run `truegreen run` on the test to see what happened",
+        )
+    passing = sorted(t.id for t in measured.tests if t.outcome == "passed" and t.id not in targets)
+    return targets, failing, passing
+
+
+def _mutator(
+    bare: _Bare,
+    runs: _Runs,
+    failing: Sequence[str],
+    passing: Sequence[str],
+    spec: Mapping[str, frozenset[Line]],
+    stmts: Statements,
+    events: Events,
+) -> Callable[[Sequence[Ranked]], dict[Line, tuple[Fraction, str]]]:
+    """What breaks the ties of a ranking with mutants, run in the held bare run (once;
+    without a held run, nothing)."""
+    assert runs.trace is not None
+    trace = runs.trace
+
+    def mutate(ranking: Sequence[Ranked]) -> dict[Line, tuple[Fraction, str]]:
+        todo = (
+            mutation.plan(
+                ranking,
                 failing,
                 passing,
-                primary,
-                best,
-                best_sim,
                 spec,
                 stmts,
-                runs,
-                opts,
-                mutate,
+                _durations(runs),
+                import_only(trace, stmts),
             )
-            # the bare run (a thread) and the history (git blame) fail quietly: a cancel
-            # that cut them short must still end the call, not give a document
-            project.cancel.check()
-            return doc
-        finally:
-            finish()
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-        if hold is not None:
-            shutil.rmtree(hold, ignore_errors=True)
+            if bare.held()
+            else None
+        )
+        if todo is not None:
+            events.start(
+                "mutants",
+                f"localize: running {len(todo.mutants)} mutant(s) of tied suspects",
+                total=len(todo.mutants),
+            )
+        got = bare.send(todo.spec if todo is not None else None)
+        if todo is None:
+            return {}
+        for problem in (mutation.problem(todo, got), mutation.reload_problem(todo, got)):
+            if problem:
+                runs.notes.append(problem)
+        return mutation.scores(todo, got) if got else {}
+
+    return mutate
 
 
 def _durations(runs: _Runs) -> dict[str, float]:
@@ -691,112 +787,176 @@ def _frac(f: Fraction) -> str:
     return f"{f.numerator}/{f.denominator}"
 
 
-def _document(
-    project: Project,
-    targets: Sequence[str],
-    failing: Sequence[str],
-    passing: Sequence[str],
-    primary: str,
-    best: str | None,
-    best_sim: Fraction,
-    spec: Mapping[str, frozenset[Line]],
-    stmts: Statements,
-    runs: _Runs,
-    opts: LocalizeOptions,
-    mutate: Callable[[Sequence[Ranked]], Mapping[Line, tuple[Fraction, str]]] | None = None,
-) -> dict[str, Any]:
+@dataclass(frozen=True)
+class _Failure:
+    """The primary failing test as the measured run and the trace saw it."""
+
+    primary: str
+    result: TestResult
+    #: the trace's record of its failure (frames, locals), if any
+    record: Mapping[str, Any] | None
+    #: every failing test's record, in the failing tests' order
+    records: list[Mapping[str, Any]]
+    #: its watched values, and those of the most similar passing test
+    fvals: Mapping[str, Any]
+    pvals: Mapping[str, Any] | None
+    #: the source line of the crash frame, and the document's ``failure.crash``
+    crash_src: str
+    crash_doc: dict[str, Any] | None
+
+    @property
+    def message(self) -> str:
+        return self.result.message or ""
+
+
+def _failure(
+    primary: str, best: str | None, failing: Sequence[str], runs: _Runs, src: _Source
+) -> _Failure:
     assert runs.measured is not None and runs.trace is not None
-    src = _Source(project.root)
-    fail_sets = [spec[t] for t in failing]
-    pass_sets = [spec[t] for t in passing]
     trace = runs.trace
     trace_failures = dict(trace.failures)
-    failures = [trace_failures[t] for t in failing if t in trace_failures]
-    fvals: Mapping[str, Any] = trace.values.get(primary, {})
-    pvals: Mapping[str, Any] | None = trace.values.get(best) if best else None
-    primary_failure = trace_failures.get(primary)
-    crash_src = ""
-    crash_doc: dict[str, Any] | None = None
-    if primary_failure is not None:
-        frames = primary_failure.get("frames") or []
-        idx = primary_failure.get("crash_frame")
-        frame = frames[int(idx)] if isinstance(idx, int) and 0 <= idx < len(frames) else None
-        if frame is None:
-            local = [f for f in frames if f.get("file") != "<library>"]
-            frame = local[-1] if local else None
-        if frame is not None:
-            crash_src = src.line(str(frame["file"]), int(frame["line"]))
-            crash_doc = {
-                "file": frame["file"],
-                "line": frame["line"],
-                "function": frame["function"],
-                "code": crash_src.strip()[:200],
-            }
-    result = runs.measured.by_id()[primary]
-    origin_docs = (
-        val.origins(primary_failure, fvals, crash_src, result.message or "") if fvals else []
+    record = trace_failures.get(primary)
+    crash_src, crash_doc = _crash(record, src)
+    return _Failure(
+        primary=primary,
+        result=runs.measured.by_id()[primary],
+        record=record,
+        records=[trace_failures[t] for t in failing if t in trace_failures],
+        fvals=trace.values.get(primary, {}),
+        pvals=trace.values.get(best) if best else None,
+        crash_src=crash_src,
+        crash_doc=crash_doc,
     )
-    _add_attribute_writers(origin_docs, spec[primary], stmts)
-    kind_lines = val.kind_diff_lines(fvals, pvals) if fvals else set()
-    rejected_docs: list[dict[str, Any]] = []
-    key_writers: dict[Line, str] = {}
-    text_writers: dict[Line, str] = {}
-    literal: list[bool] = []
-    if fvals:
-        literal = _literal_operands(primary_failure, fvals, stmts)
-        rejected_docs = val.rejected(fvals, literal, source=is_source)
-        rejected_docs += val.received(fvals, literal, result.message or "")
-        test_text = "\n".join(src.lines(primary.split("::", 1)[0]))
-        rejected_docs += val.in_message(fvals, result.message or "", test_text, source=is_source)
-        key_writers = keys.writer_lines(
-            keys.differing_keys(fvals, literal), spec[primary], stmts, is_source
-        )
-        text_writers = texts.rejected_text_writers(
-            fvals,
-            literal,
-            result.message or "",
-            test_text,
-            spec[primary],
-            stmts,
-            is_source,
-            raised_in_project=_raised_in_project(primary_failure),
-        )
-    expected = raises.expected_exceptions(result.excerpt)
-    evidence = _by_statement(
+
+
+def _crash(record: Mapping[str, Any] | None, src: _Source) -> tuple[str, dict[str, Any] | None]:
+    """The crash frame of a failure record (the one the tracer chose, else the innermost
+    frame not in a library): its source line and its document."""
+    if record is None:
+        return "", None
+    frames = record.get("frames") or []
+    idx = record.get("crash_frame")
+    frame = frames[int(idx)] if isinstance(idx, int) and 0 <= idx < len(frames) else None
+    if frame is None:
+        local = [f for f in frames if f.get("file") != "<library>"]
+        frame = local[-1] if local else None
+    if frame is None:
+        return "", None
+    crash_src = src.line(str(frame["file"]), int(frame["line"]))
+    return crash_src, {
+        "file": frame["file"],
+        "line": frame["line"],
+        "function": frame["function"],
+        "code": crash_src.strip()[:200],
+    }
+
+
+@dataclass
+class _Values:
+    """What the failing test's values say (:mod:`truegreen.localize.values`): where the
+    bad value came from, what the assertion rejected and who wrote it."""
+
+    origin_docs: list[dict[str, Any]]
+    #: lines that bound a value of another kind than in the passing test
+    kind_lines: set[Line]
+    rejected_docs: list[dict[str, Any]] = field(default_factory=list)
+    key_writers: dict[Line, str] = field(default_factory=dict)
+    text_writers: dict[Line, str] = field(default_factory=dict)
+    #: which operands of the failed comparison are literals the test wrote
+    literal: list[bool] = field(default_factory=list)
+
+
+def _values_of(f: _Failure, ran: frozenset[Line], stmts: Statements, src: _Source) -> _Values:
+    """The value analyses of the primary failing test (``ran``: the lines it ran); none
+    without watched values."""
+    fvals = f.fvals
+    origin_docs = val.origins(f.record, fvals, f.crash_src, f.message) if fvals else []
+    _add_attribute_writers(origin_docs, ran, stmts)
+    found = _Values(origin_docs, val.kind_diff_lines(fvals, f.pvals) if fvals else set())
+    if not fvals:
+        return found
+    literal = found.literal = _literal_operands(f.record, fvals, stmts)
+    found.rejected_docs = val.rejected(fvals, literal, source=is_source)
+    found.rejected_docs += val.received(fvals, literal, f.message)
+    test_text = "\n".join(src.lines(f.primary.split("::", 1)[0]))
+    found.rejected_docs += val.in_message(fvals, f.message, test_text, source=is_source)
+    found.key_writers = keys.writer_lines(
+        keys.differing_keys(fvals, literal), ran, stmts, is_source
+    )
+    found.text_writers = texts.rejected_text_writers(
+        fvals,
+        literal,
+        f.message,
+        test_text,
+        ran,
+        stmts,
+        is_source,
+        raised_in_project=_raised_in_project(f.record),
+    )
+    return found
+
+
+def _evidence(
+    f: _Failure, found: _Values, ran: frozenset[Line], stmts: Statements
+) -> dict[Line, tuple[int, tuple[str, ...]]]:
+    """The evidence of each statement (:func:`values.evidence`): the crash, the values'
+    origins and differences, missed raise guards, boundaries, mocks, writers."""
+    fvals, pvals = f.fvals, f.pvals
+    expected = raises.expected_exceptions(f.result.excerpt)
+    return _by_statement(
         val.evidence(
-            failures,
-            origin_docs,
-            {ln for ln in kind_lines if is_source(ln[0])},
-            rejected_docs,
-            raises.missed_raise_guards(expected, spec[primary], stmts),
+            f.records,
+            found.origin_docs,
+            {ln for ln in found.kind_lines if is_source(ln[0])},
+            found.rejected_docs,
+            raises.missed_raise_guards(expected, ran, stmts),
             boundary.boundary_lines(fvals, pvals, stmts, is_source) if fvals else None,
             mocks.mock_call_lines(fvals, stmts, is_source)
-            if fvals and mocks.mock_failure(result.excerpt)
+            if fvals and mocks.mock_failure(f.result.excerpt)
             else (),
-            key_writers,
+            found.key_writers,
             boundary.truth_lines(fvals, pvals, stmts, is_source) if fvals else None,
-            text_writers,
+            found.text_writers,
         ),
         stmts,
     )
-    executed: frozenset[Line] = frozenset().union(*fail_sets)
-    first, second, near = _near_crash(failures, stmts, src, executed)
-    if text_writers and texts.literal_is_wrong(fvals, literal, spec[primary], stmts, is_source):
+
+
+def _ranker(
+    f: _Failure,
+    found: _Values,
+    failing: Sequence[str],
+    passing: Sequence[str],
+    spec: Mapping[str, frozenset[Line]],
+    stmts: Statements,
+    src: _Source,
+    evidence: dict[Line, tuple[int, tuple[str, ...]]],
+    formula: Formula,
+) -> Callable[..., list[Ranked]]:
+    """:func:`ranking.rank` with everything it orders by bound (the tiers before any
+    score: the crash site first, its guard and the bad value's origin second; the
+    nearness to the crash; the lines a failing test's name names, noted in
+    ``evidence``); called again with the mutants' scores."""
+    executed: frozenset[Line] = frozenset().union(*(spec[t] for t in failing))
+    first, second, near = _near_crash(f.records, stmts, src, executed)
+    if found.text_writers and texts.literal_is_wrong(
+        f.fvals, found.literal, spec[f.primary], stmts, is_source
+    ):
         # the literal wrote the rejected text, and none could have written the expected
         # one: it ranks with the crash's guard
-        second |= frozenset(text_writers) - first
+        second |= frozenset(found.text_writers) - first
     # the line that made the bad value the crash used comes with the crash's guard
-    second |= _origin_lines(origin_docs, stmts, executed, is_source) - first
+    second |= _origin_lines(found.origin_docs, stmts, executed, is_source) - first
     named = names.named_lines(failing, executed, stmts)
     for ln, name in named.items():
         level, notes = evidence.get(ln, (0, ()))
         evidence[ln] = (level, (*notes, f"in {name}, which the failing test's name names"))
     headers = frozenset(ln for ln in executed if ln[1] in stmts.headers(ln[0]))
-    ranked = functools.partial(
+    return functools.partial(
         rank,
-        fail_sets,
-        pass_sets,
-        opts.formula,
+        [spec[t] for t in failing],
+        [spec[t] for t in passing],
+        formula,
         evidence=evidence,
         first=first,
         second=second,
@@ -805,6 +965,18 @@ def _document(
         outcomes=_outcomes(executed, stmts),
         named=frozenset(named),
     )
+
+
+def _final_ranking(
+    ranked: Callable[..., list[Ranked]],
+    evidence: dict[Line, tuple[int, tuple[str, ...]]],
+    project: Project,
+    stmts: Statements,
+    opts: LocalizeOptions,
+    mutate: Callable[[Sequence[Ranked]], Mapping[Line, tuple[Fraction, str]]] | None,
+) -> list[Ranked]:
+    """The ranking, its ties near the top broken by mutants (their scores) and then by
+    version history (the most recently changed first)."""
     ranking = ranked()
     past = history.History(project.git if opts.history else None)
     # blamed while the mutants run: the statements of the tie groups that start within
@@ -823,19 +995,55 @@ def _document(
         ranking = ranked(mutation={ln: score for ln, (score, _note) in mutated.items()})
     if recent:
         ranking = by_history(ranking, recent)
+    return ranking
+
+
+def _focus(
+    crash_doc: Mapping[str, Any] | None, ranking: Sequence[Ranked], opts: LocalizeOptions
+) -> list[Line]:
+    """The lines whose values are compared: the crash site, the best by score alone and
+    the best in the final order."""
     focus: list[Line] = []
     if crash_doc is not None:
         focus.append((str(crash_doc["file"]), int(crash_doc["line"])))
-    # the best by score alone, as well as the best in the final order
     by_score = sorted(ranking, key=lambda r: (_neg_score(r.score(opts.formula)), r.file, r.line))
     focus += [(r.file, r.line) for r in by_score[: opts.value_lines]]
     focus += [(r.file, r.line) for r in ranking[: opts.value_lines]]
-    focus = list(dict.fromkeys(focus))
-    diffs = val.differences(fvals, pvals, focus) if fvals else []
+    return list(dict.fromkeys(focus))
+
+
+def _document(
+    project: Project,
+    targets: Sequence[str],
+    failing: Sequence[str],
+    passing: Sequence[str],
+    primary: str,
+    best: str | None,
+    best_sim: Fraction,
+    spec: Mapping[str, frozenset[Line]],
+    stmts: Statements,
+    runs: _Runs,
+    opts: LocalizeOptions,
+    mutate: Callable[[Sequence[Ranked]], Mapping[Line, tuple[Fraction, str]]] | None = None,
+) -> dict[str, Any]:
+    """The ``truegreen.localization/1`` document: the failure (:func:`_failure`), what its
+    values say (:func:`_values_of`), the evidence (:func:`_evidence`), the ranking
+    (:func:`_ranker`, :func:`_final_ranking`), the values compared on its top lines, the
+    order and measurement checks; secrets scrubbed, and the context for a reader within
+    the token budget."""
+    assert runs.measured is not None and runs.trace is not None
+    src = _Source(project.root)
+    f = _failure(primary, best, failing, runs, src)
+    found = _values_of(f, spec[primary], stmts, src)
+    evidence = _evidence(f, found, spec[primary], stmts)
+    ranked = _ranker(f, found, failing, passing, spec, stmts, src, evidence, opts.formula)
+    ranking = _final_ranking(ranked, evidence, project, stmts, opts, mutate)
+    diffs = val.differences(f.fvals, f.pvals, _focus(f.crash_doc, ranking, opts)) if f.fvals else []
     order = _order_doc(primary, runs)
     measurement = _measurement_doc(runs, targets, opts.check_measurement)
     rerun = rerun_command(_request(project, list(targets), opts.timeout))
     ranking_docs = [_ranked_doc(r, opts.formula, src, stmts) for r in ranking[: opts.limit]]
+    result = f.result
     doc: dict[str, Any] = {
         "schema": SCHEMA,
         "repo": str(project.root),
@@ -857,9 +1065,9 @@ def _document(
             "outcome": result.outcome,
             "phase": result.phase,
             "exc_type": result.exc_type,
-            "message": (result.message or "")[:2000],
+            "message": f.message[:2000],
             "signature": result.signature,
-            "crash": crash_doc,
+            "crash": f.crash_doc,
         },
         "excerpt": result.excerpt,
         "ranked_lines": len(ranking),
@@ -869,16 +1077,16 @@ def _document(
             "passing": best,
             "similarity": _frac(best_sim) if best else None,
             "differences": diffs,
-            "origins": origin_docs,
-            "rejected": rejected_docs,
-            "crash_locals": (primary_failure or {}).get("locals") or {},
+            "origins": found.origin_docs,
+            "rejected": found.rejected_docs,
+            "crash_locals": (f.record or {}).get("locals") or {},
         },
         "order_dependence": order,
         "measurement": measurement,
         "warnings": _warnings(runs),
         "command": list(rerun),
     }
-    scrub = Scrubber(list(trace.secrets))
+    scrub = Scrubber(list(runs.trace.secrets))
     doc = scrub.document(doc)
     doc["context"] = _context(doc, project.root, src, opts.budget_tokens, scrub)
     return dict(doc)
