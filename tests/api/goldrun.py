@@ -28,9 +28,11 @@ CORPUS = HERE.parent / "diagnose" / "corpus"
 #: logs of the diagnose corpus whose output is kept (a test failure, a lint failure)
 LOGS = ("test-02-gha.log", "lint-00-gha.log")
 
-#: keys whose values are measurements or facts about the interpreter, not results
+#: keys whose values are measurements or facts about the interpreter, not results;
+#: ``tokens`` (the size of localize's context) counts the paths in it, which hold pytest's
+#: temporary directory
 VARYING_KEYS = frozenset(
-    {"duration", "python_version", "pytest_version", "pytest", "distributions_sha256"}
+    {"duration", "python_version", "pytest_version", "pytest", "distributions_sha256", "tokens"}
 )
 
 
