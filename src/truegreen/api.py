@@ -77,6 +77,7 @@ from truegreen.model.requests import (
     ExamsListRequest,
     LedgerVerifyRequest,
     LocalizeRequest,
+    PolicyRequest,
     ProjectRequest,
     ReceiptVerifyRequest,
     Request,
@@ -89,6 +90,7 @@ from truegreen.model.requests import (
 from truegreen.model.results import (
     ExamListing,
     FixerExam,
+    PolicyExplanation,
     RecordedVerification,
     RunResult,
     SealResult,
@@ -177,6 +179,8 @@ __all__ = [
     "Listener",
     "Localization",
     "LocalizeRequest",
+    "PolicyExplanation",
+    "PolicyRequest",
     "ReceiptCheck",
     "ReceiptVerifyRequest",
     "RecordedVerification",
@@ -211,6 +215,7 @@ __all__ = [
     "list_verifications",
     "localize",
     "open_ledger",
+    "policy_explain",
     "repo_identity",
     "reproduce",
     "seal",
@@ -679,6 +684,37 @@ def list_verifications(
         )
         for e in entries
     ]
+
+
+# -- the policy ---------------------------------------------------------------------------
+
+
+def policy_explain(request: PolicyRequest) -> PolicyExplanation:
+    """The effective policy of a repository and where each value came from: read at
+    ``request.rev`` (as verify reads the base's), from ``request.file``, or from the files
+    on disk. A malformed policy raises :class:`ConfigError` naming the key (what ``policy
+    check`` reports)."""
+    from truegreen.policy import explain as ex
+    from truegreen.repo.git import GitRepo
+
+    if request.file is not None:
+        texts = ex.texts_of_file(request.file)
+        return PolicyExplanation.model_validate(
+            ex.explain(
+                ex.policy_of(texts), repo=str(request.file.parent), rev=None,
+                files=tuple(texts),
+            )
+        )  # fmt: skip
+    git = GitRepo.discover(request.repo)
+    rev = None
+    if request.rev is not None:
+        rev = git.resolve(request.rev, field="rev")
+        texts = {name: git.show_text(rev, name) for name in ex.CONFIG_FILES}
+    else:
+        texts = ex.texts_on_disk(git.root)
+    files = tuple(name for name, text in texts.items() if text is not None)
+    doc = ex.explain(ex.policy_of(texts), repo=git.display_name(), rev=rev, files=files)
+    return PolicyExplanation.model_validate(doc)
 
 
 # -- the environment, the doctor, the demo ------------------------------------------------

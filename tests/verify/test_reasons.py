@@ -20,7 +20,8 @@ ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "src" / "truegreen"
 
 #: DESIGN.md's "Reason codes" list, in its order, with what each does to the verdict as
-#: DESIGN.md says it ("escalates" is inconclusive; policy rules escalate), then the codes
+#: DESIGN.md says it ("escalates" is inconclusive; policy rules escalate: the verdict
+#: stands, the decision escalates), then the codes
 #: truegreen emits that the list does not name.
 EXPECTED = [
     ("exam.not_failing_at_base", "inconclusive"),
@@ -50,14 +51,19 @@ EXPECTED = [
     ("gate.type_worse", "inconclusive"),
     ("gate.coverage_worse", "inconclusive"),
     ("strength.weak", "info"),
-    ("policy.sensitive_path", "inconclusive"),
-    ("policy.broad_diff", "inconclusive"),
+    ("policy.sensitive_path", "escalate"),
+    ("policy.broad_diff", "escalate"),
     ("policy.missing_evidence", "inconclusive"),
     # not in DESIGN.md's list
     ("regression.incomplete", "inconclusive"),
     ("sandbox.blocked_network", "inconclusive"),
     ("sandbox.blocked_write", "inconclusive"),
     ("sandbox.resource_limit", "inconclusive"),
+    # the policy's other rules (truegreen.policy): the verdict stands, the decision escalates
+    ("policy.file_category", "escalate"),
+    ("policy.min_strength", "escalate"),
+    ("policy.hidden_exam", "escalate"),
+    ("policy.error", "escalate"),
 ]
 
 

@@ -159,3 +159,47 @@ class RecordedVerification(_Result):
             "recorded_at": self.recorded_at,
             "verification": self.verification.to_json(),
         }
+
+
+class PolicySetting(_Result):
+    """One key of the effective policy: its value and where it came from."""
+
+    key: str
+    value: Any
+    #: "default", or the file (and table) that set it
+    source: str
+
+
+class PolicyRule(_Result):
+    """One rule of the policy: its id (the reason code), what it checks, what it does."""
+
+    id: str
+    what: str
+    #: what a finding of it does to the decision under this policy: escalate or reject
+    decision: Literal["escalate", "reject"]
+
+
+class PolicyExplanation(_Result):
+    """``policy explain`` / ``policy check``: the effective policy and where each value
+    came from (the ``truegreen.policy/1`` document)."""
+
+    repo: str
+    #: the revision the configuration was read at (a full sha), None for the files on disk
+    rev: str | None
+    #: the files read, in the order they apply (the later wins), e.g. "pyproject.toml"
+    files: tuple[str, ...]
+    settings: tuple[PolicySetting, ...]
+    rules: tuple[PolicyRule, ...]
+    #: what no setting can change
+    fixed: tuple[str, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "schema": "truegreen.policy/1",
+            "repo": self.repo,
+            "rev": self.rev,
+            "files": list(self.files),
+            "settings": [s.model_dump(mode="json") for s in self.settings],
+            "rules": [r.model_dump(mode="json") for r in self.rules],
+            "fixed": list(self.fixed),
+        }
