@@ -92,7 +92,7 @@ def print_verification(doc: dict[str, Any]) -> None:
     "--report",
     type=click.Path(path_type=Path),
     default=None,
-    help="Write report.md, verification.json and receipt.json to DIR.",
+    help="Write report.md, report.html, verification.json and receipt.json to DIR.",
 )
 @project_options
 @db_option
@@ -141,7 +141,9 @@ def verify_command(
     else:
         print_verification(doc)
         if report is not None:
-            out.print(f"  report: {report / 'report.md'}", markup=False)
+            out.print(
+                f"  report: {report / 'report.html'} (and report.md, receipt.json)", markup=False
+            )
     raise SystemExit(EXIT[doc["decision"]])
 
 

@@ -369,8 +369,9 @@ class ReportRequest(Request):
 class StatsRequest(LedgerRequest):
     """``stats``: the verifications the ledger recorded, by decision and reason."""
 
-    #: only those recorded at or after this time
-    since: datetime | None = None
+    #: only those recorded since: a duration before now (``30d``, ``12h``, ``2w``) or an
+    #: ISO date or time
+    since: str | None = None
     #: only this repository's (an identity, ``api.repo_identity``)
     repo_id: str | None = None
 

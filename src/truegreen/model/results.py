@@ -203,3 +203,52 @@ class PolicyExplanation(_Result):
             "rules": [r.model_dump(mode="json") for r in self.rules],
             "fixed": list(self.fixed),
         }
+
+
+class RenderedReport(_Result):
+    """``report``: a stored verification rendered again."""
+
+    #: html | md | json
+    format: Literal["html", "md", "json"]
+    text: str
+    #: what the file was: a receipt (its hash checked) or a verification.json
+    source: Literal["receipt", "verification"]
+    decision: Literal["approve", "reject", "escalate"]
+    #: the receipt's sha256 the verification carries
+    receipt: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "schema": "truegreen.report/1",
+            "format": self.format,
+            "source": self.source,
+            "decision": self.decision,
+            "receipt": self.receipt,
+            "text": self.text,
+        }
+
+
+class Stats(_Result):
+    """``stats``: the recorded verifications by decision and reason (``truegreen.stats/1``)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True, populate_by_name=True)
+
+    schema_: Literal["truegreen.stats/1"] = Field(alias="schema")
+    #: UTC, ISO 8601; None: every verification
+    since: str | None
+    verifications: int
+    by_decision: dict[str, int]
+    by_verdict: dict[str, int]
+    #: reason code -> how many verifications have it, most frequent first
+    by_reason: dict[str, int]
+    #: candidates whose head's own suite passed where the base's did (what CI shows)
+    tests_green: int
+    verified: int
+    #: green but not verified: what CI alone would have let through
+    green_not_verified: int
+    tests_green_rate: float | None
+    verified_rate: float | None
+
+    def to_json(self) -> dict[str, Any]:
+        doc: dict[str, Any] = self.model_dump(mode="json", by_alias=True)
+        return doc
