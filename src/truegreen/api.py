@@ -436,10 +436,11 @@ def verify(
 def _settings_json(git: GitRepo, base: str) -> dict[str, Any]:
     from truegreen.verify import pipeline
 
-    s, policy = pipeline.graded_config(git, base)
+    s, policy, gates = pipeline.graded_config(git, base)
     return {
         # the policy the decision was made under (the receipt's reader re-checks it)
         "policy": policy.values(),
+        "gates": list(gates.tools),
         "tests": list(s.tests),
         "ignore": list(s.ignore),
         "pytest-args": list(s.pytest_args),

@@ -111,7 +111,8 @@ def test_verify_grades_under_the_base_policy_and_lists_the_change(make_project) 
     from truegreen.repo.git import GitRepo
 
     repo = GitRepo(root)
-    _settings, policy = graded_config(repo, base)
+    _settings, policy, gates = graded_config(repo, base)
+    assert gates.tools == ()
     assert policy.broad_files == 4
     change = change_evidence(repo, base, head)
     assert [(f.path, f.added, f.removed) for f in change.files] == [

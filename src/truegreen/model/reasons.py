@@ -11,8 +11,9 @@ Its severity is not part of the JSON shape: it follows from the code alone, thro
 - ``refute``: the verdict is ``refuted`` (default decision: reject);
 - ``inconclusive``: the verdict is at best ``inconclusive`` (default decision: escalate);
   DESIGN.md says "escalates" of the two tamper codes that are hints, not proof;
-- ``escalate``: a policy rule (:mod:`truegreen.policy`): the verdict stands, the decision
-  is at best escalate (reject where the policy's ``reject`` names the rule);
+- ``escalate``: a policy rule (:mod:`truegreen.policy`) or a quality gate's new violation:
+  the verdict stands, the decision is at best escalate (reject where the policy's
+  ``reject`` names the code);
 - ``info``: reported, never changes a verdict.
 
 docs/verify.md lists the table (tests/verify/test_reasons.py keeps the two equal). A code
@@ -85,6 +86,12 @@ POLICY_HIDDEN_EXAM = "policy.hidden_exam"
 #: a policy rule could not be evaluated: an error inside the policy escalates
 POLICY_ERROR = "policy.error"
 
+# -- the quality gates ([tool.truegreen.gates]): a new violation on a changed line ------
+GATE_RUFF = "gate.ruff"
+GATE_FLAKE8 = "gate.flake8"
+GATE_MYPY = "gate.mypy"
+GATE_PYRIGHT = "gate.pyright"
+
 #: Every code and its severity: DESIGN.md's list in its order, then the codes it does not
 #: list that truegreen emits (regression.incomplete, sandbox.*, the policy's other rules).
 #: docs/verify.md shows it.
@@ -127,6 +134,10 @@ SEVERITY: dict[str, Severity] = {
     POLICY_MIN_STRENGTH: "escalate",
     POLICY_HIDDEN_EXAM: "escalate",
     POLICY_ERROR: "escalate",
+    GATE_RUFF: "escalate",
+    GATE_FLAKE8: "escalate",
+    GATE_MYPY: "escalate",
+    GATE_PYRIGHT: "escalate",
 }
 
 #: every tamper code, in DESIGN.md's order

@@ -29,6 +29,7 @@ from truegreen.errors import ConfigError, UsageError
 from truegreen.events import QUIET, Events
 from truegreen.model.exam import Exam as SealedExam
 from truegreen.model.reasons import Reason
+from truegreen.policy.gates import Gates
 from truegreen.policy.rules import ChangeEvidence, FileChange
 from truegreen.policy.settings import DEFAULT as DEFAULT_POLICY
 from truegreen.policy.settings import Policy
@@ -40,6 +41,7 @@ from truegreen.run.pytest_run import PytestRequest, UnknownTestError, run_pytest
 from truegreen.run.results import PytestRun, TestResult
 from truegreen.seal import conftest_paths, refuse_another_checkouts_code
 from truegreen.testpaths import is_test_code
+from truegreen.verify.gates import gate_layer
 from truegreen.verify.mutate import changed_lines, mutants_for
 from truegreen.verify.verdict import (
     VERIFIED_MEANS,
@@ -139,14 +141,16 @@ def graded_settings(git: GitRepo, base: str) -> config.Settings:
     return graded_config(git, base)[0]
 
 
-def graded_config(git: GitRepo, base: str) -> tuple[config.Settings, Policy]:
-    """The base's settings and policy (the head's changes to them are evidence, not obeyed)."""
+def graded_config(git: GitRepo, base: str) -> tuple[config.Settings, Policy, Gates]:
+    """The base's settings, policy and gates (the head's changes to them are evidence,
+    not obeyed)."""
     settings, tables = config.parse(
         git.show_text(base, "pyproject.toml"), git.show_text(base, "truegreen.toml")
     )
     policy = tables.get("policy", DEFAULT_POLICY)
-    assert isinstance(policy, Policy)
-    return settings, policy
+    gates = tables.get("gates", Gates())
+    assert isinstance(policy, Policy) and isinstance(gates, Gates)
+    return settings, policy, gates
 
 
 def change_evidence(git: GitRepo, base: str, head: str) -> ChangeEvidence:
@@ -630,7 +634,7 @@ def verify(
                 "(are they swapped?)",
                 field="head",
             )
-    settings, policy = graded_config(git, base)
+    settings, policy, gates = graded_config(git, base)
     if opts.regression:
         check_always_run(git, base, settings)
     runner = _Runner(project, settings, base_suite_exclusions(git, base))
@@ -702,6 +706,14 @@ def verify(
         events.start("tamper", "tamper: analysing the change")
         tamper_findings = tamper_layer(git, base, head, exams, base_collected, head_collected)
         events.end("tamper")
+        gate_findings = None
+        if gates.tools:
+            events.start("gates", f"gates: {', '.join(gates.tools)} on the changed files")
+            changed = changed_lines(git.diff(base, head, context=0))
+            gate_findings = gate_layer(
+                project, gates.tools, wb.path, wh.path, changed, runner.notes
+            )
+            events.end("gates")
         strength = None
         if opts.strength and all(o.outcome == "passed" for ev in exam_ev for o in ev.head):
             with sealed_exam_files(wh.path, exams):
@@ -712,6 +724,7 @@ def verify(
             exams=exam_ev,
             tamper=tamper_findings,
             regression=regression,
+            gates=gate_findings,
             strength=strength,
             change=change,
         ),
