@@ -120,7 +120,7 @@ def tighten(policy: Policy, how: int, extra: str) -> Policy:
     return dataclasses.replace(p, **changes[how % len(changes)])
 
 
-@settings(max_examples=120, deadline=None, database=None)
+@settings(max_examples=80, deadline=None, database=None)
 @given(evidences(), policies(), st.sampled_from(R.TAMPER_CODES))
 def test_adding_evidence_of_tampering_never_moves_toward_approve(ev, policy, code) -> None:
     before = decide(ev, policy).decision
@@ -131,7 +131,7 @@ def test_adding_evidence_of_tampering_never_moves_toward_approve(ev, policy, cod
         assert after == "reject"
 
 
-@settings(max_examples=120, deadline=None, database=None)
+@settings(max_examples=80, deadline=None, database=None)
 @given(evidences(), policies(), st.integers(0, 7), st.sampled_from(CATEGORIES))
 def test_tightening_any_setting_never_moves_toward_approve(ev, policy, how, category) -> None:
     before = decide(ev, policy).decision
@@ -139,7 +139,7 @@ def test_tightening_any_setting_never_moves_toward_approve(ev, policy, how, cate
     assert RANK[after] >= RANK[before]
 
 
-@settings(max_examples=120, deadline=None, database=None)
+@settings(max_examples=80, deadline=None, database=None)
 @given(evidences(), policies())
 def test_no_policy_approves_a_refuted_verification_or_a_rule_unmet(ev, policy) -> None:
     verdict = decide(ev, policy)
