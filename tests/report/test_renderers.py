@@ -130,3 +130,20 @@ def test_without_context_the_report_says_what_is_missing() -> None:
     doc = fixture("approved")
     for text in (markdown.render(doc), unescape(html.render(doc))):
         assert "the diff and the exam's code are not included" in text
+
+
+def test_a_gates_violation_marks_its_line_and_a_policy_rule_its_file() -> None:
+    doc = fixture("escalated")
+    doc["reasons"] += [
+        {"code": "gate.ruff", "file": "invoicekit/discounts.py", "line": 12, "detail": "F401"},
+        {"code": "policy.file_category", "file": "tests/test_issue_42.py", "line": None,
+         "detail": "x"},
+    ]  # fmt: skip
+    report = build(doc, context(doc))
+    assert report.diff is not None
+    files = {f.path: f for f in report.diff}
+    assert files["tests/test_issue_42.py"].marks == ("policy",)
+    line_12 = [x for x in files["invoicekit/discounts.py"].lines if x.new == 12]
+    assert [x.marks for x in line_12] == [("gate", "survivor")]
+    page = html.render(doc, context(doc))
+    assert 'class="add m-gate m-survivor"' in page

@@ -57,7 +57,13 @@ def print_verification(doc: dict[str, Any]) -> None:
         out.print(f"  - {r['code']}{where}: {r['detail']}", markup=False)
     for note in doc.get("notes", []):
         out.print(f"  note: {note}", markup=False)
-    if doc["decision"] == "escalate":
+    if doc["decision"] == "escalate" and doc["verdict"] == "verified":
+        out.print(
+            "  escalated by the policy: the evidence passes, and a person reads the reasons "
+            "before it is approved (truegreen policy explain)",
+            markup=False,
+        )
+    elif doc["decision"] == "escalate":
         out.print(
             "  escalated: the evidence does not settle it either way; a person reads the reasons",
             markup=False,

@@ -29,12 +29,13 @@ CSS = """
 :root { color-scheme: light dark; --bg: #ffffff; --fg: #1f2328; --muted: #59636e;
   --line: #d1d9e0; --panel: #f6f8fa; --add: #dafbe1; --del: #ffebe9;
   --approve: #1a7f37; --reject: #cf222e; --escalate: #9a6700;
-  --tamper: #cf222e; --exam: #0969da; --survivor: #8250df; }
+  --tamper: #cf222e; --exam: #0969da; --survivor: #8250df; --gate: #bc4c00; --policy: #9a6700; }
 @media (prefers-color-scheme: dark) {
   :root { --bg: #0d1117; --fg: #e6edf3; --muted: #9198a1; --line: #3d444d;
     --panel: #151b23; --add: #12361f; --del: #3c1618;
     --approve: #3fb950; --reject: #f85149; --escalate: #d29922;
-    --tamper: #f85149; --exam: #4493f8; --survivor: #ab7df8; } }
+    --tamper: #f85149; --exam: #4493f8; --survivor: #ab7df8; --gate: #db6d28;
+    --policy: #d29922; } }
 * { box-sizing: border-box; }
 body { margin: 0; background: var(--bg); color: var(--fg);
   font: 15px/1.5 system-ui, -apple-system, "Segoe UI", "DejaVu Sans", sans-serif; }
@@ -71,10 +72,13 @@ pre { margin: 0; padding: 8px 0; overflow-x: auto; }
 .diff .m-tamper { box-shadow: inset 4px 0 var(--tamper); }
 .diff .m-exam { box-shadow: inset 4px 0 var(--exam); }
 .diff .m-survivor { box-shadow: inset 4px 0 var(--survivor); }
+.diff .m-gate { box-shadow: inset 4px 0 var(--gate); }
 .tag { font-size: 12px; border-radius: 10px; padding: 0 7px; margin-left: 6px; color: #fff;
   font-family: system-ui, sans-serif; }
 .tag.tamper { background: var(--tamper); } .tag.exam { background: var(--exam); }
 .tag.survivor { background: var(--survivor); }
+.tag.gate { background: var(--gate); } .tag.policy { background: var(--policy); }
+pre.code { padding: 8px 12px; }
 .legend .tag { margin: 0 6px 0 0; }
 .muted { color: var(--muted); }
 @media print {
@@ -95,7 +99,16 @@ def _status(value: str) -> str:
     return f'<span class="status s-{_e(value)}">{_e(value)}</span>'
 
 
-def _diff_file(f: DiffFile) -> str:
+#: a diff of at most this many lines is shown open, file by file; a longer one opens only
+#: the files with marked lines
+OPEN_DIFF_LINES = 300
+
+
+#: an exam file of at most this many lines is shown open
+OPEN_EXAM_LINES = 60
+
+
+def _diff_file(f: DiffFile, small: bool) -> str:
     rows = []
     for line in f.lines:
         sign = {"add": "+", "del": "-", "ctx": " "}.get(line.kind, "")
@@ -107,7 +120,7 @@ def _diff_file(f: DiffFile) -> str:
     marked = sum(1 for line in f.lines if line.marks)
     tags = "".join(f'<span class="tag {m}">{m}</span>' for m in f.marks)
     note = f' <span class="muted">({marked} marked)</span>' if marked else ""
-    is_open = " open" if marked or f.marks else ""
+    is_open = " open" if marked or f.marks or small else ""
     return (
         f"<details{is_open}><summary><code>{_e(f.path)}</code>{tags}{note}</summary>"
         f'<pre class="diff">{"".join(rows)}</pre></details>'
@@ -170,10 +183,13 @@ def render_report(report: Report) -> str:
     else:
         out.append(
             '<p class="legend muted"><span class="tag tamper">tamper</span>a line a tamper '
-            'finding names <span class="tag exam">exam</span>a changed line of the exam\'s '
-            'file <span class="tag survivor">survivor</span>a line a surviving mutant changes</p>'
+            'finding names <span class="tag gate">gate</span>a new violation '
+            '<span class="tag exam">exam</span>a changed line of the exam\'s file '
+            '<span class="tag survivor">survivor</span>a line a surviving mutant changes '
+            '<span class="tag policy">policy</span>a file a policy rule names</p>'
         )
-        out.extend(_diff_file(f) for f in report.diff)
+        small = sum(len(f.lines) for f in report.diff) <= OPEN_DIFF_LINES
+        out.extend(_diff_file(f, small) for f in report.diff)
     out.append('<h2 id="exam">The exam</h2>')
     out.append("<table><tr><th>exam</th><th>test</th><th>base</th><th>head</th></tr>")
     for e in doc["exams"]:
@@ -189,9 +205,11 @@ def render_report(report: Report) -> str:
                 f"<p><code>{_e(code.path)}</code>: a hidden exam; its code is not shown.</p>"
             )
         elif code.text is not None:
+            is_open = " open" if code.text.count("\n") <= OPEN_EXAM_LINES else ""
             out.append(
-                f"<details open><summary><code>{_e(code.path)}</code> as sealed "
-                f"(<code>{_e(code.id)}</code>)</summary><pre><code>{_e(code.text)}</code></pre></details>"
+                f"<details{is_open}><summary><code>{_e(code.path)}</code> as sealed "
+                f'(<code>{_e(code.id)}</code>)</summary><pre class="code"><code>{_e(code.text)}'
+                "</code></pre></details>"
             )
     out.append('<h2 id="strength">Exam strength</h2>')
     strength = doc.get("strength")

@@ -19,8 +19,9 @@ from truegreen.model.reasons import severity_of
 from truegreen.verify.verdict import VERIFIED_MEANS
 
 LineKind = Literal["add", "del", "ctx", "hunk", "meta"]
-#: what a marked line is: changed by a tamper finding, in the exam's file, a survivor's
-Mark = Literal["tamper", "exam", "survivor"]
+#: what a marked line is: named by a tamper finding or a gate's new violation, a changed
+#: line of the exam's file, a surviving mutant's line; a whole file: named by a policy rule
+Mark = Literal["tamper", "gate", "exam", "survivor", "policy"]
 
 VERDICT_WORDS = {"verified": "VERIFIED", "refuted": "REFUTED", "inconclusive": "INCONCLUSIVE"}
 
@@ -282,14 +283,24 @@ def parse_diff(text: str) -> list[tuple[str, list[DiffLine]]]:
 def _marked_diff(
     text: str, doc: Mapping[str, Any], exam_paths: Sequence[str], survivors: Sequence[SurvivorDiff]
 ) -> tuple[DiffFile, ...]:
-    tamper_lines: dict[str, set[int]] = {}
-    tamper_files: set[str] = set()
+    named: dict[tuple[str, Mark], set[int]] = {}
+    file_marks: dict[str, set[Mark]] = {}
     for r in doc["reasons"]:
-        if r["code"].startswith("tamper.") and r.get("file"):
-            if r.get("line"):
-                tamper_lines.setdefault(r["file"], set()).add(r["line"])
-            else:
-                tamper_files.add(r["file"])
+        kind: Mark | None = (
+            "tamper"
+            if r["code"].startswith("tamper.")
+            else "gate"
+            if r["code"].startswith("gate.")
+            else "policy"
+            if r["code"].startswith("policy.")
+            else None
+        )
+        if kind is None or not r.get("file"):
+            continue
+        if r.get("line") and kind != "policy":
+            named.setdefault((r["file"], kind), set()).add(r["line"])
+        else:
+            file_marks.setdefault(r["file"], set()).add(kind)
     survivor_lines: dict[str, set[int]] = {}
     for s in survivors:
         survivor_lines.setdefault(s.file, set()).add(s.line)
@@ -300,15 +311,15 @@ def _marked_diff(
             marks: list[Mark] = []
             if line.kind in ("add", "del", "ctx"):
                 number = line.new if line.kind != "del" else line.old
-                if line.kind != "ctx" and number in tamper_lines.get(path, ()):
-                    marks.append("tamper")
+                for mark in ("tamper", "gate"):
+                    if line.kind != "ctx" and number in named.get((path, mark), ()):
+                        marks.append(mark)
                 if line.kind != "ctx" and path in exam_paths:
                     marks.append("exam")
                 if line.kind != "del" and line.new in survivor_lines.get(path, ()):
                     marks.append("survivor")
             marked.append(DiffLine(line.kind, line.text, line.new, line.old, tuple(marks)))
-        file_marks: tuple[Mark, ...] = ("tamper",) if path in tamper_files else ()
-        out.append(DiffFile(path, tuple(marked), file_marks))
+        out.append(DiffFile(path, tuple(marked), tuple(sorted(file_marks.get(path, ())))))
     return tuple(out)
 
 
