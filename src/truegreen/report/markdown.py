@@ -180,11 +180,12 @@ def _long_parts(report: Report) -> list[Block]:
             if e.hidden:
                 out.append(f"`{e.id}` `{e.path}`: a hidden exam; its code is not shown.")
             elif e.text is not None:
-                fence = _fence(e.text)
+                code = e.text.rstrip("\n")  # the fence on the line after the last one
+                fence = _fence(code)
                 out.append(
                     f"<details><summary><code>{escape(e.id)}</code> <code>{escape(e.path)}</code>"
                     "</summary>\n\n"
-                    f"{fence}python\n{e.text}\n{fence}\n\n</details>"
+                    f"{fence}python\n{code}\n{fence}\n\n</details>"
                 )
     if report.missing:
         out.append(f"_{report.missing}_")
