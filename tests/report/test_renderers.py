@@ -147,3 +147,22 @@ def test_a_gates_violation_marks_its_line_and_a_policy_rule_its_file() -> None:
     assert [x.marks for x in line_12] == [("gate", "survivor")]
     page = html.render(doc, context(doc))
     assert 'class="add m-gate m-survivor"' in page
+
+
+@pytest.mark.parametrize("hidden", [False, True])
+def test_the_context_never_carries_a_hidden_exams_code(hidden: bool) -> None:
+    from tests.exam.conftest import TEST_FILE, exam_fields
+    from truegreen.model.exam import Exam
+    from truegreen.report.context import exam_code
+
+    exam = Exam.create(**exam_fields(hidden=hidden))
+    (code,) = exam_code([exam])
+    assert (code.id, code.path, code.hidden) == (exam.id, "tests/test_total.py", hidden)
+    assert code.text == (None if hidden else TEST_FILE)
+    doc = fixture("approved")
+    doc["exams"][0]["id"] = exam.id
+    from truegreen.report.model import ReportContext
+
+    for render in (markdown.render, html.render):
+        text = render(doc, ReportContext(exams=(code,)))
+        assert ("assert total([1, 2]) == 3" in unescape(text)) is not hidden
