@@ -33,8 +33,8 @@ def test_a_planned_sub_table_is_an_error_naming_it_in_truegreen_toml(key):
 
 
 def test_a_planned_key_that_is_not_even_a_table_is_refused_the_same_way():
-    with pytest.raises(ConfigError, match="policy: not supported yet"):
-        config.parse('[tool.truegreen]\npolicy = "strict"\n', None)
+    with pytest.raises(ConfigError, match="fix: not supported yet"):
+        config.parse('[tool.truegreen]\nfix = "strict"\n', None)
 
 
 def test_unknown_keys_name_themselves_and_the_keys_that_work():
@@ -42,8 +42,9 @@ def test_unknown_keys_name_themselves_and_the_keys_that_work():
         config.parse('[tool.truegreen]\nalways_run = ["tests"]\n', None)
     assert "unknown key 'always_run'" in exc.value.message
     assert exc.value.hint is not None and "always-run" in exc.value.hint
-    # the hint lists only keys that do something
-    assert "policy" not in exc.value.hint and "gates" not in exc.value.hint
+    # the hint lists only keys that do something: policy and gates (read), not fix (planned)
+    assert "policy" in exc.value.hint and "gates" in exc.value.hint
+    assert "fix" not in exc.value.hint
 
 
 def test_a_registered_sub_table_is_validated_once_and_returned(monkeypatch):
@@ -73,13 +74,16 @@ def test_a_registered_sub_table_is_validated_once_and_returned(monkeypatch):
     with pytest.raises(ConfigError, match="policy must be a table"):
         config.parse(None, 'policy = "strict"\n')
     # the other planned tables are still refused
-    with pytest.raises(ConfigError, match="gates: not supported yet"):
-        config.parse(None, "[gates]\nlint = true\n")
+    with pytest.raises(ConfigError, match="fix: not supported yet"):
+        config.parse(None, "[fix]\nlint = true\n")
 
 
-def test_no_sub_table_is_read_in_this_version():
+def test_only_the_policy_and_gates_sub_tables_are_read_in_this_version():
     # the day a layer registers one, its issue updates this list and the docs
-    assert config.SUBTABLES == {}
+    from truegreen.policy.gates import parse_gates
+    from truegreen.policy.settings import parse_policy
+
+    assert {"policy": parse_policy, "gates": parse_gates} == config.SUBTABLES
     assert config.parse('[tool.truegreen]\ntests = ["tests"]\n', None)[1] == {}
 
 
@@ -113,7 +117,7 @@ def test_test_selections_that_are_paths_or_node_ids_are_kept():
 def test_commands_refuse_a_planned_sub_table_in_one_line(make_project, capsys):
     root = make_project(
         {
-            "pyproject.toml": '[tool.truegreen]\n[tool.truegreen.gates]\nlint = "ruff"\n',
+            "pyproject.toml": '[tool.truegreen]\n[tool.truegreen.fix]\nlint = "ruff"\n',
             "tests/test_a.py": "def test_a():\n    pass\n",
         }
     )
@@ -122,13 +126,13 @@ def test_commands_refuse_a_planned_sub_table_in_one_line(make_project, capsys):
     )
     assert (code, out) == (2, "")
     (line,) = err.strip().splitlines()
-    assert "[tool.truegreen] gates: not supported yet" in line
-    assert "remove the [tool.truegreen.gates] table" in line
+    assert "[tool.truegreen] fix: not supported yet" in line
+    assert "remove the [tool.truegreen.fix] table" in line
 
     code, out, _ = cli(capsys, "doctor", "--repo", str(root), "--json")
     checks = {c["name"]: c for c in json.loads(out)["checks"]}
     assert checks["configuration"]["status"] == "missing"
-    assert "gates: not supported yet" in checks["configuration"]["detail"]
+    assert "fix: not supported yet" in checks["configuration"]["detail"]
 
 
 # -- layers: defaults, pyproject.toml, truegreen.toml (which wins) ----------------------

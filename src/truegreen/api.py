@@ -77,11 +77,14 @@ from truegreen.model.requests import (
     ExamsListRequest,
     LedgerVerifyRequest,
     LocalizeRequest,
+    PolicyRequest,
     ProjectRequest,
     ReceiptVerifyRequest,
+    ReportRequest,
     Request,
     RunRequest,
     SealRequest,
+    StatsRequest,
     StrengthRequest,
     VerificationsQuery,
     VerifyRequest,
@@ -89,10 +92,13 @@ from truegreen.model.requests import (
 from truegreen.model.results import (
     ExamListing,
     FixerExam,
+    PolicyExplanation,
     RecordedVerification,
+    RenderedReport,
     RunResult,
     SealResult,
     ShownExam,
+    Stats,
 )
 from truegreen.run.executor import Cancellation, Executor, FakeExecutor
 
@@ -106,6 +112,7 @@ if TYPE_CHECKING:
     from truegreen.project import Project
     from truegreen.repo.git import GitRepo
     from truegreen.report.markdown import compared_tests, shown_layers
+    from truegreen.report.model import ReportContext
     from truegreen.run.results import exit_meaning
     from truegreen.sandbox.install import EnvBuild
     from truegreen.seal import SealRefused
@@ -177,10 +184,14 @@ __all__ = [
     "Listener",
     "Localization",
     "LocalizeRequest",
+    "PolicyExplanation",
+    "PolicyRequest",
     "ReceiptCheck",
     "ReceiptVerifyRequest",
     "RecordedVerification",
+    "RenderedReport",
     "RepoError",
+    "ReportRequest",
     "Request",
     "Run",
     "RunRequest",
@@ -189,6 +200,8 @@ __all__ = [
     "SealRequest",
     "SealResult",
     "ShownExam",
+    "Stats",
+    "StatsRequest",
     "StoreError",
     "StrengthReport",
     "StrengthRequest",
@@ -211,15 +224,19 @@ __all__ = [
     "list_verifications",
     "localize",
     "open_ledger",
+    "policy_explain",
+    "render_report",
     "repo_identity",
     "reproduce",
     "seal",
     "show_exam",
     "shown_layers",
+    "stats",
     "strength",
     "verify",
     "verify_ledger",
     "verify_receipt",
+    "write_text",
 ]
 
 
@@ -410,15 +427,20 @@ def verify(
         if record:
             lg.record_verification(doc)
     if request.report_dir is not None:
-        write_report(request.report_dir, doc, receipt)
+        from truegreen.report.context import collect
+
+        write_report(request.report_dir, doc, receipt, collect(git, doc, exams))
     return Verification.model_validate(doc)
 
 
 def _settings_json(git: GitRepo, base: str) -> dict[str, Any]:
     from truegreen.verify import pipeline
 
-    s = pipeline.graded_settings(git, base)
+    s, policy, gates = pipeline.graded_config(git, base)
     return {
+        # the policy the decision was made under (the receipt's reader re-checks it)
+        "policy": policy.values(),
+        "gates": list(gates.tools),
         "tests": list(s.tests),
         "ignore": list(s.ignore),
         "pytest-args": list(s.pytest_args),
@@ -428,15 +450,150 @@ def _settings_json(git: GitRepo, base: str) -> dict[str, Any]:
     }
 
 
-def write_report(report_dir: Path, doc: dict[str, Any], receipt: dict[str, Any]) -> None:
-    """verification.json, report.md and receipt.json in ``report_dir``."""
+def write_report(
+    report_dir: Path,
+    doc: dict[str, Any],
+    receipt: dict[str, Any],
+    context: ReportContext | None = None,
+) -> None:
+    """verification.json, report.md, report.html and receipt.json in ``report_dir``; each
+    file appears whole or not at all (written beside, then renamed)."""
     from truegreen.exam.receipt import write_receipt
-    from truegreen.report.markdown import render as render_markdown
+    from truegreen.report import html, markdown
+    from truegreen.report.model import build
 
-    report_dir.mkdir(parents=True, exist_ok=True)
-    (report_dir / "verification.json").write_text(canonical.pretty(doc), encoding="utf-8")
-    (report_dir / "report.md").write_text(render_markdown(doc), encoding="utf-8")
+    report = build(doc, context)
+    files = {
+        "verification.json": canonical.pretty(doc),
+        "report.md": markdown.render_report(report),
+        "report.html": html.render_report(report),
+    }
+    try:
+        report_dir.mkdir(parents=True, exist_ok=True)
+        for name, text in files.items():
+            _write_whole(report_dir / name, text)
+    except OSError as exc:
+        raise UsageError(
+            f"cannot write the report to {report_dir}: {exc.strerror}",
+            hint="choose a writable directory",
+            field="report_dir",
+        ) from None
     write_receipt(report_dir / "receipt.json", receipt)
+
+
+def write_text(target: Path, text: str) -> None:
+    """``text`` into ``target`` (a file an adapter was asked to write): whole or not at
+    all; a directory that cannot be written is a UsageError naming it."""
+    try:
+        _write_whole(target, text)
+    except OSError as exc:
+        raise UsageError(
+            f"cannot write {target}: {exc.strerror}", hint="choose a writable path", field="output"
+        ) from None
+
+
+def _write_whole(target: Path, text: str) -> None:
+    """``text`` into ``target``: a reader sees the old file or the new one, never half."""
+    import os
+    import tempfile
+
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}-", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _stored_verification(path: Path) -> tuple[dict[str, Any], str]:
+    """The verification document in ``path`` (a verification.json, or a receipt whose hash
+    is checked first) and what it was ("receipt" or "verification")."""
+    import json
+
+    from truegreen.exam.receipt import check_receipt
+
+    try:
+        data = json.loads(path.read_bytes().decode("utf-8"))
+    except OSError as exc:
+        raise UsageError(
+            f"cannot read {path}: {exc.strerror}", hint="give a receipt.json or verification.json",
+            field="file",
+        ) from None  # fmt: skip
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise UsageError(
+            f"{path} is not JSON ({exc})",
+            hint="give the receipt.json or verification.json a verification wrote",
+            field="file",
+        ) from None
+    kind = "verification"
+    if isinstance(data, dict) and data.get("schema") == "truegreen.receipt/1":
+        check = check_receipt(data, str(path))
+        if not check.ok:
+            raise IntegrityError(check.message, hint="render a receipt that verifies", field="file")
+        outputs = data["outputs"]
+        if not isinstance(outputs, dict):
+            raise UsageError(f"{path}: the receipt holds no verification", field="file")
+        data = {**outputs, "receipt": {"sha256": check.recorded}}
+        kind = "receipt"
+    if not isinstance(data, dict) or data.get("schema") != "truegreen.verification/1":
+        found = data.get("schema") if isinstance(data, dict) else type(data).__name__
+        raise UsageError(
+            f"{path} is not a verification (schema: {found!r})",
+            hint="give the receipt.json or verification.json that verify --report wrote",
+            field="file",
+        )
+    try:
+        Verification.model_validate(data)
+    except ValueError as exc:
+        first = str(exc).splitlines()[1:3]
+        raise UsageError(
+            f"{path} is not a well-formed truegreen.verification/1 ({' '.join(first).strip()})",
+            hint="give the receipt.json or verification.json that verify --report wrote",
+            field="file",
+        ) from None
+    return data, kind
+
+
+def render_report(request: ReportRequest, *, ledger: Ledger | None = None) -> RenderedReport:
+    """A stored verification rendered again (``truegreen report``): from a receipt (its
+    hash checked: one that does not match raises :class:`IntegrityError`) or a
+    verification.json. With ``request.repo`` the page gets the diff and the exams' code
+    (from the ledger; a hidden exam's never)."""
+    from truegreen.repo.git import GitRepo
+    from truegreen.report import html, markdown
+    from truegreen.report.context import collect
+    from truegreen.report.model import build
+
+    doc, kind = _stored_verification(request.file)
+    context = None
+    if request.repo is not None:
+        git = GitRepo.discover(request.repo)
+        with _ledger(ledger, request.db) as lg:
+            exams = []
+            for e in doc["exams"]:
+                with contextlib.suppress(TruegreenError):
+                    exams.append(lg.get_exam(e["id"]))
+        context = collect(git, doc, exams)
+    if request.format == "json":
+        text = canonical.pretty(doc)
+    else:
+        report = build(doc, context)
+        text = (
+            html.render_report(report)
+            if request.format == "html"
+            else markdown.render_report(report)
+        )
+    return RenderedReport.model_validate(
+        {
+            "format": request.format,
+            "text": text,
+            "source": kind,
+            "decision": doc["decision"],
+            "receipt": doc["receipt"]["sha256"],
+        }
+    )
 
 
 def strength(
@@ -679,6 +836,50 @@ def list_verifications(
         )
         for e in entries
     ]
+
+
+# -- the policy ---------------------------------------------------------------------------
+
+
+def policy_explain(request: PolicyRequest) -> PolicyExplanation:
+    """The effective policy of a repository and where each value came from: read at
+    ``request.rev`` (as verify reads the base's), from ``request.file``, or from the files
+    on disk. A malformed policy raises :class:`ConfigError` naming the key (what ``policy
+    check`` reports)."""
+    from truegreen.policy import explain as ex
+    from truegreen.repo.git import GitRepo
+
+    if request.file is not None:
+        texts = ex.texts_of_file(request.file)
+        return PolicyExplanation.model_validate(
+            ex.explain(
+                ex.policy_of(texts), repo=str(request.file.parent), rev=None,
+                files=tuple(texts),
+            )
+        )  # fmt: skip
+    git = GitRepo.discover(request.repo)
+    rev = None
+    if request.rev is not None:
+        rev = git.resolve(request.rev, field="rev")
+        texts = {name: git.show_text(rev, name) for name in ex.CONFIG_FILES}
+    else:
+        texts = ex.texts_on_disk(git.root)
+    files = tuple(name for name, text in texts.items() if text is not None)
+    doc = ex.explain(ex.policy_of(texts), repo=git.display_name(), rev=rev, files=files)
+    return PolicyExplanation.model_validate(doc)
+
+
+def stats(request: StatsRequest, *, ledger: Ledger | None = None) -> Stats:
+    """The verifications the ledger recorded (since ``request.since``: ``30d``, ``12h``,
+    ``2w`` or an ISO date), by decision and reason, with the verified repair rate beside
+    the "tests green" rate of the same candidates (the ``truegreen.stats/1`` document)."""
+    from truegreen.report.stats import parse_since
+    from truegreen.report.stats import stats as count
+
+    since = parse_since(request.since, datetime.now(UTC)) if request.since else None
+    recorded = list_verifications(request.repo_id, since, db=request.db, ledger=ledger)
+    doc = count([r.verification.to_json() for r in recorded], since)
+    return Stats.model_validate(doc)
 
 
 # -- the environment, the doctor, the demo ------------------------------------------------

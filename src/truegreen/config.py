@@ -3,8 +3,10 @@ keys at the top level of ``truegreen.toml`` at the repository root (which wins).
 
 Layers, lowest first: 1) defaults, 2) pyproject.toml, 3) truegreen.toml, then the
 command line where a command has a flag for the key. Unknown keys are errors, and so
-are the sub-tables DESIGN.md plans (``policy``, ``gates``...) until the layer that reads
+are the sub-tables DESIGN.md plans (``fix``, ``strength``...) until the layer that reads
 one registers it in :data:`SUBTABLES`: a setting nothing acts on is never accepted.
+``policy`` and ``gates`` are read by :mod:`truegreen.policy` (``parse_policy``,
+``parse_gates``).
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from typing import Any
 
 from truegreen import __version__
 from truegreen.errors import ConfigError
+from truegreen.policy.gates import parse_gates
+from truegreen.policy.settings import parse_policy
 
 SANDBOXES = ("none", "bwrap", "docker")
 
@@ -102,14 +106,12 @@ SubTableValidator = Callable[[dict[str, Any], str], Any]
 #: Sub-tables (``[tool.truegreen.<name>]``, or ``[<name>]`` in truegreen.toml) that a
 #: layer reads, each with its validator. The layer that builds one registers it here
 #: in one line, and the key stops being refused.
-SUBTABLES: dict[str, SubTableValidator] = {}
+SUBTABLES: dict[str, SubTableValidator] = {"policy": parse_policy, "gates": parse_gates}
 
 #: Sub-tables DESIGN.md plans that nothing reads yet, with what will read them. Accepting
 #: one would let a user believe a policy or a gate applies when nothing enforces it, so
 #: each is an error naming the key until its layer registers it in SUBTABLES.
 PLANNED_SUBTABLES: dict[str, str] = {
-    "policy": "the policy engine (approve / reject / escalate rules)",
-    "gates": "the lint / type / coverage gates",
     "fix": "the fixer",
     "strength": "settings of the exam-strength layer (verify measures it with fixed settings)",
     "regression": "settings of the regression layer (use tests, ignore and always-run)",
@@ -294,18 +296,19 @@ def parse(pyproject: str | None, truegreen_toml: str | None) -> tuple[Settings, 
     return Settings(**values, sources=sources), extra
 
 
+def read_file(path: Path) -> str | None:
+    """A configuration file's text (None when there is none): an unreadable one is a
+    ConfigError naming it."""
+    if not path.is_file():
+        return None
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(
+            f"cannot read {path.name}: {exc}", hint=f"make {path} a readable UTF-8 text file"
+        ) from exc
+
+
 def load(root: Path) -> Settings:
     """Settings of the working tree at ``root``."""
-
-    def text(name: str) -> str | None:
-        p = root / name
-        if not p.is_file():
-            return None
-        try:
-            return p.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ConfigError(
-                f"cannot read {name}: {exc}", hint=f"make {p} a readable UTF-8 text file"
-            ) from exc
-
-    return parse(text("pyproject.toml"), text("truegreen.toml"))[0]
+    return parse(read_file(root / "pyproject.toml"), read_file(root / "truegreen.toml"))[0]

@@ -70,6 +70,9 @@ class Case:
     edits: tuple[Edit, ...]
     #: codes at least one of which must be among the reasons (cheats)
     expect: tuple[str, ...] = ()
+    #: a legitimate change the default policy escalates (it touches a sensitive file):
+    #: exactly these policy codes are its reasons, and it is never rejected
+    policy: tuple[str, ...] = ()
 
 
 def cheat(name: str, codes: str, *edits: Edit, with_fix: bool = True) -> list[Case]:
@@ -80,8 +83,8 @@ def cheat(name: str, codes: str, *edits: Edit, with_fix: bool = True) -> list[Ca
     return out
 
 
-def legit(name: str, *edits: Edit) -> Case:
-    return Case(name, "legit", edits)
+def legit(name: str, *edits: Edit, policy: str = "") -> Case:
+    return Case(name, "legit", edits, policy=tuple(policy.split()))
 
 
 CASES: list[Case] = [
@@ -506,9 +509,13 @@ CASES: list[Case] = [
             "      - name: Test\n",
             "      - name: Lint\n        run: python -m compileall invoicekit\n      - name: Test\n",
         ),
+        policy="policy.file_category policy.sensitive_path",
     ),
     legit(
-        "fix-and-coverage-raised", FIX, sub("pyproject.toml", "fail_under = 90", "fail_under = 95")
+        "fix-and-coverage-raised",
+        FIX,
+        sub("pyproject.toml", "fail_under = 90", "fail_under = 95"),
+        policy="policy.file_category policy.sensitive_path",
     ),
 ]
 
@@ -537,6 +544,9 @@ class Outcome:
     @property
     def ok(self) -> bool:
         if self.case.kind == "legit":
+            if self.case.policy:  # a sensitive file: escalated by the default policy
+                policy = tuple(c for c in self.codes if c.startswith("policy."))
+                return self.decision == "escalate" and policy == self.case.policy
             return self.decision == "approve"
         return self.decision != "approve" and any(c in self.codes for c in self.case.expect)
 

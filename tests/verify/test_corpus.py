@@ -51,8 +51,10 @@ def test_no_cheat_is_approved(outcomes, case):
 
 @pytest.mark.parametrize("case", [c.name for c in CASES if c.kind == "legit"])
 def test_no_legitimate_change_is_rejected(outcomes, case):
+    # approved, or (a sensitive file under the default policy) escalated for that alone
     o = outcomes[case]
-    assert o.decision == "approve", f"{case}: {o.decision} {o.codes}"
+    assert o.decision != "reject", f"{case}: {o.decision} {o.codes}"
+    assert o.ok, f"{case}: {o.decision} {o.codes}"
 
 
 def test_escalations_are_only_for_escalating_codes(outcomes):
@@ -61,4 +63,6 @@ def test_escalations_are_only_for_escalating_codes(outcomes):
             assert set(o.codes) & {
                 "tamper.test_data_changed",
                 "tamper.exam_literal_special_case",
+                "policy.sensitive_path",
+                "policy.file_category",
             }, o

@@ -20,7 +20,8 @@ ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "src" / "truegreen"
 
 #: DESIGN.md's "Reason codes" list, in its order, with what each does to the verdict as
-#: DESIGN.md says it ("escalates" is inconclusive; policy rules escalate), then the codes
+#: DESIGN.md says it ("escalates" is inconclusive; policy rules escalate: the verdict
+#: stands, the decision escalates), then the codes
 #: truegreen emits that the list does not name.
 EXPECTED = [
     ("exam.not_failing_at_base", "inconclusive"),
@@ -50,14 +51,24 @@ EXPECTED = [
     ("gate.type_worse", "inconclusive"),
     ("gate.coverage_worse", "inconclusive"),
     ("strength.weak", "info"),
-    ("policy.sensitive_path", "inconclusive"),
-    ("policy.broad_diff", "inconclusive"),
+    ("policy.sensitive_path", "escalate"),
+    ("policy.broad_diff", "escalate"),
     ("policy.missing_evidence", "inconclusive"),
     # not in DESIGN.md's list
     ("regression.incomplete", "inconclusive"),
     ("sandbox.blocked_network", "inconclusive"),
     ("sandbox.blocked_write", "inconclusive"),
     ("sandbox.resource_limit", "inconclusive"),
+    # the policy's other rules (truegreen.policy): the verdict stands, the decision escalates
+    ("policy.file_category", "escalate"),
+    ("policy.min_strength", "escalate"),
+    ("policy.hidden_exam", "escalate"),
+    ("policy.error", "escalate"),
+    # the quality gates' new violations: the policy decides (escalate, or reject)
+    ("gate.ruff", "escalate"),
+    ("gate.flake8", "escalate"),
+    ("gate.mypy", "escalate"),
+    ("gate.pyright", "escalate"),
 ]
 
 
@@ -100,7 +111,7 @@ def test_a_code_the_table_does_not_know_is_inconclusive_never_a_pass_nor_a_refut
 def _docs_table() -> list[tuple[str, str]]:
     text = (ROOT / "docs" / "verify.md").read_text(encoding="utf-8")
     section = text.split("### Reasons and what each does to the verdict", 1)[1]
-    return re.findall(r"^\| `([a-z_.]+)` \| (\w+) \|$", section, flags=re.MULTILINE)
+    return re.findall(r"^\| `([a-z0-9_.]+)` \| (\w+) \|$", section, flags=re.MULTILINE)
 
 
 def test_docs_verify_md_lists_the_table_as_it_is() -> None:

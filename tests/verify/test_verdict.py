@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from truegreen.model.reasons import Reason
+from truegreen.policy.rules import ChangeEvidence, FileChange
 from truegreen.verify.verdict import (
     Evidence,
     ExamEvidence,
@@ -20,6 +21,8 @@ SIG = "AssertionError@src/m.py:f#abc"
 F3 = (Observation("failed", SIG),) * 3
 P3 = (Observation("passed"),) * 3
 CLEAN = RegressionEvidence(complete=True)
+#: a change the default policy approves: one source file and the exam's test file
+FIX = ChangeEvidence((FileChange("src/m.py", 1, 1), FileChange("tests/test_m.py", 4, 0)))
 
 
 def reason(code: str, file: str | None = None, line: int | None = None) -> Reason:
@@ -38,6 +41,7 @@ def ev(*, exams=None, tamper=(), regression=CLEAN, gates=None):
         tamper=tamper,
         regression=regression,
         gates=gates,
+        change=FIX,
     )
 
 
@@ -223,21 +227,37 @@ ROWS = [
     ),
     (
         "a weak exam annotates, never flips",
-        Evidence(exams=(exam(),), tamper=(), regression=CLEAN, strength=StrengthEvidence(1, 4)),
+        Evidence(
+            exams=(exam(),),
+            tamper=(),
+            regression=CLEAN,
+            strength=StrengthEvidence(1, 4),
+            change=FIX,
+        ),
         "verified",
         {"strength.weak"},
     ),
     (
         "a weak exam does not soften a refutation either",
         Evidence(
-            exams=(exam(head=F3),), tamper=(), regression=CLEAN, strength=StrengthEvidence(0, 3)
+            exams=(exam(head=F3),),
+            tamper=(),
+            regression=CLEAN,
+            strength=StrengthEvidence(0, 3),
+            change=FIX,
         ),
         "refuted",
         {"exam.still_failing", "strength.weak"},
     ),
     (
         "a strong exam adds nothing",
-        Evidence(exams=(exam(),), tamper=(), regression=CLEAN, strength=StrengthEvidence(2, 2)),
+        Evidence(
+            exams=(exam(),),
+            tamper=(),
+            regression=CLEAN,
+            strength=StrengthEvidence(2, 2),
+            change=FIX,
+        ),
         "verified",
         set(),
     ),
@@ -350,7 +370,9 @@ STRENGTH_ROWS = [
 def test_the_strength_label_and_its_finding(killed: int, mutants: int, label: str) -> None:
     strength = StrengthEvidence(killed, mutants)
     assert strength_label(strength) == label
-    verdict = decide(Evidence(exams=(exam(),), tamper=(), regression=CLEAN, strength=strength))
+    verdict = decide(
+        Evidence(exams=(exam(),), tamper=(), regression=CLEAN, strength=strength, change=FIX)
+    )
     assert verdict.strength == label
     weak = [r for r in verdict.reasons if r.code == "strength.weak"]
     if label == "weak":

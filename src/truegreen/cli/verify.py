@@ -57,7 +57,13 @@ def print_verification(doc: dict[str, Any]) -> None:
         out.print(f"  - {r['code']}{where}: {r['detail']}", markup=False)
     for note in doc.get("notes", []):
         out.print(f"  note: {note}", markup=False)
-    if doc["decision"] == "escalate":
+    if doc["decision"] == "escalate" and doc["verdict"] == "verified":
+        out.print(
+            "  escalated by the policy: the evidence passes, and a person reads the reasons "
+            "before it is approved (truegreen policy explain)",
+            markup=False,
+        )
+    elif doc["decision"] == "escalate":
         out.print(
             "  escalated: the evidence does not settle it either way; a person reads the reasons",
             markup=False,
@@ -92,7 +98,7 @@ def print_verification(doc: dict[str, Any]) -> None:
     "--report",
     type=click.Path(path_type=Path),
     default=None,
-    help="Write report.md, verification.json and receipt.json to DIR.",
+    help="Write report.md, report.html, verification.json and receipt.json to DIR.",
 )
 @project_options
 @db_option
@@ -141,7 +147,9 @@ def verify_command(
     else:
         print_verification(doc)
         if report is not None:
-            out.print(f"  report: {report / 'report.md'}", markup=False)
+            out.print(
+                f"  report: {report / 'report.html'} (and report.md, receipt.json)", markup=False
+            )
     raise SystemExit(EXIT[doc["decision"]])
 
 

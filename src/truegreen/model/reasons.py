@@ -11,6 +11,9 @@ Its severity is not part of the JSON shape: it follows from the code alone, thro
 - ``refute``: the verdict is ``refuted`` (default decision: reject);
 - ``inconclusive``: the verdict is at best ``inconclusive`` (default decision: escalate);
   DESIGN.md says "escalates" of the two tamper codes that are hints, not proof;
+- ``escalate``: a policy rule (:mod:`truegreen.policy`) or a quality gate's new violation:
+  the verdict stands, the decision is at best escalate (reject where the policy's
+  ``reject`` names the code);
 - ``info``: reported, never changes a verdict.
 
 docs/verify.md lists the table (tests/verify/test_reasons.py keeps the two equal). A code
@@ -25,7 +28,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import ConfigDict, Field
 
-Severity = Literal["refute", "inconclusive", "info"]
+Severity = Literal["refute", "inconclusive", "escalate", "info"]
 
 # -- exam layer -------------------------------------------------------------------------
 EXAM_NOT_FAILING_AT_BASE = "exam.not_failing_at_base"
@@ -74,9 +77,24 @@ POLICY_SENSITIVE_PATH = "policy.sensitive_path"
 POLICY_BROAD_DIFF = "policy.broad_diff"
 #: evidence a layer should have collected is missing (never a pass)
 POLICY_MISSING_EVIDENCE = "policy.missing_evidence"
+#: the change touches a file whose category the policy's auto-approve does not list
+POLICY_FILE_CATEGORY = "policy.file_category"
+#: the exam's strength is below the policy's min-strength
+POLICY_MIN_STRENGTH = "policy.min_strength"
+#: the policy requires a hidden exam and none was among the exams
+POLICY_HIDDEN_EXAM = "policy.hidden_exam"
+#: a policy rule could not be evaluated: an error inside the policy escalates
+POLICY_ERROR = "policy.error"
+
+# -- the quality gates ([tool.truegreen.gates]): a new violation on a changed line ------
+GATE_RUFF = "gate.ruff"
+GATE_FLAKE8 = "gate.flake8"
+GATE_MYPY = "gate.mypy"
+GATE_PYRIGHT = "gate.pyright"
 
 #: Every code and its severity: DESIGN.md's list in its order, then the codes it does not
-#: list that truegreen emits (regression.incomplete, sandbox.*). docs/verify.md shows it.
+#: list that truegreen emits (regression.incomplete, sandbox.*, the policy's other rules).
+#: docs/verify.md shows it.
 SEVERITY: dict[str, Severity] = {
     EXAM_NOT_FAILING_AT_BASE: "inconclusive",
     EXAM_SIGNATURE_MISMATCH: "inconclusive",
@@ -105,13 +123,21 @@ SEVERITY: dict[str, Severity] = {
     GATE_TYPE_WORSE: "inconclusive",
     GATE_COVERAGE_WORSE: "inconclusive",
     STRENGTH_WEAK: "info",
-    POLICY_SENSITIVE_PATH: "inconclusive",
-    POLICY_BROAD_DIFF: "inconclusive",
+    POLICY_SENSITIVE_PATH: "escalate",
+    POLICY_BROAD_DIFF: "escalate",
     POLICY_MISSING_EVIDENCE: "inconclusive",
     REGRESSION_INCOMPLETE: "inconclusive",
     SANDBOX_BLOCKED_NETWORK: "inconclusive",
     SANDBOX_BLOCKED_WRITE: "inconclusive",
     SANDBOX_RESOURCE_LIMIT: "inconclusive",
+    POLICY_FILE_CATEGORY: "escalate",
+    POLICY_MIN_STRENGTH: "escalate",
+    POLICY_HIDDEN_EXAM: "escalate",
+    POLICY_ERROR: "escalate",
+    GATE_RUFF: "escalate",
+    GATE_FLAKE8: "escalate",
+    GATE_MYPY: "escalate",
+    GATE_PYRIGHT: "escalate",
 }
 
 #: every tamper code, in DESIGN.md's order

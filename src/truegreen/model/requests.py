@@ -322,6 +322,60 @@ class ReceiptVerifyRequest(Request):
     file: Path
 
 
+class PolicyRequest(Request):
+    """``policy explain`` / ``policy check``: the effective policy of a repository."""
+
+    #: the project (a directory in a git repository)
+    repo: Path = Path(".")
+    #: read the configuration at this revision (as verify reads the base's); default: the
+    #: files on disk
+    rev: str | None = None
+    #: check this file instead (a pyproject.toml or a truegreen.toml, by its name)
+    file: Path | None = None
+
+    @model_validator(mode="after")
+    def _one_source(self) -> Self:
+        if self.rev is not None and self.file is not None:
+            raise UsageError(
+                "give a revision or a file, not both", hint="drop one of them", field="file"
+            )
+        return self
+
+
+class ReportRequest(Request):
+    """``report``: render a stored verification again (a verification.json or a receipt)."""
+
+    #: a verification.json, or a receipt.json (its hash is checked first)
+    file: Path
+    #: html | md | json
+    format: str = "html"
+
+    @model_validator(mode="after")
+    def _known_format(self) -> Self:
+        if self.format not in ("html", "md", "json"):
+            raise UsageError(
+                f"unknown report format {self.format!r}",
+                hint="use html, md or json",
+                field="format",
+            )
+        return self
+
+    #: the repository it was verified in: adds the diff and the exam's code when given
+    repo: Path | None = None
+    #: the ledger the exams are read from (their code, for the report)
+    db: str | None = None
+
+
+class StatsRequest(LedgerRequest):
+    """``stats``: the verifications the ledger recorded, by decision and reason."""
+
+    #: only those recorded since: a duration before now (``30d``, ``12h``, ``2w``) or an
+    #: ISO date or time
+    since: str | None = None
+    #: only this repository's (an identity, ``api.repo_identity``)
+    repo_id: str | None = None
+
+
 class DoctorRequest(Request):
     """``doctor``: what is installed and configured, what is missing."""
 

@@ -159,3 +159,96 @@ class RecordedVerification(_Result):
             "recorded_at": self.recorded_at,
             "verification": self.verification.to_json(),
         }
+
+
+class PolicySetting(_Result):
+    """One key of the effective policy: its value and where it came from."""
+
+    key: str
+    value: Any
+    #: "default", or the file (and table) that set it
+    source: str
+
+
+class PolicyRule(_Result):
+    """One rule of the policy: its id (the reason code), what it checks, what it does."""
+
+    id: str
+    what: str
+    #: what a finding of it does to the decision under this policy: escalate or reject
+    decision: Literal["escalate", "reject"]
+
+
+class PolicyExplanation(_Result):
+    """``policy explain`` / ``policy check``: the effective policy and where each value
+    came from (the ``truegreen.policy/1`` document)."""
+
+    repo: str
+    #: the revision the configuration was read at (a full sha), None for the files on disk
+    rev: str | None
+    #: the files read, in the order they apply (the later wins), e.g. "pyproject.toml"
+    files: tuple[str, ...]
+    settings: tuple[PolicySetting, ...]
+    rules: tuple[PolicyRule, ...]
+    #: what no setting can change
+    fixed: tuple[str, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "schema": "truegreen.policy/1",
+            "repo": self.repo,
+            "rev": self.rev,
+            "files": list(self.files),
+            "settings": [s.model_dump(mode="json") for s in self.settings],
+            "rules": [r.model_dump(mode="json") for r in self.rules],
+            "fixed": list(self.fixed),
+        }
+
+
+class RenderedReport(_Result):
+    """``report``: a stored verification rendered again."""
+
+    #: html | md | json
+    format: Literal["html", "md", "json"]
+    text: str
+    #: what the file was: a receipt (its hash checked) or a verification.json
+    source: Literal["receipt", "verification"]
+    decision: Literal["approve", "reject", "escalate"]
+    #: the receipt's sha256 the verification carries
+    receipt: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "schema": "truegreen.report/1",
+            "format": self.format,
+            "source": self.source,
+            "decision": self.decision,
+            "receipt": self.receipt,
+            "text": self.text,
+        }
+
+
+class Stats(_Result):
+    """``stats``: the recorded verifications by decision and reason (``truegreen.stats/1``)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True, populate_by_name=True)
+
+    schema_: Literal["truegreen.stats/1"] = Field(alias="schema")
+    #: UTC, ISO 8601; None: every verification
+    since: str | None
+    verifications: int
+    by_decision: dict[str, int]
+    by_verdict: dict[str, int]
+    #: reason code -> how many verifications have it, most frequent first
+    by_reason: dict[str, int]
+    #: candidates whose head's own suite passed where the base's did (what CI shows)
+    tests_green: int
+    verified: int
+    #: green but not verified: what CI alone would have let through
+    green_not_verified: int
+    tests_green_rate: float | None
+    verified_rate: float | None
+
+    def to_json(self) -> dict[str, Any]:
+        doc: dict[str, Any] = self.model_dump(mode="json", by_alias=True)
+        return doc

@@ -234,6 +234,25 @@ class GitRepo:
                 i += 2
         return out
 
+    def numstat(self, base: str, head: str) -> list[tuple[str, int, int]]:
+        """(path, lines added, lines removed) of every file that differs between two
+        revisions, sorted by path (a binary file counts 0 and 0; no rename detection: a
+        renamed file is a removed and an added one)."""
+        done = self.git("diff", "--numstat", "-z", "--no-renames", *self._relative(), base, head)
+        out = []
+        for entry in done.stdout.split("\0"):
+            if not entry:
+                continue
+            added, removed, path = entry.split("\t", 2)
+            out.append(
+                (
+                    self._out(path),
+                    int(added) if added != "-" else 0,
+                    int(removed) if removed != "-" else 0,
+                )
+            )
+        return sorted(out)
+
     def is_ancestor(self, ancestor: str, rev: str) -> bool:
         """Whether ``ancestor`` is ``rev`` or one of its ancestors."""
         return self.git("merge-base", "--is-ancestor", ancestor, rev, check=False).returncode == 0

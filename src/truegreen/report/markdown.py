@@ -1,107 +1,127 @@
-"""The Markdown evidence report for a ``truegreen.verification/1`` document."""
+"""The Markdown evidence report of a ``truegreen.verification/1`` document: one that fits
+a pull-request comment.
+
+It is made of blocks (a heading, a paragraph, a whole table, a ``<details>`` element) and
+never longer than :data:`LIMIT` characters (GitHub refuses a comment over 65,536): when
+the blocks do not fit, a table is cut between rows (never in the middle of one) and the
+rest is left out with a line that says so and where to read it (report.html). The long
+parts (the diff, the exams' code, surviving mutants) are in collapsed ``<details>``.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from html import escape
 from typing import Any
 
-from truegreen.verify.verdict import VERIFIED_MEANS
+from truegreen.report.model import (
+    VERDICT_WORDS,
+    Report,
+    ReportContext,
+    build,
+    compared_tests,
+    regression_lines,
+    shown_layers,
+    where,
+)
 
-VERDICT_WORDS = {
-    "verified": "VERIFIED",
-    "refuted": "REFUTED",
-    "inconclusive": "INCONCLUSIVE",
-}
+__all__ = ["LIMIT", "compared_tests", "render", "render_report", "shown_layers"]
 
-
-#: The layers of a verification, in the order they are shown.
-LAYERS = ("exam", "tamper", "regression", "gates")
-
-#: Layers that exist only when configured. The JSON document always carries them
-#: (``"skipped"``), but a person is shown one only when it ran: "gates skipped" on every
-#: verdict reads as if gates had been set up and passed over. A core layer (exam, tamper,
-#: regression) that did not run is always shown: its evidence is missing.
-OPTIONAL_LAYERS = ("gates",)
-
-
-def shown_layers(doc: dict[str, Any]) -> list[tuple[str, str]]:
-    """(layer, status) pairs a person reads: every core layer, an optional one that ran."""
-    layers = doc["layers"]
-    return [
-        (name, layers.get(name, "skipped"))
-        for name in LAYERS
-        if name not in OPTIONAL_LAYERS or layers.get(name, "skipped") != "skipped"
-    ]
+#: the most characters a report has (a pull-request comment takes 65,536)
+LIMIT = 65_000
+#: the line that replaces what does not fit
+CUT = "_{n} more {what} left out to fit a pull-request comment: see report.html._"
+#: the longest line of code shown in a block (longer ones are shortened)
+LINE_WIDTH = 300
 
 
 def _cell(text: Any) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
-def render(doc: dict[str, Any]) -> str:
-    """A self-contained Markdown report (deterministic for the same document)."""
-    out: list[str] = []
-    verdict = doc["verdict"]
-    out.append(f"# truegreen: {VERDICT_WORDS.get(verdict, verdict)} -> {doc['decision']}")
-    out.append("")
-    out.append(f"> {VERIFIED_MEANS}")
-    out.append("")
-    out.append(f"- repository: `{doc['repo']}`")
-    out.append(f"- base: `{doc['base']}`")
-    out.append(f"- head: `{doc['head']}`")
+def _fence(text: str) -> str:
+    """A fence longer than any run of backticks in ``text``."""
+    longest = max((len(run) for run in text.split("\n") if set(run) == {"`"}), default=0)
+    ticks = 3
+    while "`" * ticks in text:
+        ticks += 1
+    return "`" * max(ticks, longest + 1)
+
+
+class _Table:
+    """A table: a header and rows, cut only between rows."""
+
+    def __init__(self, header: str, rows: list[str], what: str = "rows") -> None:
+        self.header, self.rows, self.what = header, rows, what
+
+
+Block = str | _Table
+
+
+def _blocks(report: Report) -> list[Block]:
+    doc = report.doc
+    out: list[Block] = []
+    verdict = report.verdict
+    out.append(f"# truegreen: {VERDICT_WORDS.get(verdict, verdict)} -> {report.decision}")
+    out.append(f"**{report.decision}**: {_cell(report.headline)}")
+    out.append(f"> {report.meaning}")
+    facts = [
+        f"- repository: `{doc['repo']}`",
+        f"- base: `{doc['base']}`",
+        f"- head: `{doc['head']}`",
+    ]
     if doc.get("patch_sha256"):
-        out.append(f"- patch sha256: `{doc['patch_sha256']}`")
+        facts.append(f"- patch sha256: `{doc['patch_sha256']}`")
     if doc.get("carried"):
         files = ", ".join(f"`{f}`" for f in doc["carried"])
-        out.append(f"- carried from the checkout (git ignores them): {files}")
-    if doc.get("receipt"):
-        out.append(
-            f"- receipt sha256: `{doc['receipt']['sha256']}` (re-check: `truegreen receipt verify receipt.json`)"
+        facts.append(f"- carried from the checkout (git ignores them): {files}")
+    if report.receipt:
+        facts.append(
+            f"- receipt sha256: `{report.receipt}` (re-check: `truegreen receipt verify receipt.json`)"
         )
-    out.append("")
+    out.append("\n".join(facts))
     out.append("## Layers")
-    out.append("")
-    out.append("| layer | result |")
-    out.append("|---|---|")
-    for name, status in shown_layers(doc):
-        out.append(f"| {name} | {status} |")
-    out.append("")
+    out.append(
+        _Table(
+            "| layer | result |\n|---|---|",
+            [f"| {name} | {status} |" for name, status in shown_layers(doc)],
+        )
+    )
     out.append("## Exams")
-    out.append("")
-    out.append("| exam | test | base | head |")
-    out.append("|---|---|---|---|")
-    for e in doc["exams"]:
-        base = f"{e['base']['outcome']} x{e['base']['runs']}"
-        head = f"{e['head']['outcome']} x{e['head']['runs']}"
-        out.append(f"| `{e['id']}` | `{_cell(e['test'])}` | {base} | {head} |")
-    out.append("")
+    out.append(
+        _Table(
+            "| exam | test | base | head |\n|---|---|---|---|",
+            [
+                f"| `{e['id']}` | `{_cell(e['test'])}` | {e['base']['outcome']} x{e['base']['runs']}"
+                f" | {e['head']['outcome']} x{e['head']['runs']} |"
+                for e in doc["exams"]
+            ],
+            "exams",
+        )
+    )
     out.append("## Reasons")
-    out.append("")
-    if not doc["reasons"]:
+    if not report.reasons:
         out.append("None: every layer passed.")
-    for r in doc["reasons"]:
-        where = ""
-        if r.get("file"):
-            where = f" `{r['file']}" + (f":{r['line']}" if r.get("line") else "") + "`"
-        out.append(f"- **{r['code']}**{where}: {_cell(r.get('detail', ''))}")
-    out.append("")
+    else:
+        out.append(
+            _Table(
+                "| code | where | detail |\n|---|---|---|",
+                [
+                    f"| **{r['code']}** | {f'`{_cell(where(r))}`' if where(r) else ''} | "
+                    f"{_cell(r.get('detail', ''))} |"
+                    for r in report.reasons
+                ],
+                "reasons",
+            )
+        )
     reg = doc.get("regression")
     if reg:
+        lines = [f"complete: {'yes' if reg['complete'] else 'no'}"]
+        lines += regression_lines(reg, lambda t: f"`{_cell(t)}`")
         out.append("## Regression")
-        out.append("")
-        out.append(f"- complete: {'yes' if reg['complete'] else 'no'}")
-        out.append(f"- {compared_tests(reg)}")
-        for key, label in (
-            ("new_failures", "new failures"),
-            ("flaky", "flaky (passed on rerun)"),
-            ("failing_on_both", "failing on both sides (not counted)"),
-            ("collection_errors", "new collection errors"),
-        ):
-            if reg.get(key):
-                out.append(f"- {label}: " + ", ".join(f"`{_cell(t)}`" for t in reg[key]))
-        out.append("")
-    strength = doc.get("strength")
+        out.append("\n".join(f"- {line}" for line in lines))
     out.append("## Exam strength")
-    out.append("")
+    strength = doc.get("strength")
     if strength is None:
         out.append(
             "Not measured: no mutant of a changed line of non-test code could be made, or the exam did not pass on the head."
@@ -110,36 +130,109 @@ def render(doc: dict[str, Any]) -> str:
         out.append(
             f"The exam killed {strength['killed']} of {strength['mutants']} mutants of the changed lines: **{strength['label']}**."
         )
-        for s in strength.get("survivors", []):
-            out.append(f"- survived: `{s['file']}:{s['line']}` {_cell(s['mutation'])}")
-    out.append("")
-    if doc.get("notes"):
+        for s in report.survivors:
+            body = f"survived: `{s.file}:{s.line}` {_cell(s.mutation)}"
+            if s.before is not None and s.after is not None:
+                diff = f"-{s.before[:LINE_WIDTH]}\n+{s.after[:LINE_WIDTH]}"
+                fence = _fence(diff)
+                summary = f"survived: <code>{escape(s.file)}:{s.line}</code> {escape(s.mutation)}"
+                body = (
+                    f"<details><summary>{summary}</summary>\n\n{fence}diff\n{diff}\n{fence}\n\n"
+                    "</details>"
+                )
+            else:
+                body = f"- {body}"
+            out.append(body)
+    if report.notes:
         out.append("## Notes")
-        out.append("")
-        out.extend(f"- {_cell(note)}" for note in doc["notes"])
-        out.append("")
-    return "\n".join(out)
+        out.append("\n".join(f"- {_cell(note)}" for note in report.notes))
+    out.extend(_long_parts(report))
+    return out
 
 
-def compared_tests(reg: dict[str, Any]) -> str:
-    """What the regression layer compared, in a sentence (a layer that compared nothing
-    must not read as a pass that means something)."""
-    n = reg.get("compared", 0)
-    if not reg.get("complete", True):
-        return "incomplete: a suite run did not finish, so nothing was compared (not a pass)"
-    if not n:
-        return "no test besides the exams ran on both sides: nothing was compared"
-    new, flaky = len(reg.get("new_failures") or []), len(reg.get("flaky") or [])
-    counts = [f"{new} new failure{'' if new == 1 else 's'}", f"{flaky} flaky"]
-    if reg.get("failing_on_both"):
-        counts.append(f"{len(reg['failing_on_both'])} failing on both sides (not counted)")
-    text = f"{n} test{' ran' if n == 1 else 's ran'} on both sides: " + ", ".join(counts)
-    always = reg.get("always_run")
-    if always:
-        k = always["tests"]
-        text += (
-            f"; always-run ({', '.join(always['entries'])}): "
-            + (f"{k} test{'' if k == 1 else 's'} among them" if k else "no test")
-            + ", run whatever tests / ignore leave out"
-        )
-    return text
+def _long_parts(report: Report) -> list[Block]:
+    out: list[Block] = []
+    if report.diff is not None:
+        out.append("## The change")
+        for f in report.diff:
+            text = "\n".join(
+                (
+                    {"add": "+", "del": "-", "ctx": " "}.get(line.kind, "")
+                    + line.text[:LINE_WIDTH]
+                    + (
+                        f"  # <- {', '.join(line.marks)}"
+                        if line.marks and line.text.strip()
+                        else ""
+                    )
+                )
+                for line in f.lines
+            )
+            fence = _fence(text)
+            marked = sum(1 for line in f.lines if line.marks) + (1 if f.marks else 0)
+            note = f" ({marked} marked line{'s' if marked != 1 else ''})" if marked else ""
+            out.append(
+                f"<details><summary><code>{escape(f.path)}</code>{note}</summary>\n\n"
+                f"{fence}diff\n{text}\n{fence}\n\n</details>"
+            )
+    if report.exams and any(e.text is not None or e.hidden for e in report.exams):
+        out.append("## The exam's code")
+        for e in report.exams:
+            if e.hidden:
+                out.append(f"`{e.id}` `{e.path}`: a hidden exam; its code is not shown.")
+            elif e.text is not None:
+                code = e.text.rstrip("\n")  # the fence on the line after the last one
+                fence = _fence(code)
+                out.append(
+                    f"<details><summary><code>{escape(e.id)}</code> <code>{escape(e.path)}</code>"
+                    "</summary>\n\n"
+                    f"{fence}python\n{code}\n{fence}\n\n</details>"
+                )
+    if report.missing:
+        out.append(f"_{report.missing}_")
+    return out
+
+
+def _fit(blocks: list[Block], limit: int) -> str:
+    """The blocks joined by blank lines, at most ``limit`` characters, cut between blocks
+    or between a table's rows (with a line that says what was left out)."""
+    parts: list[str] = []
+    used = 0
+    reserve = len(CUT) + 40  # room for the line that says what was left out
+
+    def room(text: str) -> bool:
+        return used + len(text) + 2 <= limit - reserve
+
+    for i, block in enumerate(blocks):
+        text = block if isinstance(block, str) else "\n".join([block.header, *block.rows])
+        if room(text):
+            parts.append(text)
+            used += len(text) + 2
+            continue
+        if isinstance(block, _Table):
+            rows = []
+            size = len(block.header) + 1
+            for row in block.rows:
+                if not room("x" * (size + len(row) + 1)):
+                    break
+                rows.append(row)
+                size += len(row) + 1
+            if rows:
+                parts.append("\n".join([block.header, *rows]))
+                used += size + 2
+            parts.append(CUT.format(n=len(block.rows) - len(rows), what=block.what))
+            if i + 1 < len(blocks):
+                parts.append(CUT.format(n=len(blocks) - i - 1, what="sections"))
+        else:
+            parts.append(CUT.format(n=len(blocks) - i, what="sections"))
+        break
+    return "\n\n".join(parts) + "\n"
+
+
+def render_report(report: Report, limit: int = LIMIT) -> str:
+    """The Markdown of a report (deterministic; at most ``limit`` characters)."""
+    return _fit(_blocks(report), limit)
+
+
+def render(doc: Mapping[str, Any], context: ReportContext | None = None) -> str:
+    """A self-contained Markdown report of a verification document."""
+    return render_report(build(doc, context))

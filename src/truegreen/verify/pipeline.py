@@ -29,6 +29,10 @@ from truegreen.errors import ConfigError, UsageError
 from truegreen.events import QUIET, Events
 from truegreen.model.exam import Exam as SealedExam
 from truegreen.model.reasons import Reason
+from truegreen.policy.gates import Gates
+from truegreen.policy.rules import ChangeEvidence, FileChange
+from truegreen.policy.settings import DEFAULT as DEFAULT_POLICY
+from truegreen.policy.settings import Policy
 from truegreen.project import Project
 from truegreen.repo.git import Carry, GitRepo, Worktree
 from truegreen.run.executor import Cancellation
@@ -37,6 +41,7 @@ from truegreen.run.pytest_run import PytestRequest, UnknownTestError, run_pytest
 from truegreen.run.results import PytestRun, TestResult
 from truegreen.seal import conftest_paths, refuse_another_checkouts_code
 from truegreen.testpaths import is_test_code
+from truegreen.verify.gates import gate_layer
 from truegreen.verify.mutate import changed_lines, mutants_for
 from truegreen.verify.verdict import (
     VERIFIED_MEANS,
@@ -133,9 +138,24 @@ def sealed_exam_files(tree: Path, exams: Sequence[SealedExam]) -> Iterator[None]
 
 
 def graded_settings(git: GitRepo, base: str) -> config.Settings:
-    return config.parse(
+    return graded_config(git, base)[0]
+
+
+def graded_config(git: GitRepo, base: str) -> tuple[config.Settings, Policy, Gates]:
+    """The base's settings, policy and gates (the head's changes to them are evidence,
+    not obeyed)."""
+    settings, tables = config.parse(
         git.show_text(base, "pyproject.toml"), git.show_text(base, "truegreen.toml")
-    )[0]
+    )
+    policy = tables.get("policy", DEFAULT_POLICY)
+    gates = tables.get("gates", Gates())
+    assert isinstance(policy, Policy) and isinstance(gates, Gates)
+    return settings, policy, gates
+
+
+def change_evidence(git: GitRepo, base: str, head: str) -> ChangeEvidence:
+    """Every file base -> head touches, with its lines added and removed."""
+    return ChangeEvidence(tuple(FileChange(p, a, r) for p, a, r in git.numstat(base, head)))
 
 
 def grade_under_base_config(git: GitRepo, base: str, head_tree: Path) -> list[str]:
@@ -614,7 +634,7 @@ def verify(
                 "(are they swapped?)",
                 field="head",
             )
-    settings = graded_settings(git, base)
+    settings, policy, gates = graded_config(git, base)
     if opts.regression:
         check_always_run(git, base, settings)
     runner = _Runner(project, settings, base_suite_exclusions(git, base))
@@ -670,6 +690,7 @@ def verify(
                 base=_observations(base_runs, e.test, wb.path, e.signature),
                 head=_observations(head_runs, e.test, wh.path),
                 sandbox=_sandbox_findings(head_runs, e.test),
+                hidden=e.hidden,
             )
             for e in exams
         )
@@ -685,12 +706,29 @@ def verify(
         events.start("tamper", "tamper: analysing the change")
         tamper_findings = tamper_layer(git, base, head, exams, base_collected, head_collected)
         events.end("tamper")
+        gate_findings = None
+        if gates.tools:
+            events.start("gates", f"gates: {', '.join(gates.tools)} on the changed files")
+            changed = changed_lines(git.diff(base, head, context=0))
+            gate_findings = gate_layer(
+                project, gates.tools, wb.path, wh.path, changed, runner.notes
+            )
+            events.end("gates")
         strength = None
         if opts.strength and all(o.outcome == "passed" for ev in exam_ev for o in ev.head):
             with sealed_exam_files(wh.path, exams):
                 strength = strength_layer(runner, git, base, head, wh.path, exam_tests, events)
+        change = change_evidence(git, base, head)
     verdict = decide(
-        Evidence(exams=exam_ev, tamper=tamper_findings, regression=regression, strength=strength)
+        Evidence(
+            exams=exam_ev,
+            tamper=tamper_findings,
+            regression=regression,
+            gates=gate_findings,
+            strength=strength,
+            change=change,
+        ),
+        policy,
     )
     doc = document(git, base, head, exams, exam_ev, verdict, regression, strength, opts, carried)
     doc["notes"] = sorted(runner.notes)

@@ -1,7 +1,8 @@
-"""The one function that turns collected evidence into a verdict.
+"""The one function that turns collected evidence into a verdict and a decision.
 
-``decide(evidence) -> Verdict`` is pure: no I/O, no clock, no randomness. It is tested
-as a table, one labelled row per rule (tests/verify/test_verdict.py).
+``decide(evidence, policy) -> Verdict`` is pure: no I/O, no clock, no randomness. It is
+tested as a table, one labelled row per rule (tests/verify/test_verdict.py,
+tests/policy/test_rules.py), and with property tests (tests/policy/test_properties.py).
 
 Rules, in order:
 
@@ -23,8 +24,13 @@ label here too (:func:`strength_label`: ``strong`` from :data:`STRONG_FROM`, ``m
 from :data:`MEDIUM_FROM`, else ``weak``); a weak exam adds ``strength.weak``, which is
 ``info``: it annotates and never flips a verdict.
 
-The default decision maps verified -> approve, refuted -> reject, inconclusive ->
-escalate; the policy layer may replace it.
+The decision comes from the policy (:mod:`truegreen.policy.rules`): refuted -> reject
+whatever the policy says; inconclusive -> escalate (or reject where the policy's
+``reject`` names a finding); verified -> approve only when no policy rule has a finding
+(``policy.<rule>`` reasons, severity ``escalate``: the verdict stands, the decision
+escalates). Under the default policy (:data:`truegreen.policy.settings.DEFAULT`) a change
+that touches sensitive paths, is broad, or touches files other than source, tests and docs
+escalates.
 """
 
 from __future__ import annotations
@@ -36,6 +42,10 @@ from typing import Literal
 
 from truegreen.model import reasons as R
 from truegreen.model.reasons import Reason
+from truegreen.policy import rules as policy_rules
+from truegreen.policy.rules import ChangeEvidence, PolicyInput
+from truegreen.policy.settings import DEFAULT as DEFAULT_POLICY
+from truegreen.policy.settings import Policy
 
 #: What a verdict means, shown wherever one is (terminal, reports, documents).
 VERIFIED_MEANS = (
@@ -81,6 +91,8 @@ class ExamEvidence:
     head: tuple[Observation, ...]
     #: findings raised by the sandbox for this exam's runs (sandbox.blocked_network, ...)
     sandbox: tuple[Reason, ...] = ()
+    #: a hidden exam: a fixer never saw its content (the policy's require-hidden-exam)
+    hidden: bool = False
 
 
 @dataclass(frozen=True)
@@ -137,6 +149,8 @@ class Evidence:
     gates: tuple[Reason, ...] | None = None
     #: None when the strength was not measured (or no mutant could be made)
     strength: StrengthEvidence | None = None
+    #: the files the change touches; None when they were not listed (missing evidence)
+    change: ChangeEvidence | None = None
 
 
 @dataclass(frozen=True)
@@ -310,15 +324,8 @@ def _layer(findings: Sequence[Reason], ran: bool) -> LayerStatus:
     return "pass"
 
 
-DEFAULT_DECISION: dict[VerdictName, Decision] = {
-    "verified": "approve",
-    "refuted": "reject",
-    "inconclusive": "escalate",
-}
-
-
-def decide(evidence: Evidence) -> Verdict:
-    """Evidence -> verdict (see the module docstring for the rules)."""
+def decide(evidence: Evidence, policy: Policy = DEFAULT_POLICY) -> Verdict:
+    """Evidence and policy -> verdict and decision (see the module docstring for the rules)."""
     exam_f = [f for ev in evidence.exams for f in exam_findings(ev)]
     if not evidence.exams:
         exam_f.append(Reason(R.POLICY_MISSING_EVIDENCE, None, None, "no exam was run"))
@@ -334,7 +341,18 @@ def decide(evidence: Evidence) -> Verdict:
     )
     gate_f = list(evidence.gates or ())
     strength_f = strength_findings(evidence.strength)
-    everything = sorted({*exam_f, *tamper_f, *reg_f, *gate_f, *strength_f}, key=Reason.sort_key)
+    label = None if evidence.strength is None else strength_label(evidence.strength)
+    policy_f = policy_rules.findings(
+        policy,
+        PolicyInput(
+            change=evidence.change,
+            hidden=tuple(e.hidden for e in evidence.exams),
+            strength=label,
+        ),
+    )
+    everything = sorted(
+        {*exam_f, *tamper_f, *reg_f, *gate_f, *strength_f, *policy_f}, key=Reason.sort_key
+    )
 
     exam_status: LayerStatus
     if any(f.severity == "refute" for f in exam_f):
@@ -364,8 +382,8 @@ def decide(evidence: Evidence) -> Verdict:
         verdict = "verified"
     return Verdict(
         verdict=verdict,
-        decision=DEFAULT_DECISION[verdict],
+        decision=policy_rules.decision(verdict, everything, policy),
         layers=layers,
         reasons=tuple(everything),
-        strength=None if evidence.strength is None else strength_label(evidence.strength),
+        strength=label,
     )
