@@ -13,6 +13,7 @@ from truegreen.cli._app import (
     db_option,
     emit_json,
     fail,
+    grading_options,
     json_option,
     out,
     project_options,
@@ -80,20 +81,7 @@ def print_verification(doc: dict[str, Any]) -> None:
     multiple=True,
     help="Exam id (repeatable; default: all of this repository's).",
 )
-@click.option(
-    "--runs",
-    type=click.IntRange(min=1),
-    default=3,
-    show_default=True,
-    help="Runs of each exam on each side.",
-)
-@click.option("--no-strength", is_flag=True, help="Skip mutating the changed lines.")
-@click.option(
-    "--report",
-    type=click.Path(path_type=Path),
-    default=None,
-    help="Write report.md, verification.json and receipt.json to DIR.",
-)
+@grading_options
 @project_options
 @db_option
 @json_option

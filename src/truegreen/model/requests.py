@@ -18,7 +18,7 @@ import json
 from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Self
+from typing import Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -143,9 +143,18 @@ class VerifyRequest(ProjectRequest, LedgerRequest):
     strength: bool = True
     #: write verification.json, report.md and receipt.json here
     report_dir: Path | None = None
+    #: no exam is linked (``truegreen ci`` on a pull request that names no sealed issue):
+    #: grade the tamper and regression layers only; the decision is at best escalate
+    without_exams: bool = False
 
     @model_validator(mode="after")
     def _one_change(self) -> Self:
+        if self.without_exams and self.exams:
+            raise UsageError(
+                "names exams, and asks to verify without exams",
+                hint="drop one of them",
+                field="without_exams",
+            )
         if self.head is not None and self.patch is not None:
             raise UsageError(
                 "give either a head revision or a patch, not both",
@@ -167,6 +176,31 @@ class VerifyRequest(ProjectRequest, LedgerRequest):
     @property
     def base_rev(self) -> str:
         return self.base if self.base is not None else "HEAD"
+
+
+class CiRequest(ProjectRequest, LedgerRequest):
+    """``ci``: inside a GitHub Actions job, verify the pull request of the event (or, with
+    ``diagnose``, diagnose the failed jobs of a run)."""
+
+    #: the event's payload (``$GITHUB_EVENT_PATH``)
+    event_path: Path
+    #: ``$GITHUB_EVENT_NAME``: pull_request, pull_request_target, push, workflow_run...
+    event_name: str
+    #: OWNER/REPO (``$GITHUB_REPOSITORY``; default: the event's repository)
+    repository: str | None = None
+    diagnose: bool = False
+    #: the run to diagnose when the event is not a workflow_run (``$GITHUB_RUN_ID``)
+    run_id: int | None = Field(default=None, ge=1)
+    #: shadow (log what would be written), live, or off (not even logged); default: what
+    #: the repository was set to, else shadow
+    writes: Literal["shadow", "live", "off"] | None = None
+    #: where the base keeps the exam bundles
+    exams_dir: str = ".truegreen/exams"
+    runs: int = Field(default=3, ge=1)
+    strength: bool = True
+    report_dir: Path | None = None
+    #: the REST API's URL (default: ``$GITHUB_API_URL``, else api.github.com)
+    api_url: str | None = None
 
 
 class StrengthRequest(ProjectRequest, LedgerRequest):
