@@ -79,6 +79,7 @@ from truegreen.model.requests import (
     LedgerVerifyRequest,
     LocalizeRequest,
     ProjectRequest,
+    PullVerifyRequest,
     ReceiptVerifyRequest,
     Request,
     RunRequest,
@@ -181,6 +182,7 @@ __all__ = [
     "Listener",
     "Localization",
     "LocalizeRequest",
+    "PullVerifyRequest",
     "ReceiptCheck",
     "ReceiptVerifyRequest",
     "RecordedVerification",
@@ -224,6 +226,7 @@ __all__ = [
     "strength",
     "verify",
     "verify_ledger",
+    "verify_pull",
     "verify_receipt",
 ]
 
@@ -581,6 +584,30 @@ def ci(
     from truegreen.github.ci import run_ci
 
     return run_ci(
+        request,
+        listener=listener,
+        cancel=cancel,
+        executor=executor,
+        ledger=ledger,
+        log=log or (lambda line: None),
+    )
+
+
+def verify_pull(
+    request: PullVerifyRequest,
+    *,
+    listener: Listener | None = None,
+    cancel: Cancellation | None = None,
+    executor: Executor | None = None,
+    ledger: Ledger | None = None,
+    log: Callable[[str], None] | None = None,
+) -> CiResult:
+    """``verify OWNER/REPO#N``: the pull request read from the API, its repository cloned
+    (or the cached clone fetched), verified as :func:`ci` verifies it; with
+    ``request.post`` the report is written through the write gate."""
+    from truegreen.github.pull import verify_pull_request
+
+    return verify_pull_request(
         request,
         listener=listener,
         cancel=cancel,

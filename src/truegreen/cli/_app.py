@@ -127,6 +127,9 @@ FLAGS = {
     "exam": "ID",
     "file": "FILE",
     "extras": "--extra",
+    "target": "OWNER/REPO#N",
+    "event_path": "--event",
+    "repository": "GITHUB_REPOSITORY",
 }
 
 

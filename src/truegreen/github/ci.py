@@ -25,7 +25,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from truegreen.errors import UsageError
 from truegreen.github.records import IssueRef, linked_issues
@@ -41,8 +41,9 @@ if TYPE_CHECKING:
     from truegreen.events import Listener
     from truegreen.exam.store import Ledger
     from truegreen.github.client import GitHubClient
+    from truegreen.github.gate import Mode
     from truegreen.model.exam import Exam
-    from truegreen.model.requests import CiRequest
+    from truegreen.model.requests import CiRequest, PullVerifyRequest
     from truegreen.model.results import CiResult
     from truegreen.repo.git import GitRepo
     from truegreen.run.executor import Cancellation, Executor
@@ -171,8 +172,9 @@ class _Report:
 
 
 def verify_pull(
-    request: CiRequest,
-    payload: dict[str, Any],
+    request: CiRequest | PullVerifyRequest,
+    event: PullEvent,
+    git: GitRepo,
     *,
     listener: Listener | None,
     cancel: Cancellation | None,
@@ -181,14 +183,13 @@ def verify_pull(
     client: GitHubClient | None,
     log: Callable[[str], None],
 ) -> CiResult:
+    """Verify pull request ``event`` in the checkout ``git`` against the exams its base
+    holds for the issues it fixes; the report written through the gate (``request.writes``)."""
     from truegreen import api
     from truegreen.exam.bundle import import_bundle
     from truegreen.model.requests import VerifyRequest
     from truegreen.model.results import CiResult
-    from truegreen.repo.git import GitRepo
 
-    event = PullEvent.of(payload, request.repository)
-    git = GitRepo.discover(request.repo, executor)
     base = git.resolve(event.base_sha, field="event_path")
     try:
         head = git.resolve(event.head_sha, field="event_path")
@@ -214,7 +215,7 @@ def verify_pull(
             import_bundle(lg, exams)
         verification = api.verify(
             VerifyRequest(
-                repo=request.repo,
+                repo=git.root,
                 python=request.python,
                 sandbox=request.sandbox,
                 db=request.db,
@@ -294,7 +295,7 @@ def verify_pull(
 
 
 def _post(
-    request: CiRequest,
+    request: CiRequest | PullVerifyRequest,
     event: PullEvent,
     doc: dict[str, Any],
     body: str,
@@ -313,7 +314,7 @@ def _post(
     client = client or session(api=request.api_url, granted=granted)
     store = WriteLog()
     try:
-        mode = request.writes if request.writes in ("shadow", "live") else None
+        mode = cast("Mode | None", request.writes if request.writes in ("shadow", "live") else None)
         gate = WriteGate(client, event.repo, mode=mode, store=store, log=log)
         decision = str(doc["decision"])
         gate.sticky_comment(event.number, body, key=event.key)
@@ -430,9 +431,13 @@ def run_ci(
             "a failed run",
             field="event_name",
         )
+    from truegreen.repo.git import GitRepo
+
+    event = PullEvent.of(payload, request.repository)
     return verify_pull(
         request,
-        payload,
+        event,
+        GitRepo.discover(request.repo, executor),
         listener=listener,
         cancel=cancel,
         executor=executor,

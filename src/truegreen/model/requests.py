@@ -203,6 +203,55 @@ class CiRequest(ProjectRequest, LedgerRequest):
     api_url: str | None = None
 
 
+class PullVerifyRequest(LedgerRequest):
+    """``verify OWNER/REPO#N``: a pull request fetched (a clone made or reused in the cache)
+    and verified locally, exactly as ``ci`` verifies it in the pull request's workflow."""
+
+    #: OWNER/REPO#N
+    target: str
+    python: str | None = None
+    sandbox: str | None = None
+    #: write the report (comment, check run, label) through the write gate
+    post: bool = False
+    exams_dir: str = ".truegreen/exams"
+    runs: int = Field(default=3, ge=1)
+    strength: bool = True
+    report_dir: Path | None = None
+    api_url: str | None = None
+    #: where the repository is cloned from: ``{repo}`` is OWNER/REPO (default:
+    #: ``$TRUEGREEN_CLONE_URL``, else https://github.com/{repo}.git)
+    clone_url: str | None = None
+    #: where clones are kept (default: ``clones/`` in the data directory)
+    cache: Path | None = None
+
+    @model_validator(mode="after")
+    def _target(self) -> Self:
+        repo, sep, number = self.target.partition("#")
+        if not sep or not number.isdigit() or repo.count("/") != 1 or not all(repo.split("/")):
+            raise UsageError(
+                f"{self.target!r} is not OWNER/REPO#N",
+                hint="name the pull request, e.g. pallets/flask#5000",
+                field="target",
+            )
+        return self
+
+    @property
+    def repository(self) -> str:
+        return self.target.partition("#")[0]
+
+    @property
+    def number(self) -> int:
+        return int(self.target.partition("#")[2])
+
+    @property
+    def writes(self) -> str:
+        return "live" if self.post else "off"
+
+    @property
+    def event_name(self) -> str:
+        return "verify"
+
+
 class StrengthRequest(ProjectRequest, LedgerRequest):
     """``strength``: mutate the lines a fix changed; count the mutants the exams kill."""
 
