@@ -136,7 +136,7 @@ def _failed_run(gh: FakeGitHub) -> None:
 
 
 def test_diagnose_a_failed_workflow_run_into_the_summary(
-    repo, tmp_path, actions, gh, monkeypatch, capsys
+    tmp_path, actions, gh, monkeypatch, capsys
 ):
     _failed_run(gh)
     payload = {"action": "completed", "workflow_run": {**json.loads((RECORDED / "run_99.json").read_text())},
@@ -145,7 +145,7 @@ def test_diagnose_a_failed_workflow_run_into_the_summary(
     monkeypatch.setenv("GITHUB_EVENT_PATH", str(tmp_path / "wr.json"))
     monkeypatch.setenv("GITHUB_EVENT_NAME", "workflow_run")
     monkeypatch.setenv("GITHUB_RUN_ID", "5")  # this job's run: the event's run is diagnosed
-    code, _, err = cli(capsys, "ci", "--diagnose", "--repo", str(repo))
+    code, _, err = cli(capsys, "ci", "--diagnose", "--repo", str(tmp_path))
     assert code == 0, err
     summary = actions["summary"].read_text(encoding="utf-8")
     assert summary.startswith("# truegreen diagnose: run 99, failed: pytest")
@@ -155,14 +155,14 @@ def test_diagnose_a_failed_workflow_run_into_the_summary(
 
 
 def test_diagnose_on_push_reads_this_run_and_a_green_run_says_so(
-    repo, tmp_path, actions, gh, monkeypatch, capsys
+    tmp_path, actions, gh, monkeypatch, capsys
 ):
     _failed_run(gh)
     push = tmp_path / "push.json"
     push.write_text('{"ref": "refs/heads/main", "repository": {"full_name": "acme/shop"}}')
     monkeypatch.setenv("GITHUB_EVENT_PATH", str(push))
     monkeypatch.setenv("GITHUB_EVENT_NAME", "push")
-    code, _, _ = cli(capsys, "ci", "--diagnose", "--repo", str(repo))
+    code, _, _ = cli(capsys, "ci", "--diagnose", "--repo", str(tmp_path))
     assert code == 0 and "failing tests:" in actions["summary"].read_text()
     green = tmp_path / "green.json"
     green.write_text(json.dumps({"workflow_run": {"id": 98, "conclusion": "success"}}))

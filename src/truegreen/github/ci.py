@@ -264,21 +264,23 @@ def verify_pull(
 
     from truegreen.report.markdown import render
 
-    body = render(doc)
+    # what the pull request shows (comment, check run) is what the summary shows, less
+    # the account of the writes themselves
+    body = render(doc).rstrip("\n") + "\n\n" + report.text()
     commands = workflow_commands(doc["reasons"])
     writes: list[dict[str, Any]] = []
     if request.writes != "off":
         writes = _post(request, event, doc, body, client, log)
     if writes:
         report.add("## Written to GitHub", "")
-        if event.fork:
+        if event.fork and any(w["action"] == "refused" for w in writes):
             report.add(
                 "A pull request from a fork gets a read-only token: nothing is written to "
                 "GitHub, and this summary is the whole report.",
                 "",
             )
         report.add(*(f"- {w['kind']}: {w['action']}: {w['detail']}" for w in writes), "")
-    summary = body.rstrip("\n") + "\n\n" + report.text()
+    summary = render(doc).rstrip("\n") + "\n\n" + report.text()
     decision = str(doc["decision"])
     return CiResult(
         event=request.event_name,
