@@ -270,3 +270,11 @@ def test_linked_issues_come_from_the_title_body_and_commits(gh, client):
 def test_linked_issue_keywords(text, found):
     refs = linked_issues([text], "acme/shop")
     assert [r.number if r.repo == "acme/shop" else str(r) for r in refs] == found
+
+
+def test_a_rate_limit_that_never_lifts_ends_the_call(gh, client):
+    gh.script("GET", PULL, Reply(429, {"message": "slow down"}, {"Retry-After": "2"}))
+    with pytest.raises(GitHubError) as exc:
+        client.pull("acme/shop", 7)
+    assert gh.slept == [2.0] * 4 and len(gh.requests) == 5
+    assert exc.value.status == 429 and "HTTP 429" in exc.value.message

@@ -57,6 +57,8 @@ JSON = "application/vnd.github+json"
 #: largest log accepted from the network
 MAX_DOWNLOAD = 4 << 30
 _RETRY_STATUSES = frozenset({500, 502, 503, 504})
+#: waits for a rate limit before one call gives up (each at most ``max_wait``)
+RATE_LIMIT_WAITS = 4
 #: GitHub's advice when a secondary limit names no retry-after: wait at least a minute
 SECONDARY_WAIT = 60.0
 _REPO = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}$")
@@ -178,6 +180,7 @@ class GitHubClient:
         url = self._url(path)
         what = what or f"{method} {path}"
         attempt = 0
+        limited = 0
         refreshed = False
         while True:
             headers = {"Accept": accept, **(extra_headers or {})}
@@ -209,7 +212,8 @@ class GitHubClient:
                 refreshed = True  # an installation token expired early: fetch a new one
                 continue
             delay = self._rate_limit_delay(response)
-            if delay is not None:
+            if delay is not None and limited < RATE_LIMIT_WAITS:
+                limited += 1
                 self._wait(delay, "rate limit")
                 continue
             if status in _RETRY_STATUSES and attempt < self.retries:
