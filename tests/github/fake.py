@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, unquote, urlsplit
 
 RECORDED = Path(__file__).parent / "recorded"
 
@@ -211,6 +211,14 @@ class FakeGitHub:
                 if run["id"] == int(m[2]):
                     run["output"]["annotations"] += seen.body["output"].get("annotations", [])
                     return Reply(200, run)
+        m = re.fullmatch(r"/repos/([^/]+/[^/]+)/issues/(\d+)/labels/(.+)", seen.path)
+        if m and seen.method == "DELETE":
+            labels = self.labels.setdefault(f"{m[1]}#{m[2]}", [])
+            name = unquote(m[3])
+            if name not in labels:
+                return Reply(404, {"message": "Label does not exist"})
+            labels.remove(name)
+            return Reply(200, [{"name": n} for n in labels])
         m = re.fullmatch(r"/repos/([^/]+/[^/]+)/issues/(\d+)/labels", seen.path)
         if m:
             labels = self.labels.setdefault(f"{m[1]}#{m[2]}", [])

@@ -149,3 +149,16 @@ def test_labels_are_added_once(gh: FakeGitHub, client, tmp_path):
     )
     assert gh.labels["acme/shop#7"] == ["truegreen: verified"]
     assert [w.method for w in gh.writes] == ["POST"]
+
+
+def test_a_new_verdict_label_replaces_the_last_one(gh: FakeGitHub, client, tmp_path):
+    gh.labels["acme/shop#7"] = ["bug", "truegreen: refuted"]
+    out = gate(client, tmp_path).labels(
+        7, ["truegreen: verified"], key=KEY + " head 2", replace="truegreen: "
+    )
+    assert out.action == "created" and "(removed truegreen: refuted)" in out.detail
+    assert gh.labels["acme/shop#7"] == ["bug", "truegreen: verified"]
+    assert [(w.method, w.path) for w in gh.writes] == [
+        ("DELETE", "/repos/acme/shop/issues/7/labels/truegreen%3A%20refuted"),
+        ("POST", "/repos/acme/shop/issues/7/labels"),
+    ]

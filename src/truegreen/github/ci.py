@@ -329,7 +329,9 @@ def _post(
             check_annotations(doc["reasons"]),
             key=event.key,
         )
-        gate.labels(event.number, [f"truegreen: {doc['verdict']}"], key=event.key)
+        gate.labels(
+            event.number, [f"truegreen: {doc['verdict']}"], key=event.key, replace="truegreen: "
+        )
         return [o.to_json() for o in gate.outcomes]
     finally:
         store.close()

@@ -36,6 +36,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import quote
 
 from truegreen.errors import GitHubError, UsageError
 from truegreen.github.client import GitHubClient
@@ -328,29 +329,33 @@ class WriteGate:
         detail = f"{what}: {conclusion}, {len(notes)} annotation(s) in {len(batches)} request(s)"
         return self._done(WriteOutcome("check_run", key, "created", detail, url, redacted))
 
-    def labels(self, number: int, labels: Sequence[str], *, key: str) -> WriteOutcome:
-        """Add ``labels`` to issue or pull request ``number`` (those it has are kept)."""
+    def labels(
+        self, number: int, labels: Sequence[str], *, key: str, replace: str | None = None
+    ) -> WriteOutcome:
+        """Add ``labels`` to issue or pull request ``number``; the labels it has are kept,
+        except those starting with ``replace`` (a verdict's label replaces the last one)."""
         what = f"the labels {', '.join(labels)} on {self.repo}#{number}"
         stop = self._gate("labels", key, what)
         if stop is not None:
             return stop
+        path = f"/repos/{self.repo}/issues/{number}/labels"
         try:
-            have = {
-                str(label.get("name"))
-                for label in self.client.paginate(
-                    f"/repos/{self.repo}/issues/{number}/labels", what=what
-                )
-            }
-            if set(labels) <= have:
+            have = {str(label.get("name")) for label in self.client.paginate(path, what=what)}
+            stale = sorted(h for h in have - set(labels) if replace and h.startswith(replace))
+            if set(labels) <= have and not stale:
                 return self._done(
                     WriteOutcome("labels", key, "duplicate", f"{what}: already there")
                 )
-            self.client.request(
-                "POST",
-                f"/repos/{self.repo}/issues/{number}/labels",
-                json={"labels": list(labels)},
-                what=what,
-            )
+            for name in stale:
+                self.client.request(
+                    "DELETE",
+                    f"{path}/{quote(name, safe='')}",
+                    what=f"the label {name!r}",
+                    ok=(404,),
+                )
+            if not set(labels) <= have:
+                self.client.request("POST", path, json={"labels": list(labels)}, what=what)
         except GitHubError as exc:
             return self._failed("labels", key, what, exc)
-        return self._done(WriteOutcome("labels", key, "created", what))
+        removed = f" (removed {', '.join(stale)})" if stale else ""
+        return self._done(WriteOutcome("labels", key, "created", what + removed))
