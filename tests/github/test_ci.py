@@ -15,6 +15,7 @@ import pytest
 from tests.conftest import cli, git
 from tests.github.conftest import event
 from tests.github.fake import RECORDED, FakeGitHub
+from truegreen.model import documents
 
 
 def run_ci(capsys, repo: Path, *extra: str) -> tuple[int, str, str]:
@@ -70,6 +71,7 @@ def test_a_pull_request_with_no_exam_is_escalated(repo, tmp_path, actions, gh, m
     assert code == 3
     doc = json.loads(out)
     assert doc["schema"] == "truegreen.ci/1" and doc["exams"] == [] and doc["linked_issues"] == []
+    documents.validate(doc)  # the shipped schema's model
     layers = doc["verification"]["layers"]
     assert (layers["tamper"], layers["regression"]) == ("pass", "pass")
     assert "policy.missing_evidence" in [r["code"] for r in doc["verification"]["reasons"]]
