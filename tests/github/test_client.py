@@ -278,3 +278,41 @@ def test_a_rate_limit_that_never_lifts_ends_the_call(gh, client):
         client.pull("acme/shop", 7)
     assert gh.slept == [2.0] * 4 and len(gh.requests) == 5
     assert exc.value.status == 429 and "HTTP 429" in exc.value.message
+
+
+def test_the_session_signs_in_as_the_environment_says(tmp_path, monkeypatch):
+    from truegreen.errors import UsageError
+    from truegreen.github import session
+    from truegreen.github.auth import NoAuth, TokenAuth
+
+    for name in (
+        "TRUEGREEN_APP_ID",
+        "TRUEGREEN_APP_PRIVATE_KEY",
+        "TRUEGREEN_APP_INSTALLATION_ID",
+        "GITHUB_TOKEN",
+    ):
+        monkeypatch.delenv(name, raising=False)
+    with session(api="http://127.0.0.1:9") as c:
+        assert isinstance(c.auth, NoAuth)
+    monkeypatch.setenv("GITHUB_TOKEN", "ghs_env")
+    with session(api="http://127.0.0.1:9", granted={}) as c:
+        assert (
+            isinstance(c.auth, TokenAuth)
+            and c.auth.token == "ghs_env"
+            and c.auth.permissions() == {}
+        )
+    key = tmp_path / "app.pem"
+    key.write_text(private_key())
+    monkeypatch.setenv("TRUEGREEN_APP_ID", "Iv1.app")
+    monkeypatch.setenv("TRUEGREEN_APP_PRIVATE_KEY", str(key))
+    monkeypatch.setenv("TRUEGREEN_APP_INSTALLATION_ID", "42")
+    with session(api="http://127.0.0.1:9") as c:
+        assert isinstance(c.auth, AppAuth) and c.auth.installation_id == 42
+        assert c.auth.private_key.startswith("-----BEGIN PRIVATE KEY-----")
+    monkeypatch.setenv("TRUEGREEN_APP_INSTALLATION_ID", "forty-two")
+    with pytest.raises(UsageError, match="TRUEGREEN_APP_INSTALLATION_ID \\(a number\\)"):
+        session()
+    monkeypatch.setenv("TRUEGREEN_APP_INSTALLATION_ID", "42")
+    monkeypatch.setenv("TRUEGREEN_APP_PRIVATE_KEY", str(tmp_path / "missing.pem"))
+    with pytest.raises(UsageError, match="cannot read the GitHub App's key"):
+        session()
