@@ -266,7 +266,7 @@ def test_every_command_and_option_a_page_shows_exists(page: Path) -> None:
 def test_the_command_check_catches_commands_and_options_that_do_not_exist() -> None:
     assert _check_command("truegreen audit OWNER/REPO")
     assert _check_command("truegreen exams replay")
-    assert _check_command("truegreen verify --base main --post")
+    assert _check_command("truegreen verify --base main --upload")
     assert not _check_command("truegreen exams list|show --json")
 
 

@@ -21,8 +21,10 @@ PACKAGE = ROOT / "src" / "truegreen"
 
 #: what may import what, by top-level module
 ADAPTERS = {"truegreen.cli", "truegreen._console", "truegreen.__main__"}
-#: the adapters #36 and #37 are adding: classified as adapters once they exist
-FUTURE_ADAPTERS = {"truegreen.mcp", "truegreen.claude", "truegreen.github", "truegreen.service"}
+#: the adapters #36 and #37 are adding: classified as adapters once they exist (#37's
+#: GitHub client, truegreen.github, is engine: the service's workers use it through the
+#: API; its adapters are the `ci` and `verify OWNER/REPO#N` commands)
+FUTURE_ADAPTERS = {"truegreen.mcp", "truegreen.claude", "truegreen.service"}
 #: what adapters may import besides each other: the door and the shared leaf modules
 SHARED = {"truegreen.api", "truegreen.model", "truegreen.errors", "truegreen.canonical"}
 

@@ -37,7 +37,7 @@ import contextlib
 import copy
 import importlib
 import io
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -67,6 +67,7 @@ from truegreen.model.documents import (
 )
 from truegreen.model.exam import Exam
 from truegreen.model.requests import (
+    CiRequest,
     DemoRequest,
     DiagnoseRequest,
     DoctorRequest,
@@ -79,6 +80,7 @@ from truegreen.model.requests import (
     LocalizeRequest,
     PolicyRequest,
     ProjectRequest,
+    PullVerifyRequest,
     ReceiptVerifyRequest,
     ReportRequest,
     Request,
@@ -90,6 +92,7 @@ from truegreen.model.requests import (
     VerifyRequest,
 )
 from truegreen.model.results import (
+    CiResult,
     ExamListing,
     FixerExam,
     PolicyExplanation,
@@ -151,6 +154,8 @@ __all__ = [
     "VERIFIED_MEANS",
     "Cancellation",
     "ChainReport",
+    "CiRequest",
+    "CiResult",
     "ConfigError",
     "DemoRequest",
     "DemoResult",
@@ -186,6 +191,7 @@ __all__ = [
     "LocalizeRequest",
     "PolicyExplanation",
     "PolicyRequest",
+    "PullVerifyRequest",
     "ReceiptCheck",
     "ReceiptVerifyRequest",
     "RecordedVerification",
@@ -211,6 +217,7 @@ __all__ = [
     "VerificationsQuery",
     "VerifyRequest",
     "build_env",
+    "ci",
     "compared_tests",
     "demo",
     "diagnose",
@@ -235,6 +242,7 @@ __all__ = [
     "strength",
     "verify",
     "verify_ledger",
+    "verify_pull",
     "verify_receipt",
     "write_text",
 ]
@@ -400,13 +408,14 @@ def verify(
     project = _project(request, events, cancel, executor, need_git=True)
     git = project.need_git()
     with _ledger(ledger, request.db) as lg:
-        exams = load_exams(lg, git, request.exams)
+        exams = [] if request.without_exams else load_exams(lg, git, request.exams)
         opts = pipeline.VerifyOptions(
             base=request.base_rev,
             head=request.head,
             patch=request.patch,
             runs=request.runs,
             strength=request.strength,
+            without_exams=request.without_exams,
         )
         doc = pipeline.verify(project, exams, opts, events=events)
         inputs = {
@@ -710,6 +719,59 @@ def diagnose_stream(stream: BinaryIO | io.BytesIO, *, name: str = "<stream>") ->
     from truegreen import diagnose as engine
 
     return engine.diagnose(stream, name=name)
+
+
+# -- GitHub ------------------------------------------------------------------------------
+
+
+def ci(
+    request: CiRequest,
+    *,
+    listener: Listener | None = None,
+    cancel: Cancellation | None = None,
+    executor: Executor | None = None,
+    ledger: Ledger | None = None,
+    log: Callable[[str], None] | None = None,
+) -> CiResult:
+    """Inside a GitHub Actions job: verify the event's pull request against the exams
+    sealed for the issues it says it fixes (read from the base), or with
+    ``request.diagnose`` diagnose a run's failed jobs. The result carries the step
+    summary, the annotations and the exit code; the comment, check run and label go
+    through the write gate (``log`` gets a line per write)."""
+    from truegreen.github.ci import run_ci
+
+    return run_ci(
+        request,
+        listener=listener,
+        cancel=cancel,
+        executor=executor,
+        ledger=ledger,
+        log=log or (lambda line: None),
+    )
+
+
+def verify_pull(
+    request: PullVerifyRequest,
+    *,
+    listener: Listener | None = None,
+    cancel: Cancellation | None = None,
+    executor: Executor | None = None,
+    ledger: Ledger | None = None,
+    log: Callable[[str], None] | None = None,
+) -> CiResult:
+    """``verify OWNER/REPO#N``: the pull request read from the API, its repository cloned
+    (or the cached clone fetched), verified as :func:`ci` verifies it; with
+    ``request.post`` the report is written through the write gate."""
+    from truegreen.github.pull import verify_pull_request
+
+    return verify_pull_request(
+        request,
+        listener=listener,
+        cancel=cancel,
+        executor=executor,
+        ledger=ledger,
+        log=log or (lambda line: None),
+    )
 
 
 # -- exams, the ledger, receipts --------------------------------------------------------

@@ -19,7 +19,9 @@ argument; a service as the request's field).
     ├── RepoError         git could not do what was asked (not a repo, unknown revision, ...)
     ├── StoreError        the ledger or exam store is unreadable, or fails its hash checks
     │   └── IntegrityError     a stored hash does not match its content (fail closed)
-    └── PolicyError       an invalid policy
+    ├── PolicyError       an invalid policy
+    └── GitHubError       the GitHub API refused, failed or could not be reached (``status``:
+                          the HTTP status, 0 when there was no answer)
 """
 
 from __future__ import annotations
@@ -113,3 +115,13 @@ class IntegrityError(StoreError):
 
 class PolicyError(TruegreenError):
     slug = "policy"
+
+
+class GitHubError(TruegreenError):
+    """The GitHub API refused a request, kept failing, or could not be reached."""
+
+    slug = "github"
+
+    def __init__(self, message: str, *, status: int = 0, hint: str | None = None) -> None:
+        super().__init__(message, hint=hint)
+        self.status = status

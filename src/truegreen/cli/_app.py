@@ -127,6 +127,9 @@ FLAGS = {
     "exam": "ID",
     "file": "FILE",
     "extras": "--extra",
+    "target": "OWNER/REPO#N",
+    "event_path": "--event",
+    "repository": "GITHUB_REPOSITORY",
 }
 
 
@@ -171,6 +174,25 @@ def sandbox_option(f: F) -> F:
 def project_options(f: F) -> F:
     """``--repo``, ``--python`` and ``--sandbox``: where the project is and how it runs."""
     return repo_option(python_option(sandbox_option(f)))
+
+
+def grading_options(f: F) -> F:
+    """``--runs``, ``--no-strength`` and ``--report``: how a verification grades, and
+    where its report goes (verify, ci)."""
+    f = click.option(
+        "--report",
+        type=click.Path(path_type=Path),
+        default=None,
+        help="Write report.md, report.html, verification.json and receipt.json to DIR.",
+    )(f)
+    f = click.option("--no-strength", is_flag=True, help="Skip mutating the changed lines.")(f)
+    return click.option(
+        "--runs",
+        type=click.IntRange(min=1),
+        default=3,
+        show_default=True,
+        help="Runs of each exam on each side.",
+    )(f)
 
 
 def json_option(f: F) -> F:

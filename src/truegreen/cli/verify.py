@@ -12,7 +12,9 @@ from truegreen.cli._app import (
     call,
     db_option,
     emit_json,
+    err,
     fail,
+    grading_options,
     json_option,
     out,
     project_options,
@@ -73,6 +75,13 @@ def print_verification(doc: dict[str, Any]) -> None:
 
 
 @app.command("verify")
+@click.argument("pull_request", metavar="[OWNER/REPO#N]", required=False)
+@click.option(
+    "--post",
+    is_flag=True,
+    help="With OWNER/REPO#N: write the report to the pull request (comment, check run, "
+    "label) through the write gate.",
+)
 @click.option("--base", default=None, help="The revision the exam fails on.")
 @click.option("--head", default=None, help="The revision with the claimed fix.")
 @click.option(
@@ -86,24 +95,13 @@ def print_verification(doc: dict[str, Any]) -> None:
     multiple=True,
     help="Exam id (repeatable; default: all of this repository's).",
 )
-@click.option(
-    "--runs",
-    type=click.IntRange(min=1),
-    default=3,
-    show_default=True,
-    help="Runs of each exam on each side.",
-)
-@click.option("--no-strength", is_flag=True, help="Skip mutating the changed lines.")
-@click.option(
-    "--report",
-    type=click.Path(path_type=Path),
-    default=None,
-    help="Write report.md, report.html, verification.json and receipt.json to DIR.",
-)
+@grading_options
 @project_options
 @db_option
 @json_option
 def verify_command(
+    pull_request: str | None,
+    post: bool,
     base: str | None,
     head: str | None,
     patch: Path | None,
@@ -117,8 +115,25 @@ def verify_command(
     db: str | None,
     json_out: bool,
 ) -> None:
-    """Grade a claimed fix against the sealed exams (exit 0 approve, 1 reject, 3 escalate, 2 error)."""
+    """Grade a claimed fix against the sealed exams (exit 0 approve, 1 reject, 3 escalate, 2 error).
+
+    With OWNER/REPO#N: fetch the pull request (a clone made or reused in the cache) and
+    verify it against the exams its base holds for the issues it fixes, as the Action would.
+    """
     from truegreen.api import VerifyRequest, verify
+
+    if pull_request is not None:
+        given = [n for n, v in (("--base", base), ("--head", head), ("--patch", patch)) if v]
+        if given or exam:
+            fail(
+                f"{', '.join(given + (['--exam'] if exam else []))} cannot be given with a pull request",
+                "the pull request names its base, head and exams",
+            )
+        verify_pull_command(
+            pull_request, post, runs, no_strength, report, python, sandbox, db, json_out
+        )
+    if post:
+        fail("--post needs a pull request (OWNER/REPO#N)", "name the pull request to post to")
 
     patch_bytes: bytes | None = None
     if patch is not None:
@@ -199,3 +214,36 @@ def strength_command(
         )
         for m in s["survivors"]:
             out.print(f"  survived: {m['file']}:{m['line']} {m['mutation']}", markup=False)
+
+
+def verify_pull_command(
+    target: str,
+    post: bool,
+    runs: int,
+    no_strength: bool,
+    report: Path | None,
+    python: str | None,
+    sandbox: str | None,
+    db: str | None,
+    json_out: bool,
+) -> None:
+    """``verify OWNER/REPO#N``: the report on stdout (Markdown, or ``--json``), exit with
+    the decision."""
+    from truegreen.api import PullVerifyRequest, verify_pull
+
+    request = PullVerifyRequest(
+        target=target,
+        post=post,
+        python=python,
+        sandbox=sandbox,
+        db=db,
+        runs=runs,
+        strength=not no_strength,
+        report_dir=report,
+    )
+    result = verify_pull(request, **call(), log=lambda line: err.print(line, markup=False))
+    if json_out:
+        emit_json(result.to_json())
+    else:
+        out.print(result.summary, markup=False, end="")
+    raise SystemExit(result.exit_code)

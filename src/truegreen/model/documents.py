@@ -224,6 +224,32 @@ class DoctorReport(_Doc):
         return [c.name for c in self.checks if c.status == "missing"]
 
 
+class GitHubWrite(_Doc):
+    """What the write gate did with one write (docs/github.md)."""
+
+    kind: Literal["comment", "check_run", "labels"]
+    key: str
+    action: Literal["shadow", "created", "updated", "duplicate", "refused", "failed"]
+    detail: str
+    url: str | None
+    redacted: int
+
+
+class CiReport(_Doc):
+    """``truegreen.ci/1``: what ``ci --json`` and ``verify OWNER/REPO#N --json`` print."""
+
+    schema_: Literal["truegreen.ci/1"] = Field(alias="schema")
+    event: str
+    decision: Literal["approve", "reject", "escalate"] | None
+    exit_code: int
+    linked_issues: list[str]
+    exams: list[str]
+    writes: list[GitHubWrite]
+    verification: Verification | None
+    #: a truegreen.diagnosis/1 document (``ci --diagnose``)
+    diagnosis: dict[str, Any] | None
+
+
 DOCUMENTS: dict[str, type[BaseModel]] = {
     "truegreen.verification-1": Verification,
     "truegreen.run-1": Run,
@@ -233,6 +259,7 @@ DOCUMENTS: dict[str, type[BaseModel]] = {
     "truegreen.exam-import-1": ExamImport,
     "truegreen.exam-bundle-1": ExamBundle,
     "truegreen.doctor-1": DoctorReport,
+    "truegreen.ci-1": CiReport,
 }
 
 

@@ -18,7 +18,7 @@ import json
 from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Self
+from typing import Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -143,9 +143,18 @@ class VerifyRequest(ProjectRequest, LedgerRequest):
     strength: bool = True
     #: write verification.json, report.md and receipt.json here
     report_dir: Path | None = None
+    #: no exam is linked (``truegreen ci`` on a pull request that names no sealed issue):
+    #: grade the tamper and regression layers only; the decision is at best escalate
+    without_exams: bool = False
 
     @model_validator(mode="after")
     def _one_change(self) -> Self:
+        if self.without_exams and self.exams:
+            raise UsageError(
+                "names exams, and asks to verify without exams",
+                hint="drop one of them",
+                field="without_exams",
+            )
         if self.head is not None and self.patch is not None:
             raise UsageError(
                 "give either a head revision or a patch, not both",
@@ -167,6 +176,80 @@ class VerifyRequest(ProjectRequest, LedgerRequest):
     @property
     def base_rev(self) -> str:
         return self.base if self.base is not None else "HEAD"
+
+
+class CiRequest(ProjectRequest, LedgerRequest):
+    """``ci``: inside a GitHub Actions job, verify the pull request of the event (or, with
+    ``diagnose``, diagnose the failed jobs of a run)."""
+
+    #: the event's payload (``$GITHUB_EVENT_PATH``)
+    event_path: Path
+    #: ``$GITHUB_EVENT_NAME``: pull_request, pull_request_target, push, workflow_run...
+    event_name: str
+    #: OWNER/REPO (``$GITHUB_REPOSITORY``; default: the event's repository)
+    repository: str | None = None
+    diagnose: bool = False
+    #: the run to diagnose when the event is not a workflow_run (``$GITHUB_RUN_ID``)
+    run_id: int | None = Field(default=None, ge=1)
+    #: shadow (log what would be written), live, or off (not even logged); default: what
+    #: the repository was set to, else shadow
+    writes: Literal["shadow", "live", "off"] | None = None
+    #: where the base keeps the exam bundles
+    exams_dir: str = ".truegreen/exams"
+    runs: int = Field(default=3, ge=1)
+    strength: bool = True
+    report_dir: Path | None = None
+    #: the REST API's URL (default: ``$GITHUB_API_URL``, else api.github.com)
+    api_url: str | None = None
+
+
+class PullVerifyRequest(LedgerRequest):
+    """``verify OWNER/REPO#N``: a pull request fetched (a clone made or reused in the cache)
+    and verified locally, exactly as ``ci`` verifies it in the pull request's workflow."""
+
+    #: OWNER/REPO#N
+    target: str
+    python: str | None = None
+    sandbox: str | None = None
+    #: write the report (comment, check run, label) through the write gate
+    post: bool = False
+    exams_dir: str = ".truegreen/exams"
+    runs: int = Field(default=3, ge=1)
+    strength: bool = True
+    report_dir: Path | None = None
+    api_url: str | None = None
+    #: where the repository is cloned from: ``{repo}`` is OWNER/REPO (default:
+    #: ``$TRUEGREEN_CLONE_URL``, else https://github.com/{repo}.git)
+    clone_url: str | None = None
+    #: where clones are kept (default: ``clones/`` in the data directory)
+    cache: Path | None = None
+
+    @model_validator(mode="after")
+    def _target(self) -> Self:
+        repo, sep, number = self.target.partition("#")
+        if not sep or not number.isdigit() or repo.count("/") != 1 or not all(repo.split("/")):
+            raise UsageError(
+                f"{self.target!r} is not OWNER/REPO#N",
+                hint="name the pull request, e.g. pallets/flask#5000",
+                field="target",
+            )
+        return self
+
+    @property
+    def repository(self) -> str:
+        return self.target.partition("#")[0]
+
+    @property
+    def number(self) -> int:
+        return int(self.target.partition("#")[2])
+
+    @property
+    def writes(self) -> str:
+        return "live" if self.post else "off"
+
+    @property
+    def event_name(self) -> str:
+        return "verify"
 
 
 class StrengthRequest(ProjectRequest, LedgerRequest):

@@ -252,3 +252,42 @@ class Stats(_Result):
     def to_json(self) -> dict[str, Any]:
         doc: dict[str, Any] = self.model_dump(mode="json", by_alias=True)
         return doc
+
+
+class CiResult(_Result):
+    """``ci``: what a GitHub Actions job shows and how it ends.
+
+    ``summary`` is the Markdown for ``$GITHUB_STEP_SUMMARY``; ``commands`` the workflow
+    commands (``::error file=...``) for the job's standard output; ``exit_code`` the
+    decision's (0 approve, 1 reject, 3 escalate; 0 for a diagnosis); ``writes`` what the
+    write gate did with each write (shadow, created, updated, duplicate, refused, failed).
+    """
+
+    event: str
+    exit_code: int
+    #: approve | reject | escalate (None for a diagnosis)
+    decision: str | None
+    summary: str
+    commands: tuple[str, ...]
+    #: OWNER/REPO#N of each issue the pull request says it fixes
+    linked_issues: tuple[str, ...]
+    #: the ids of the exams sealed for them (read from the base)
+    exams: tuple[str, ...]
+    writes: tuple[dict[str, Any], ...]
+    verification: Verification | None
+    #: the truegreen.diagnosis/1 document of ``ci --diagnose``
+    diagnosis: dict[str, Any] | None
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``truegreen.ci/1`` document ``ci --json`` prints."""
+        return {
+            "schema": "truegreen.ci/1",
+            "event": self.event,
+            "decision": self.decision,
+            "exit_code": self.exit_code,
+            "linked_issues": list(self.linked_issues),
+            "exams": list(self.exams),
+            "writes": [dict(w) for w in self.writes],
+            "verification": None if self.verification is None else self.verification.to_json(),
+            "diagnosis": self.diagnosis,
+        }

@@ -469,3 +469,39 @@ class Worktree:
         self.repo.git("add", "-A", cwd=top)
         self.repo.git("commit", "-q", "--no-verify", "--allow-empty", "-m", message, cwd=top)
         return self.repo.git("rev-parse", "HEAD", cwd=top).stdout.strip()
+
+
+def clone_or_fetch(
+    url: str,
+    dest: Path,
+    refspecs: Sequence[str],
+    executor: Executor | None = None,
+    *,
+    timeout: float = 900,
+) -> GitRepo:
+    """A clone of ``url`` at ``dest``, made once and reused, with ``refspecs`` fetched into
+    it (``+refs/pull/7/head:refs/truegreen/pull/7``). A clone that fails leaves nothing."""
+    ex = executor or default_executor()
+    env = _git_env()
+
+    def run(args: Sequence[str], cwd: Path, what: str) -> None:
+        done = ex.run(Command(("git", *args), cwd=cwd, env=env, timeout=timeout))
+        if done.returncode != 0:
+            detail = done.stderr.strip().splitlines()[-1:] or ["no reason given"]
+            raise RepoError(
+                f"cannot {what} {url}: {detail[0]}",
+                hint="check the repository's URL (TRUEGREEN_CLONE_URL) and that git can read it",
+            )
+
+    if not (dest / ".git").is_dir():
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        partial = dest.with_name(dest.name + ".partial")
+        shutil.rmtree(partial, ignore_errors=True)
+        try:
+            run(("clone", "--quiet", "--", url, str(partial)), dest.parent, "clone")
+        except BaseException:
+            shutil.rmtree(partial, ignore_errors=True)
+            raise
+        partial.rename(dest)
+    run(("fetch", "--quiet", "--force", "--", url, *refspecs), dest, "fetch from")
+    return GitRepo.discover(dest, ex)

@@ -72,6 +72,9 @@ class VerifyOptions:
     runs: int = 3
     strength: bool = True
     regression: bool = True
+    #: no exam is linked (a pull request that names no sealed issue): grade the tamper
+    #: and regression layers only; the verdict is at best inconclusive
+    without_exams: bool = False
 
 
 @contextlib.contextmanager
@@ -609,7 +612,7 @@ def verify(
     refuse_another_checkouts_code(project)
     if opts.runs < 1:
         raise UsageError(f"must be at least 1, not {opts.runs}", field="runs")
-    if not exams:
+    if not exams and not opts.without_exams:
         raise UsageError(
             "no exam to verify against",
             hint="seal one first (truegreen seal TEST_ID), or name the exams to verify against",
@@ -661,16 +664,17 @@ def verify(
         if head == base:
             raise UsageError("it changes nothing", hint="give a patch with the fix", field="patch")
         grade_under_base_config(git, base, wh.path)
+        rounds = opts.runs if exams else 0  # no exam: nothing to run (not the whole suite)
         events.start(
             "exam",
-            f"exam: running {len(exams)} sealed exam(s) {opts.runs}x on the base and the head",
-            total=2 * opts.runs,
+            f"exam: running {len(exams)} sealed exam(s) {rounds}x on the base and the head",
+            total=2 * rounds,
         )
-        step = events.steps("exam", 2 * opts.runs)
+        step = events.steps("exam", 2 * rounds)
 
         def exam_runs(tree: Path, side: str) -> list[PytestRun]:
             runs = []
-            for _ in range(opts.runs):
+            for _ in range(rounds):
                 step(side)
                 runs.append(runner.run(tree, exam_tests))
             return runs
@@ -715,7 +719,8 @@ def verify(
             )
             events.end("gates")
         strength = None
-        if opts.strength and all(o.outcome == "passed" for ev in exam_ev for o in ev.head):
+        passed = all(o.outcome == "passed" for ev in exam_ev for o in ev.head)
+        if opts.strength and exams and passed:
             with sealed_exam_files(wh.path, exams):
                 strength = strength_layer(runner, git, base, head, wh.path, exam_tests, events)
         change = change_evidence(git, base, head)
