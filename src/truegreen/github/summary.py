@@ -11,11 +11,22 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from truegreen.model.reasons import severity_of
+from truegreen.model.reasons import Severity, severity_of
 
-#: a reason's severity as an annotation's level (workflow command, check run)
-COMMAND = {"refute": "error", "inconclusive": "warning", "info": "notice"}
-CHECK_LEVEL = {"refute": "failure", "inconclusive": "warning", "info": "notice"}
+#: a reason's severity as an annotation's level (workflow command, check run); every
+#: severity has one (tests/github checks it against ``Severity``)
+COMMAND: dict[Severity, str] = {
+    "refute": "error",
+    "inconclusive": "warning",
+    "escalate": "warning",
+    "info": "notice",
+}
+CHECK_LEVEL: dict[Severity, str] = {
+    "refute": "failure",
+    "inconclusive": "warning",
+    "escalate": "warning",
+    "info": "notice",
+}
 #: a check run's conclusion for each decision
 CONCLUSION = {"approve": "success", "reject": "failure", "escalate": "neutral"}
 
