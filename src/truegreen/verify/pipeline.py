@@ -37,7 +37,7 @@ from truegreen.run.pytest_run import PytestRequest, UnknownTestError, run_pytest
 from truegreen.run.results import PytestRun, TestResult
 from truegreen.seal import conftest_paths, refuse_another_checkouts_code
 from truegreen.testpaths import is_test_code
-from truegreen.verify.mutate import changed_lines, mutants_for
+from truegreen.verify.mutate import changed_lines, interleaved, mutants_for
 from truegreen.verify.verdict import (
     VERIFIED_MEANS,
     Evidence,
@@ -537,7 +537,7 @@ def strength_layer(
         mutants += mutants_for(path, target.read_text(encoding="utf-8"), sorted(lines[path]))
     if not mutants:
         return None
-    mutants = mutants[:MAX_MUTANTS]
+    mutants = interleaved(mutants, MAX_MUTANTS)
     survivors = []
     events.start(
         "strength",
