@@ -61,4 +61,6 @@ def test_escalations_are_only_for_escalating_codes(outcomes):
             assert set(o.codes) & {
                 "tamper.test_data_changed",
                 "tamper.exam_literal_special_case",
+                "tamper.expectation_changed",
+                "tamper.test_weakened",
             }, o
