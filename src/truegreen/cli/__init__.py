@@ -16,6 +16,7 @@ from truegreen.cli import _app
 from truegreen.cli import demo as _demo  # noqa: F401
 from truegreen.cli import diagnose as _diagnose  # noqa: F401
 from truegreen.cli import env as _env  # noqa: F401
+from truegreen.cli import flaky as _flaky  # noqa: F401
 from truegreen.cli import info as _info  # noqa: F401  (doctor)
 from truegreen.cli import localize as _localize  # noqa: F401
 from truegreen.cli import run as _run  # noqa: F401

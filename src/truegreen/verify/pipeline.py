@@ -349,6 +349,11 @@ def _passed(run: PytestRun, test: str) -> bool:
     return result is not None and result.outcome == "passed"
 
 
+def _outcome(run: PytestRun, test: str) -> str:
+    result = run.outcome_of(test)
+    return result.outcome if result is not None else "no_report"
+
+
 def _observations(
     runs: Sequence[PytestRun], test: str, tree: Path, sealed: str | None = None
 ) -> tuple[Observation, ...]:
@@ -453,6 +458,7 @@ def regression_layer(
         elif result.outcome in ("failed", "error") and now.outcome in ("failed", "error"):
             both.append(tid)
     new_failures, flaky = [], []
+    flaky_outcomes: list[tuple[str, str]] = []
     if candidates:
         events.note(
             "regression", f"regression: rerunning {len(candidates)} new failure(s) on the head"
@@ -460,11 +466,33 @@ def regression_layer(
         reruns = [
             runner.run(head_tree, [real_id[t] for t in candidates]) for _ in range(FLAKY_RERUNS)
         ]
+        still = []
         for tid in candidates:
+            ran = [after[tid].outcome, *(_outcome(r, real_id[tid]) for r in reruns)]
             if any(_passed(r, real_id[tid]) for r in reruns):
                 flaky.append(tid)
+                flaky_outcomes.append((tid, f"on the head: {', '.join(ran)}"))
             else:
-                new_failures.append(tid)
+                still.append((tid, ran))
+        if still:
+            # a test that fails on every head run may flip on the base too: then its
+            # failure is not the change's doing (regression.flaky, not a regression)
+            events.note(
+                "regression",
+                f"regression: rerunning {len(still)} new failure(s) on the base",
+            )
+            base_reruns = [
+                runner.run(base_tree, [t for t, _ in still]) for _ in range(FLAKY_RERUNS)
+            ]
+            for tid, ran in still:
+                on_base = [before[tid].outcome, *(_outcome(r, tid) for r in base_reruns)]
+                if all(_passed(r, tid) for r in base_reruns):
+                    new_failures.append(tid)
+                    continue
+                flaky.append(tid)
+                flaky_outcomes.append(
+                    (tid, f"on the base: {', '.join(on_base)}; on the head: {', '.join(ran)}")
+                )
     new_errors = sorted(head.collection_errors() - base.collection_errors())
     always_tests = (
         {_norm(t.id, base_tree, base_tree) for t in base.always.tests} - exam_tests
@@ -480,6 +508,7 @@ def regression_layer(
             tuple(both),
             compared=compared,
             head_outcomes=tuple((t, after[t].outcome) for t in new_failures),
+            flaky_outcomes=tuple(flaky_outcomes),
             always_run=always,
             always_run_tests=len(always_tests & set(after)),
         ),
