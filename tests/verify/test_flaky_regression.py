@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import cli, git
-from tests.verify.conftest import PY
+from tests.verify.conftest import PY, seal_exam
 from truegreen.model.documents import validate
 
 FILES = {
@@ -51,13 +51,7 @@ def test_a_failure_that_flips_on_the_base_is_flaky_not_a_regression(
     git(root, "commit", "-q", "-am", "fix add")
     git(root, "checkout", "-q", "main")
     common = ["--repo", str(root), "--python", PY, "--sandbox", "none"]
-    exam = tmp_path / "exam.py"
-    exam.write_text(EXAM)
-    code, _, err = cli(
-        capsys, "seal", "tests/test_issue.py::test_add", *common,
-        "--test-file", str(exam), "--runs", "1",
-    )  # fmt: skip
-    assert code == 0, err
+    seal_exam(capsys, root, tmp_path / "exam.py", EXAM)
     code, out, err = cli(
         capsys, "verify", *common, "--base", "main", "--head", "fix",
         "--runs", "1", "--no-strength", "--json",

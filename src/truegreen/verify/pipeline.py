@@ -36,8 +36,8 @@ from truegreen.run.pytest_ini import INI_FILES, suite_exclusions
 from truegreen.run.pytest_run import PytestRequest, UnknownTestError, run_pytest
 from truegreen.run.results import PytestRun, TestResult
 from truegreen.seal import conftest_paths, refuse_another_checkouts_code
-from truegreen.testpaths import is_test_code
-from truegreen.verify.mutate import changed_lines, interleaved, mutants_for
+from truegreen.verify.strength import measure as measure_mutants
+from truegreen.verify.strength import passed as _passed
 from truegreen.verify.verdict import (
     VERIFIED_MEANS,
     Evidence,
@@ -46,7 +46,6 @@ from truegreen.verify.verdict import (
     RegressionEvidence,
     StrengthEvidence,
     StrengthLabel,
-    Survivor,
     Verdict,
     decide,
     strength_label,
@@ -55,7 +54,6 @@ from truegreen.verify.verdict import (
 #: pytest configuration files; the base's copy is what the head is graded under.
 PYTEST_CONFIG_FILES = ("pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml")
 
-MAX_MUTANTS = 12
 FLAKY_RERUNS = 2
 
 
@@ -344,11 +342,6 @@ def _norm(test_id: str, tree: Path, root: Path) -> str:
     return test_id.replace(str(tree), str(root))
 
 
-def _passed(run: PytestRun, test: str) -> bool:
-    result = run.outcome_of(test)
-    return result is not None and result.outcome == "passed"
-
-
 def _outcome(run: PytestRun, test: str) -> str:
     result = run.outcome_of(test)
     return result.outcome if result is not None else "no_report"
@@ -543,48 +536,10 @@ def tamper_layer(
     return tuple(tamper.analyze(snapshot))
 
 
-def strength_layer(
-    runner: _Runner,
-    git: GitRepo,
-    base: str,
-    head: str,
-    head_tree: Path,
-    exam_tests: Sequence[str],
-    events: Events,
-) -> StrengthEvidence | None:
-    """Mutate the changed lines of non-test code; count mutants the exams kill (None when
-    no mutant could be made). The label is the verdict's (:func:`strength_label`)."""
-    diff = git.diff(base, head, context=0)
-    lines = changed_lines(diff)
-    mutants = []
-    for path in sorted(lines):
-        if not path.endswith(".py") or is_test_code(path):
-            continue
-        target = head_tree / path
-        if not target.is_file():
-            continue
-        mutants += mutants_for(path, target.read_text(encoding="utf-8"), sorted(lines[path]))
-    if not mutants:
-        return None
-    mutants = interleaved(mutants, MAX_MUTANTS)
-    survivors = []
-    events.start(
-        "strength",
-        f"strength: running the exam against {len(mutants)} mutant(s) of the changed lines",
-        total=len(mutants),
-    )
-    for n, m in enumerate(mutants, 1):
-        events.step("strength", n, len(mutants), f"{m.path}:{m.line} {m.description}")
-        target = head_tree / m.path
-        original = target.read_text(encoding="utf-8")
-        try:
-            target.write_text(m.source, encoding="utf-8")
-            run = runner.run(head_tree, exam_tests, timeout=min(runner.settings.suite_timeout, 300))
-        finally:
-            target.write_text(original, encoding="utf-8")
-        if all(_passed(run, t) for t in exam_tests):
-            survivors.append(Survivor(m.path, m.line, m.description))
-    return StrengthEvidence(len(mutants) - len(survivors), len(mutants), tuple(survivors))
+#: mutate the changed lines of non-test code the exams execute; count mutants the exams
+#: kill (None when no mutant could be made, or the exams execute no changed line); the
+#: label is the verdict's (:func:`strength_label`)
+strength_layer = measure_mutants
 
 
 def strength_json(
