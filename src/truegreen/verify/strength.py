@@ -142,9 +142,11 @@ def measure(
         if executed is not None:
             inside = _function_lines(texts[path])
             lines = {n for n in lines if n in executed[path] or n not in inside}
-        mutants += mutants_for(path, texts[path], sorted(lines))
+        mutants += mutants_for(path, texts[path], sorted(lines), per_line=MAX_MUTANTS)
     if not mutants:
         return None
+    # every line's first mutant, then every line's second, ...: a one-line fix gets up to
+    # MAX_MUTANTS of its own, a long fix at least one per line it executes (when it can)
     mutants = interleaved(mutants, MAX_MUTANTS)
     limit = min(
         runner.settings.suite_timeout,
