@@ -38,6 +38,7 @@ from truegreen.run.results import PytestRun, TestResult
 from truegreen.seal import conftest_paths, refuse_another_checkouts_code
 from truegreen.verify.strength import measure as measure_mutants
 from truegreen.verify.strength import passed as _passed
+from truegreen.verify.strength import record as record_lines
 from truegreen.verify.verdict import (
     VERIFIED_MEANS,
     Evidence,
@@ -767,11 +768,16 @@ def measure_strength(
         runner.sides = {wh.path: "head"}
         grade_under_base_config(git, base_sha, wh.path)
         with sealed_exam_files(wh.path, exams):
-            first = runner.run(wh.path, tests)
+            # the exams' run that checks they pass is the one that records the lines
+            # they execute (one run fewer before the mutants)
+            recorded = record_lines(runner, git, base_sha, head_sha, wh.path, tests)
+            first = recorded.run or runner.run(wh.path, tests)
             failing = sorted(t for t in tests if not _passed(first, t))
             strength = None
             if not failing:
-                strength = strength_layer(runner, git, base_sha, head_sha, wh.path, tests, events)
+                strength = strength_layer(
+                    runner, git, base_sha, head_sha, wh.path, tests, events, recorded
+                )
     return {
         "schema": "truegreen.strength/1",
         "base": base_sha,

@@ -24,6 +24,7 @@ import shutil
 import threading
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -56,7 +57,7 @@ _NOT_COPIED = shutil.ignore_patterns(
 
 def _executed(
     runner: _Runner, head_tree: Path, exam_tests: Sequence[str], paths: Sequence[str]
-) -> tuple[dict[str, set[int]] | None, float | None, PytestRun]:
+) -> tuple[dict[str, set[int]] | None, float | None, PytestRun | None]:
     """The lines of ``paths`` the exams run on the head (None: not recorded), and how long
     their run took."""
     out_dir = tempdirs.make("truegreen-lines-")
@@ -81,6 +82,9 @@ def _executed(
             origin=runner.project.root,
         )
         run = run_pytest(request, runner.project.executor)
+        side = runner.sides.get(head_tree, str(head_tree))
+        for note in run.notes:
+            runner.notes.add(f"a run of {', '.join(exam_tests)} on the {side}: {note}")
         try:
             doc = json.loads(out.read_text(encoding="utf-8"))
         except (OSError, ValueError):
@@ -111,6 +115,40 @@ def _function_lines(text: str) -> set[int]:
     return inside
 
 
+@dataclass(frozen=True)
+class Recorded:
+    """The changed lines of non-test code, and what the exams' run on the head recorded."""
+
+    changed: dict[str, set[int]]
+    #: the lines of the changed files the exams ran (None: not recorded)
+    executed: dict[str, set[int]] | None = None
+    #: how long the exams' session took (the mutants' time limit is made from it)
+    duration: float | None = None
+    #: the exams' run under the recorder (None when no non-test Python file changed)
+    run: PytestRun | None = None
+
+
+def record(
+    runner: _Runner,
+    git: GitRepo,
+    base: str,
+    head: str,
+    head_tree: Path,
+    exam_tests: Sequence[str],
+) -> Recorded:
+    """Run the exams once on the head under the line recorder (when a non-test Python file
+    changed): which changed lines they execute, and their outcomes."""
+    changed = {
+        path: lines
+        for path, lines in changed_lines(git.diff(base, head, context=0)).items()
+        if path.endswith(".py") and not is_test_code(path) and (head_tree / path).is_file()
+    }
+    if not changed:
+        return Recorded(changed)
+    executed, duration, run = _executed(runner, head_tree, exam_tests, sorted(changed))
+    return Recorded(changed, executed, duration, run)
+
+
 def measure(
     runner: _Runner,
     git: GitRepo,
@@ -119,18 +157,16 @@ def measure(
     head_tree: Path,
     exam_tests: Sequence[str],
     events: Events,
+    recorded: Recorded | None = None,
 ) -> StrengthEvidence | None:
     """Mutate the changed lines of non-test code the exams execute; count the mutants the
-    exams kill (None when no mutant could be made, or the exams execute no changed line)."""
-    changed = {
-        path: lines
-        for path, lines in changed_lines(git.diff(base, head, context=0)).items()
-        if path.endswith(".py") and not is_test_code(path) and (head_tree / path).is_file()
-    }
+    exams kill (None when no mutant could be made, or the exams execute no changed line).
+    ``recorded``: the exams' recorded run, when the caller made it (:func:`record`)."""
+    rec = recorded or record(runner, git, base, head, head_tree, exam_tests)
+    changed, executed, duration = rec.changed, rec.executed, rec.duration
     if not changed:
         return None
     texts = {p: (head_tree / p).read_text(encoding="utf-8") for p in sorted(changed)}
-    executed, duration, _ = _executed(runner, head_tree, exam_tests, sorted(changed))
     if executed is None:
         events.note(
             "strength",
