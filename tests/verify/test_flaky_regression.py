@@ -66,4 +66,4 @@ def test_a_failure_that_flips_on_the_base_is_flaky_not_a_regression(
         "tests/test_flip.py::test_flips fails on the head, and flips on the base too: not the "
         "change's doing (on the base: passed, failed, passed; on the head: failed, failed, failed)"
     )
-    assert "regression: rerunning 1 new failure(s) on the base" in err
+    assert "regression: rerunning 1 new failure(s) on the head and the base" in err

@@ -454,39 +454,33 @@ def regression_layer(
     new_failures, flaky = [], []
     flaky_outcomes: list[tuple[str, str]] = []
     if candidates:
+        # rerun on the head (does it pass now?) and, at the same time, on the base (does it
+        # flip there too? then its failure is not the change's doing): both sides at once,
+        # so the base's reruns cost no wall time on two cores
         events.note(
-            "regression", f"regression: rerunning {len(candidates)} new failure(s) on the head"
+            "regression",
+            f"regression: rerunning {len(candidates)} new failure(s) on the head and the base",
         )
-        reruns = [
-            runner.run(head_tree, [real_id[t] for t in candidates]) for _ in range(FLAKY_RERUNS)
-        ]
-        still = []
+        reruns, base_reruns = both_sides(
+            lambda: [
+                runner.run(head_tree, [real_id[t] for t in candidates]) for _ in range(FLAKY_RERUNS)
+            ],
+            lambda: [runner.run(base_tree, list(candidates)) for _ in range(FLAKY_RERUNS)],
+            runner.project.cancel,
+        )
         for tid in candidates:
             ran = [after[tid].outcome, *(_outcome(r, real_id[tid]) for r in reruns)]
+            on_base = [before[tid].outcome, *(_outcome(r, tid) for r in base_reruns)]
             if any(_passed(r, real_id[tid]) for r in reruns):
                 flaky.append(tid)
                 flaky_outcomes.append((tid, f"on the head: {', '.join(ran)}"))
-            else:
-                still.append((tid, ran))
-        if still:
-            # a test that fails on every head run may flip on the base too: then its
-            # failure is not the change's doing (regression.flaky, not a regression)
-            events.note(
-                "regression",
-                f"regression: rerunning {len(still)} new failure(s) on the base",
-            )
-            base_reruns = [
-                runner.run(base_tree, [t for t, _ in still]) for _ in range(FLAKY_RERUNS)
-            ]
-            for tid, ran in still:
-                on_base = [before[tid].outcome, *(_outcome(r, tid) for r in base_reruns)]
-                if all(_passed(r, tid) for r in base_reruns):
-                    new_failures.append(tid)
-                    continue
+            elif not all(_passed(r, tid) for r in base_reruns):
                 flaky.append(tid)
                 flaky_outcomes.append(
                     (tid, f"on the base: {', '.join(on_base)}; on the head: {', '.join(ran)}")
                 )
+            else:
+                new_failures.append(tid)
     new_errors = sorted(head.collection_errors() - base.collection_errors())
     always_tests = (
         {_norm(t.id, base_tree, base_tree) for t in base.always.tests} - exam_tests
