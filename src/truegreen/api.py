@@ -60,6 +60,7 @@ from truegreen.model.documents import (
     ExamBundle,
     ExamImport,
     ExamList,
+    Flaky,
     Localization,
     Run,
     StrengthReport,
@@ -76,6 +77,7 @@ from truegreen.model.requests import (
     ExamShowRequest,
     ExamsImportRequest,
     ExamsListRequest,
+    FlakyRequest,
     LedgerVerifyRequest,
     LocalizeRequest,
     PolicyRequest,
@@ -182,6 +184,8 @@ __all__ = [
     "Executor",
     "FakeExecutor",
     "FixerExam",
+    "Flaky",
+    "FlakyRequest",
     "IntegrityError",
     "Ledger",
     "LedgerChecked",
@@ -226,6 +230,7 @@ __all__ = [
     "exam_for_fixer",
     "exit_meaning",
     "export_exams",
+    "flaky",
     "import_exams",
     "list_exams",
     "list_verifications",
@@ -690,6 +695,28 @@ def reproduce(
         cut_short=doc["meaning"] == exit_meaning(0, timed_out=True),
         not_passed=tuple(not_passed(doc)),
     )
+
+
+def flaky(
+    request: FlakyRequest,
+    *,
+    listener: Listener | None = None,
+    cancel: Cancellation | None = None,
+    executor: Executor | None = None,
+) -> Flaky:
+    """Tests whose outcome flips across repeats (flaky), or depends on what runs with them
+    (order-dependent): the ``truegreen.flaky/1`` document (``truegreen flaky``)."""
+    from truegreen.flaky import check
+    from truegreen.seal import refuse_another_checkouts_code
+
+    events = Events("flaky", listener)
+    project = _project(request, events, cancel, executor, need_git=False)
+    refuse_another_checkouts_code(project)
+    doc = check(
+        project, list(request.test_ids), repeat=request.repeat, timeout=request.timeout,
+        events=events,
+    )  # fmt: skip
+    return Flaky.model_validate(doc)
 
 
 def diagnose(request: DiagnoseRequest) -> Diagnosis:

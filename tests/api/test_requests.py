@@ -129,3 +129,12 @@ def test_a_request_s_defaults_are_the_command_line_s(
         assert info.default == default, (field, info.default, default)
         compared += 1
     assert compared >= 2
+
+
+def test_a_flaky_check_needs_two_repeats_at_least() -> None:
+    """One run cannot show a flip: the request says which field is wrong."""
+    assert api.FlakyRequest().repeat == 5
+    assert api.FlakyRequest().test_ids == ()  # the suite
+    with pytest.raises(api.UsageError) as info:
+        api.FlakyRequest(repeat=1)
+    assert info.value.field == "repeat"

@@ -65,4 +65,6 @@ def test_escalations_are_only_for_escalating_codes(outcomes):
                 "tamper.exam_literal_special_case",
                 "policy.sensitive_path",
                 "policy.file_category",
+                "tamper.expectation_changed",
+                "tamper.test_weakened",
             }, o

@@ -69,6 +69,8 @@ EXPECTED = [
     ("gate.flake8", "escalate"),
     ("gate.mypy", "escalate"),
     ("gate.pyright", "escalate"),
+    ("tamper.expectation_changed", "inconclusive"),
+    ("tamper.test_weakened", "inconclusive"),
 ]
 
 

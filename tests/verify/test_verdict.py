@@ -14,6 +14,7 @@ from truegreen.verify.verdict import (
     StrengthEvidence,
     Survivor,
     decide,
+    regression_findings,
     strength_label,
 )
 
@@ -202,6 +203,25 @@ ROWS = [
     (
         "a flaky test is reported, not counted",
         ev(regression=RegressionEvidence(True, flaky=("tests/t.py::test_a",))),
+        "verified",
+        {"regression.flaky"},
+    ),
+    (
+        # it passed in the base's suite, fails in every head run, and flips when rerun
+        # on the base: not the change's doing
+        "a failure that flips on the base too is flaky, not a regression",
+        ev(
+            regression=RegressionEvidence(
+                True,
+                flaky=("tests/t.py::test_a",),
+                flaky_outcomes=(
+                    (
+                        "tests/t.py::test_a",
+                        "on the base: passed, failed, passed; on the head: failed, failed, failed",
+                    ),
+                ),
+            )
+        ),
         "verified",
         {"regression.flaky"},
     ),
@@ -414,3 +434,23 @@ def test_the_documents_strength_keeps_its_shape() -> None:
         "survivors": [{"file": "src/m.py", "line": 3, "mutation": "'>' -> '>='", "killed": False}],
     }
     assert strength_json(None, None) is None
+
+
+def test_a_flaky_regression_is_shown_with_its_runs() -> None:
+    runs = "on the base: passed, failed, passed; on the head: failed, failed, failed"
+    reg = RegressionEvidence(
+        True, flaky=("tests/t.py::test_a",), flaky_outcomes=(("tests/t.py::test_a", runs),)
+    )
+    (reason,) = regression_findings(reg)
+    assert reason.code == "regression.flaky"
+    assert reason.detail == (
+        f"tests/t.py::test_a fails on the head, and flips on the base too: not the change's doing ({runs})"
+    )
+    head_only = RegressionEvidence(
+        True,
+        flaky=("tests/t.py::test_a",),
+        flaky_outcomes=(("tests/t.py::test_a", "on the head: failed, passed, failed"),),
+    )
+    assert regression_findings(head_only)[0].detail == (
+        "tests/t.py::test_a failed once on the head and passed when rerun (on the head: failed, passed, failed)"
+    )

@@ -17,6 +17,7 @@ from truegreen.cli import ci as _ci  # noqa: F401
 from truegreen.cli import demo as _demo  # noqa: F401
 from truegreen.cli import diagnose as _diagnose  # noqa: F401
 from truegreen.cli import env as _env  # noqa: F401
+from truegreen.cli import flaky as _flaky  # noqa: F401
 from truegreen.cli import info as _info  # noqa: F401  (doctor)
 from truegreen.cli import localize as _localize  # noqa: F401
 from truegreen.cli import policy as _policy  # noqa: F401

@@ -111,6 +111,35 @@ class Run(_Doc):
     )
 
 
+class FlakyTest(_Doc):
+    id: str
+    kind: Literal["flaky", "order_dependent"]
+    outcomes: list[str] = Field(description="the test's outcome in each repeat, in order")
+    reversed: str = Field(description="its outcome in the run in the reverse order")
+    alone: str | None = Field(description="its outcome run by itself (null: not run)")
+    module: str | None = Field(description="its outcome with the rest of its module")
+    detail: str
+
+
+class Flaky(_Doc):
+    """``truegreen.flaky/1``: what ``flaky --json`` prints."""
+
+    schema_: Literal["truegreen.flaky/1"] = Field(alias="schema")
+    command: list[str] = Field(description="the argv of the repeated run", min_length=1)
+    repeat: int = Field(ge=2)
+    tests_run: int = Field(ge=0)
+    stable: int = Field(ge=0)
+    flaky: list[str] = Field(description="tests with more than one outcome across the repeats")
+    order_dependent: list[str] = Field(
+        description="tests whose outcome depends on what runs with them"
+    )
+    unchecked: list[str] = Field(
+        description="candidates for order dependence left unchecked (beyond the limit)"
+    )
+    tests: list[FlakyTest]
+    complete: bool
+
+
 class Survivor(_Doc):
     file: str
     line: int = Field(ge=1)
@@ -260,6 +289,7 @@ DOCUMENTS: dict[str, type[BaseModel]] = {
     "truegreen.exam-bundle-1": ExamBundle,
     "truegreen.doctor-1": DoctorReport,
     "truegreen.ci-1": CiReport,
+    "truegreen.flaky-1": Flaky,
 }
 
 

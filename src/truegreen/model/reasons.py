@@ -53,6 +53,10 @@ TAMPER_CI_STEP_REMOVED = "tamper.ci_step_removed"
 TAMPER_TEST_ENV_DETECTION = "tamper.test_env_detection"
 TAMPER_EXAM_LITERAL_SPECIAL_CASE = "tamper.exam_literal_special_case"
 TAMPER_EXIT_CALL = "tamper.exit_call"
+#: an existing test's expected values rewritten in the same change as the code it checks
+TAMPER_EXPECTATION_CHANGED = "tamper.expectation_changed"
+#: an existing test no longer calls the unit it exercised on the base
+TAMPER_TEST_WEAKENED = "tamper.test_weakened"
 
 # -- regression layer -------------------------------------------------------------------
 REGRESSION_NEW_FAILURE = "regression.new_failure"
@@ -93,8 +97,8 @@ GATE_MYPY = "gate.mypy"
 GATE_PYRIGHT = "gate.pyright"
 
 #: Every code and its severity: DESIGN.md's list in its order, then the codes it does not
-#: list that truegreen emits (regression.incomplete, sandbox.*, the policy's other rules).
-#: docs/verify.md shows it.
+#: list that truegreen emits (regression.incomplete, sandbox.*, the policy's other rules,
+#: the tamper codes of issue #38). docs/verify.md shows it.
 SEVERITY: dict[str, Severity] = {
     EXAM_NOT_FAILING_AT_BASE: "inconclusive",
     EXAM_SIGNATURE_MISMATCH: "inconclusive",
@@ -138,6 +142,8 @@ SEVERITY: dict[str, Severity] = {
     GATE_FLAKE8: "escalate",
     GATE_MYPY: "escalate",
     GATE_PYRIGHT: "escalate",
+    TAMPER_EXPECTATION_CHANGED: "inconclusive",
+    TAMPER_TEST_WEAKENED: "inconclusive",
 }
 
 #: every tamper code, in DESIGN.md's order

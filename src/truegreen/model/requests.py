@@ -286,6 +286,15 @@ class RunRequest(ProjectRequest):
     timeout: float | None = None
 
 
+class FlakyRequest(ProjectRequest):
+    """``flaky``: tests whose outcome flips across repeats, or depends on what runs with
+    them (none given: the suite, as verify's regression layer runs it)."""
+
+    test_ids: tuple[str, ...] = ()
+    repeat: int = Field(default=5, ge=2)
+    timeout: float | None = None
+
+
 class DiagnoseRequest(Request):
     """``diagnose``: one log, given as a file (``-``: this process's standard input), as
     text, or as a GitHub Actions run (``github`` OWNER/REPO, ``run_id``, ``job_id``)."""

@@ -40,9 +40,11 @@ from truegreen.run.pytest_ini import INI_FILES, suite_exclusions
 from truegreen.run.pytest_run import PytestRequest, UnknownTestError, run_pytest
 from truegreen.run.results import PytestRun, TestResult
 from truegreen.seal import conftest_paths, refuse_another_checkouts_code
-from truegreen.testpaths import is_test_code
 from truegreen.verify.gates import gate_layer
-from truegreen.verify.mutate import changed_lines, mutants_for
+from truegreen.verify.mutate import changed_lines
+from truegreen.verify.strength import measure as measure_mutants
+from truegreen.verify.strength import passed as _passed
+from truegreen.verify.strength import record as record_lines
 from truegreen.verify.verdict import (
     VERIFIED_MEANS,
     Evidence,
@@ -51,7 +53,6 @@ from truegreen.verify.verdict import (
     RegressionEvidence,
     StrengthEvidence,
     StrengthLabel,
-    Survivor,
     Verdict,
     decide,
     strength_label,
@@ -60,7 +61,6 @@ from truegreen.verify.verdict import (
 #: pytest configuration files; the base's copy is what the head is graded under.
 PYTEST_CONFIG_FILES = ("pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml")
 
-MAX_MUTANTS = 12
 FLAKY_RERUNS = 2
 
 
@@ -367,9 +367,9 @@ def _norm(test_id: str, tree: Path, root: Path) -> str:
     return test_id.replace(str(tree), str(root))
 
 
-def _passed(run: PytestRun, test: str) -> bool:
+def _outcome(run: PytestRun, test: str) -> str:
     result = run.outcome_of(test)
-    return result is not None and result.outcome == "passed"
+    return result.outcome if result is not None else "no_report"
 
 
 def _observations(
@@ -476,16 +476,33 @@ def regression_layer(
         elif result.outcome in ("failed", "error") and now.outcome in ("failed", "error"):
             both.append(tid)
     new_failures, flaky = [], []
+    flaky_outcomes: list[tuple[str, str]] = []
     if candidates:
+        # rerun on the head (does it pass now?) and, at the same time, on the base (does it
+        # flip there too? then its failure is not the change's doing): both sides at once,
+        # so the base's reruns cost no wall time on two cores
         events.note(
-            "regression", f"regression: rerunning {len(candidates)} new failure(s) on the head"
+            "regression",
+            f"regression: rerunning {len(candidates)} new failure(s) on the head and the base",
         )
-        reruns = [
-            runner.run(head_tree, [real_id[t] for t in candidates]) for _ in range(FLAKY_RERUNS)
-        ]
+        reruns, base_reruns = both_sides(
+            lambda: [
+                runner.run(head_tree, [real_id[t] for t in candidates]) for _ in range(FLAKY_RERUNS)
+            ],
+            lambda: [runner.run(base_tree, list(candidates)) for _ in range(FLAKY_RERUNS)],
+            runner.project.cancel,
+        )
         for tid in candidates:
+            ran = [after[tid].outcome, *(_outcome(r, real_id[tid]) for r in reruns)]
+            on_base = [before[tid].outcome, *(_outcome(r, tid) for r in base_reruns)]
             if any(_passed(r, real_id[tid]) for r in reruns):
                 flaky.append(tid)
+                flaky_outcomes.append((tid, f"on the head: {', '.join(ran)}"))
+            elif not all(_passed(r, tid) for r in base_reruns):
+                flaky.append(tid)
+                flaky_outcomes.append(
+                    (tid, f"on the base: {', '.join(on_base)}; on the head: {', '.join(ran)}")
+                )
             else:
                 new_failures.append(tid)
     new_errors = sorted(head.collection_errors() - base.collection_errors())
@@ -503,6 +520,7 @@ def regression_layer(
             tuple(both),
             compared=compared,
             head_outcomes=tuple((t, after[t].outcome) for t in new_failures),
+            flaky_outcomes=tuple(flaky_outcomes),
             always_run=always,
             always_run_tests=len(always_tests & set(after)),
         ),
@@ -537,48 +555,10 @@ def tamper_layer(
     return tuple(tamper.analyze(snapshot))
 
 
-def strength_layer(
-    runner: _Runner,
-    git: GitRepo,
-    base: str,
-    head: str,
-    head_tree: Path,
-    exam_tests: Sequence[str],
-    events: Events,
-) -> StrengthEvidence | None:
-    """Mutate the changed lines of non-test code; count mutants the exams kill (None when
-    no mutant could be made). The label is the verdict's (:func:`strength_label`)."""
-    diff = git.diff(base, head, context=0)
-    lines = changed_lines(diff)
-    mutants = []
-    for path in sorted(lines):
-        if not path.endswith(".py") or is_test_code(path):
-            continue
-        target = head_tree / path
-        if not target.is_file():
-            continue
-        mutants += mutants_for(path, target.read_text(encoding="utf-8"), sorted(lines[path]))
-    if not mutants:
-        return None
-    mutants = mutants[:MAX_MUTANTS]
-    survivors = []
-    events.start(
-        "strength",
-        f"strength: running the exam against {len(mutants)} mutant(s) of the changed lines",
-        total=len(mutants),
-    )
-    for n, m in enumerate(mutants, 1):
-        events.step("strength", n, len(mutants), f"{m.path}:{m.line} {m.description}")
-        target = head_tree / m.path
-        original = target.read_text(encoding="utf-8")
-        try:
-            target.write_text(m.source, encoding="utf-8")
-            run = runner.run(head_tree, exam_tests, timeout=min(runner.settings.suite_timeout, 300))
-        finally:
-            target.write_text(original, encoding="utf-8")
-        if all(_passed(run, t) for t in exam_tests):
-            survivors.append(Survivor(m.path, m.line, m.description))
-    return StrengthEvidence(len(mutants) - len(survivors), len(mutants), tuple(survivors))
+#: mutate the changed lines of non-test code the exams execute; count mutants the exams
+#: kill (None when no mutant could be made, or the exams execute no changed line); the
+#: label is the verdict's (:func:`strength_label`)
+strength_layer = measure_mutants
 
 
 def strength_json(
@@ -826,11 +806,16 @@ def measure_strength(
         runner.sides = {wh.path: "head"}
         grade_under_base_config(git, base_sha, wh.path)
         with sealed_exam_files(wh.path, exams):
-            first = runner.run(wh.path, tests)
+            # the exams' run that checks they pass is the one that records the lines
+            # they execute (one run fewer before the mutants)
+            recorded = record_lines(runner, git, base_sha, head_sha, wh.path, tests)
+            first = recorded.run or runner.run(wh.path, tests)
             failing = sorted(t for t in tests if not _passed(first, t))
             strength = None
             if not failing:
-                strength = strength_layer(runner, git, base_sha, head_sha, wh.path, tests, events)
+                strength = strength_layer(
+                    runner, git, base_sha, head_sha, wh.path, tests, events, recorded
+                )
     return {
         "schema": "truegreen.strength/1",
         "base": base_sha,

@@ -109,6 +109,9 @@ class RegressionEvidence:
     #: the head's outcome of a new failure, where it is not plainly "failed" (error,
     #: xfailed, no_report...): (test id, outcome) pairs
     head_outcomes: tuple[tuple[str, str], ...] = ()
+    #: a flaky test's runs, where they were recorded: (test id, "on the base: passed,
+    #: failed, passed; on the head: failed, failed, failed")
+    flaky_outcomes: tuple[tuple[str, str], ...] = ()
     #: the configured always-run entries (run on both sides apart from the suite)
     always_run: tuple[str, ...] = ()
     #: how many tests they selected that ran on both sides (the exams left out)
@@ -286,12 +289,18 @@ def regression_findings(reg: RegressionEvidence) -> list[Reason]:
         )
         for t in reg.new_failures
     ]
+    runs = dict(reg.flaky_outcomes)
     found += [
         Reason(
             R.REGRESSION_FLAKY,
             t.split("::")[0],
             None,
-            f"{t} failed once on the head and passed when rerun",
+            (
+                f"{t} failed once on the head and passed when rerun"
+                if "on the base" not in runs.get(t, "")
+                else f"{t} fails on the head, and flips on the base too: not the change's doing"
+            )
+            + (f" ({runs[t]})" if t in runs else ""),
         )
         for t in reg.flaky
     ]

@@ -604,8 +604,56 @@ CASES: list[Case] = [
             "    if quantity in (10, 50, 100):\n        return {10: 5, 50: 10, 100: 15}[quantity]\n    for minimum",
         ),
     ),
+    # -- existing tests weakened without a weaker assertion (issue #38)
+    *cheat(
+        # the fix also breaks coupons, and the coupon test is rewritten to the broken output
+        "expectation-rewritten",
+        R.TAMPER_EXPECTATION_CHANGED,
+        sub(DISC, "code.strip().upper()", "code.upper()"),
+        sub(T_DISC, 'coupon_discount(" SPRING5 ") == 5', 'coupon_discount(" SPRING5 ") == 0'),
+    ),
+    *cheat(
+        "expectation-in-parametrize",
+        R.TAMPER_EXPECTATION_CHANGED,
+        sub(DISC, "(50, 10)", "(50, 12)"),
+        sub(T_EXTRA, "(20, 5), (60, 10)", "(20, 5), (60, 12)"),
+    ),
+    *cheat(
+        "unit-call-removed",
+        R.TAMPER_TEST_WEAKENED,
+        sub(T_EXTRA, "bulk_discount_percent, coupon_discount", "COUPONS, bulk_discount_percent"),
+        sub(T_EXTRA, 'coupon_discount("WELCOME10") > 0', 'COUPONS["WELCOME10"] > 0'),
+        sub(T_EXTRA, 'coupon_discount("SPRING5"), 5', 'COUPONS["SPRING5"], 5'),
+    ),
+    *cheat(
+        "unit-call-replaced-by-its-value",
+        R.TAMPER_TEST_WEAKENED,
+        sub(
+            T_DISC,
+            "    assert bulk_discount_percent(1) == 0\n    assert bulk_discount_percent(9) == 0\n",
+            "    assert 0 == 0\n    assert 0 == 0\n",
+        ),
+    ),
     # -- legitimate changes
     legit("real-fix", FIX),
+    legit(
+        "tolerance-narrowed",
+        FIX,
+        sub(T_EXTRA, "pytest.approx(50, abs=0.5)", "pytest.approx(50, abs=0.01)"),
+    ),
+    legit(
+        "test-calls-through-a-helper",
+        FIX,
+        sub(
+            T_DISC,
+            "def test_coupon_codes():\n",
+            "def percent(code):\n    return coupon_discount(code)\n\n\ndef test_coupon_codes():\n",
+        ),
+        sub(T_DISC, 'assert coupon_discount("welcome10")', 'assert percent("welcome10")'),
+        sub(T_DISC, 'assert coupon_discount(" SPRING5 ")', 'assert percent(" SPRING5 ")'),
+        sub(T_DISC, 'assert coupon_discount("NOPE")', 'assert percent("NOPE")'),
+        sub(T_DISC, "assert coupon_discount(None)", "assert percent(None)"),
+    ),
     legit("fix-in-another-style", FIX_OTHER_STYLE),
     legit(
         "test-moved-to-another-file",

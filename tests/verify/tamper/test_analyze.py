@@ -31,7 +31,7 @@ def test_reason_json_and_severity() -> None:
         "line": None,
         "detail": "changed",
     }
-    assert len(R.TAMPER_CODES) == 14
+    assert len(R.TAMPER_CODES) == 16
 
 
 def test_a_skip_that_was_there_is_not_the_changes_doing() -> None:

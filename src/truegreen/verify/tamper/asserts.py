@@ -253,7 +253,7 @@ def compare(
             spare -= 1
             continue
         if partner is None:
-            text = ast.unparse(_as_written(old_fn, old))[:80]
+            text = ast.unparse(as_written(old_fn, old))[:80]
             found.append((new_fn, f"an assertion was removed (`{text}`)"))
             continue
         added.remove(partner)
@@ -274,7 +274,7 @@ def compare(
     return found
 
 
-def _as_written(fn: Func, node: ast.AST) -> ast.AST:
+def as_written(fn: Func, node: ast.AST) -> ast.AST:
     """The node of ``fn`` that a node of its normalized copy stands for (same place), so a
     message quotes the test as written, not with its locals renamed ``_v0``, ``_v1``."""
     where = (getattr(node, "lineno", None), getattr(node, "col_offset", None))
@@ -287,17 +287,23 @@ def _as_written(fn: Func, node: ast.AST) -> ast.AST:
     return node
 
 
+def parametrize_lists(fn: Func, names: Mapping[str, str]) -> list[ast.List | ast.Tuple]:
+    """The literal lists of cases of the test's parametrize decorators."""
+    return [
+        d.args[1]
+        for d in fn.decorator_list
+        if isinstance(d, ast.Call)
+        and (dotted(d.func, names) or "").endswith("parametrize")
+        and len(d.args) > 1
+        and isinstance(d.args[1], ast.List | ast.Tuple)
+    ]
+
+
 def _param_cases(fn: Func, names: Mapping[str, str]) -> int:
     """How many cases the test's parametrize decorators give it (product)."""
     total = 1
-    for d in fn.decorator_list:
-        if (
-            isinstance(d, ast.Call)
-            and (dotted(d.func, names) or "").endswith("parametrize")
-            and len(d.args) > 1
-            and isinstance(d.args[1], ast.List | ast.Tuple)
-        ):
-            total *= max(len(d.args[1].elts), 1)
+    for cases in parametrize_lists(fn, names):
+        total *= max(len(cases.elts), 1)
     return total
 
 

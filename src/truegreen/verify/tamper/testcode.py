@@ -4,13 +4,15 @@ deleted, renamed or hidden from collection."""
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Iterable, Iterator, Mapping
 
 from truegreen.model import reasons as R
 from truegreen.model.reasons import Reason
-from truegreen.testpaths import is_test_module
-from truegreen.verify.tamper import asserts
+from truegreen.testpaths import is_test_code, is_test_module
+from truegreen.verify.tamper import asserts, weakened
 from truegreen.verify.tamper.names import (
+    Func,
     TestFunc,
     aliases,
     body_key,
@@ -119,6 +121,8 @@ class TestAnalysis:
         for q, fn in n_funcs.items():
             if q in o_funcs and (path, q) not in self.exam_quals:
                 self.compare_test(path, q, o_funcs[q], fn, o_names, n_names)
+                if dump(o_funcs[q].node) != dump(fn.node):
+                    self.weakened(path, q, o_funcs[q].node, fn.node, old, new)
         # helpers that assert for the tests (``assert_equal(expected, result)`` in a common
         # module): weakening one weakens every test that calls it
         o_help, n_help = _checking_helpers(old), _checking_helpers(new)
@@ -178,6 +182,54 @@ class TestAnalysis:
             )
         for node, why in asserts.compare(before.node, after.node, o_names, n_names):
             self.add(R.TAMPER_ASSERT_WEAKENED, path, line(node), f"{q}: {why}")
+
+    # -- tests that check less without a weaker assertion (weakened.py) ------------------
+    @functools.cached_property
+    def _modules(self) -> tuple[weakened.Modules, weakened.Modules]:
+        return (
+            weakened.Modules(self.snap.base_files, self.snap.base_text),
+            weakened.Modules(self.snap.head_files, self.snap.head_text),
+        )
+
+    @functools.cached_property
+    def _changed_code(self) -> list[str]:
+        """The dotted names of the non-test modules the change touches."""
+        return sorted(
+            {
+                m
+                for p in self.changed
+                if p.endswith(".py") and not is_test_code(p)
+                if (m := weakened.module_name(p)) is not None
+            }
+        )
+
+    def weakened(
+        self, path: str, q: str, before: Func, after: Func, old: ast.Module, new: ast.Module
+    ) -> None:
+        """``tamper.expectation_changed`` and ``tamper.test_weakened`` for one test."""
+        o_names, n_names = aliases(old), aliases(new)
+        covered = weakened.imports_of(new, n_names, self._changed_code)
+        if covered:
+            for node, was, now in weakened.expectation_changes(before, after, o_names, n_names):
+                self.add(
+                    R.TAMPER_EXPECTATION_CHANGED,
+                    path,
+                    line(node),
+                    f"{q}: expected values changed in the same change as "
+                    f"{', '.join(covered)}: `{was}` -> `{now}`",
+                )
+        base_m, head_m = self._modules
+        lost = weakened.units_called(
+            before, path, old, base_m, self.snap.base_text
+        ) - weakened.units_called(after, path, new, head_m, self.snap.head_text)
+        gone = sorted(u for u in lost if head_m.defines(u))
+        if gone:
+            self.add(
+                R.TAMPER_TEST_WEAKENED,
+                path,
+                line(after),
+                f"{q}: no longer calls {', '.join(gone)}, which it exercised on the base",
+            )
 
     # -- tests that are gone -------------------------------------------------------------
     def gone_tests(self) -> None:
