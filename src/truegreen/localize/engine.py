@@ -28,6 +28,7 @@ import os
 import shlex
 import shutil
 import threading
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -37,7 +38,17 @@ from typing import Any
 from truegreen import tempdirs
 from truegreen.errors import UsageError
 from truegreen.events import QUIET, Events
-from truegreen.localize import boundary, history, keys, mocks, mutation, names, raises, texts
+from truegreen.localize import (
+    boundary,
+    budget,
+    history,
+    keys,
+    mocks,
+    mutation,
+    names,
+    raises,
+    texts,
+)
 from truegreen.localize import context as ctx
 from truegreen.localize import values as val
 from truegreen.localize.ranking import FORMULAS, Formula, Ranked, Score, by_history, rank
@@ -107,6 +118,9 @@ class LocalizeOptions:
     #: break the ties left last by version history: the most recently changed line first
     #: (``git blame``; see :mod:`truegreen.localize.history`)
     history: bool = True
+    #: seconds the whole localize should take: passing tests that do not fit are left out
+    #: (see :mod:`truegreen.localize.budget`); None: no budget
+    budget_seconds: float | None = None
 
 
 @dataclass
@@ -119,6 +133,8 @@ class _Runs:
     #: the targets' outcomes in the suite's order, when they all passed there but one
     #: failed run first, and the measured run was repeated with the targets first
     in_suite: dict[str, Outcome] | None = None
+    #: passing tests the time budget kept from running (or stopped) in either run
+    budget_cut: frozenset[str] = frozenset()
 
 
 def _ignored(project: Project) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -174,6 +190,7 @@ def _request(
     keep: Sequence[str] = (),
     code: tuple[Path, Path] | None = None,
     hold: Path | None = None,
+    deadline: Mapping[str, str] | None = None,
 ) -> PytestRequest:
     """The pytest run: bare; bare with the tests ``first`` moved to the front (the tracer
     plugin only reorders then); or under the tracer, writing to ``tracer``. With ``keep``
@@ -195,6 +212,7 @@ def _request(
         env[KEEP_VAR] = json.dumps(list(keep))
     if first:
         env[FIRST_VAR] = json.dumps(list(first))
+    env.update(deadline or {})
     writable: tuple[Path, ...] = ()
     readonly: tuple[Path, ...] = ()
     if tracer is not None:
@@ -239,19 +257,7 @@ def code_cache_dir() -> Path | None:
     """truegreen's cache of instrumented project modules (see the tracer's
     ``_instrumented_code``): under ``$TRUEGREEN_HOME`` when it is set, else the platform's
     user cache directory; None when it cannot be made."""
-    home = os.environ.get("TRUEGREEN_HOME")
-    if home:
-        base = Path(home).expanduser() / "cache"
-    else:
-        import platformdirs
-
-        base = Path(platformdirs.user_cache_dir("truegreen", appauthor=False))
-    path = base / "trace-code"
-    try:
-        path.mkdir(parents=True, exist_ok=True)
-    except OSError:
-        return None
-    return path
+    return budget.cache_dir("trace-code")
 
 
 def _code_key(root: Path, rel: str, probes: bool) -> str:
@@ -335,7 +341,15 @@ def localize(
     if opts.budget_tokens < 50:
         raise UsageError(f"must be at least 50, not {opts.budget_tokens}", field="budget_tokens")
     targets = list(dict.fromkeys(test_ids))
+    started = time.monotonic()
+    seconds = opts.budget_seconds
     selection = _selection(project, targets, opts.scope)
+    # without a sandbox the two runs take turns: each gets its part of the runs' share
+    parallel = (opts.check_measurement or opts.values) and project.sandbox != "none"
+    share = budget.RUN_SHARE if parallel else budget.RUN_SHARE / 2
+    rev = budget.revision(project) if seconds is not None else None
+    chosen = budget.plan(selection, targets, seconds, budget.load(project, rev), share=share)
+    selection = chosen.selection
     runs = _Runs()
     hold: Path | None = None
     tmp = tempdirs.make("truegreen-localize-")
@@ -359,7 +373,13 @@ def localize(
             # while truegreen still owns them, and the measured run is handed ``tmp``'s
             hold = tempdirs.make("truegreen-mutants-")
         bare_request = _request(
-            project, selection, opts.timeout, first=targets, keep=targets, hold=hold
+            project,
+            selection,
+            opts.timeout,
+            first=targets,
+            keep=targets,
+            hold=hold,
+            deadline=budget.deadline_env(seconds, share if parallel else 2 * share, targets),
         )
 
         def bare() -> None:
@@ -420,7 +440,6 @@ def localize(
         warm_thread = threading.Thread(target=warmer, daemon=True)
         # in parallel, except without a sandbox: then both runs share the checkout, and
         # tests that write into it (generated files, caches) would see each other's writes
-        parallel = wanted and project.sandbox != "none"
         if parallel:
             bare_thread.start()
             warm_thread.start()
@@ -442,6 +461,7 @@ def localize(
                     first=first,
                     keep=targets,
                     code=code,
+                    deadline=budget.deadline_env(seconds, share, targets),
                 ),
                 executor,
             )
@@ -512,6 +532,13 @@ def localize(
 
             def mutate(ranking: Sequence[Ranked]) -> dict[Line, tuple[Fraction, str]]:
                 held = bare_thread.is_alive() and not sent
+                spent = time.monotonic() - started
+                if held and seconds is not None and spent > seconds * (1 - budget.MUTANT_SHARE):
+                    held = False
+                    runs.notes.append(
+                        f"mutants were not run: {spent:.0f} s of the {seconds:g} s budget "
+                        "were spent; ties near the top stand"
+                    )
                 todo = (
                     mutation.plan(
                         ranking,
@@ -539,6 +566,12 @@ def localize(
                         runs.notes.append(problem)
                 return mutation.scores(todo, got) if got else {}
 
+            cut = budget.not_run([runs.measured, runs.bare], targets)
+            runs.budget_cut = frozenset(cut)
+            budget_doc = budget.document(seconds, chosen, cut)
+            said = budget.note(budget_doc) if budget_doc is not None else None
+            if said:
+                runs.notes.append(said)
             doc = _document(
                 project,
                 targets,
@@ -556,6 +589,9 @@ def localize(
             # the bare run (a thread) and the history (git blame) fail quietly: a cancel
             # that cut them short must still end the call, not give a document
             project.cancel.check()
+            if budget_doc is not None:
+                doc["budget"] = budget_doc
+                budget.save(project, rev, [runs.bare, runs.measured])
             return doc
         finally:
             finish()
@@ -1211,7 +1247,10 @@ def _measurement_doc(runs: _Runs, targets: Sequence[str], check: bool) -> dict[s
         return doc
     bare = runs.bare.by_id()
     mismatches = []
-    compared = [t for t in runs.measured.tests if t.id not in targets]
+    # a test the budget's deadline left out of one run is not a changed outcome
+    compared = [
+        t for t in runs.measured.tests if t.id not in targets and t.id not in runs.budget_cut
+    ]
     for t in compared:
         b = bare.get(t.id)
         if b is None or b.outcome != t.outcome:
