@@ -18,6 +18,7 @@ from truegreen.cli import diagnose as _diagnose  # noqa: F401
 from truegreen.cli import env as _env  # noqa: F401
 from truegreen.cli import info as _info  # noqa: F401  (doctor)
 from truegreen.cli import localize as _localize  # noqa: F401
+from truegreen.cli import mcp as _mcp  # noqa: F401
 from truegreen.cli import run as _run  # noqa: F401
 from truegreen.cli import seal as _seal  # noqa: F401
 from truegreen.cli import store as _store  # noqa: F401
