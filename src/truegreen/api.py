@@ -235,6 +235,7 @@ __all__ = [
     "verify",
     "verify_ledger",
     "verify_receipt",
+    "working_tree_changes",
 ]
 
 
@@ -872,3 +873,11 @@ def exam_status(request: ExamStatusRequest, *, ledger: Ledger | None = None) -> 
             )
         )
     return ExamStatus(repo=identity, exams=tuple(states), verified_means=VERIFIED_MEANS)
+
+
+def working_tree_changes(repo: Path | str) -> tuple[str, ...]:
+    """The files of the project at ``repo`` that its working tree changed against HEAD
+    (untracked files not ignored included), relative to the project's directory."""
+    from truegreen.repo.git import GitRepo
+
+    return tuple(GitRepo.discover(repo).changed_paths())

@@ -13,6 +13,7 @@ import click
 from truegreen.cli import _app
 
 # Each command lives in its own module and registers itself on ``app`` when imported.
+from truegreen.cli import claude as _claude  # noqa: F401
 from truegreen.cli import demo as _demo  # noqa: F401
 from truegreen.cli import diagnose as _diagnose  # noqa: F401
 from truegreen.cli import env as _env  # noqa: F401

@@ -250,6 +250,26 @@ class GitRepo:
             "diff", f"-U{context}", *self._relative(), base, head, "--", *map(self._in, paths)
         ).stdout
 
+    def changed_paths(self) -> list[str]:
+        """The project's files the working tree changed against HEAD (untracked ones not
+        ignored included), relative to the project's directory, sorted."""
+        done = self.git("status", "--porcelain", "-z", "--untracked-files=all", "--", ".",
+                        cwd=self.root)  # fmt: skip
+        out: set[str] = set()
+        entries = done.stdout.split("\0")
+        i = 0
+        while i < len(entries):
+            entry = entries[i]
+            i += 1
+            if len(entry) < 4:
+                continue
+            if entry[0] in "RC":  # a rename's or copy's source follows it
+                i += 1
+            path = entry[3:]
+            if not self.prefix or path.startswith(self.prefix + "/"):
+                out.add(self._out(path))
+        return sorted(out)
+
     def working_tree_patch(self, base: str) -> bytes:
         """The working tree's changes against ``base`` as a binary patch from the
         project's directory (tracked and untracked files, as ``git add -A`` takes them,
