@@ -15,7 +15,8 @@ session; a failed assertion whose cause is in the test itself (no project line r
 values pytest shows are all there is); a Stop while ``stop_hook_active`` (no loops).
 
 A hook must never break the agent's session: it answers within 10 seconds
-(:data:`DEADLINE` plus :data:`CLEANUP`) or says nothing (the work's processes are cancelled), and on any error it exits 0 with
+(:data:`DEADLINE` plus :data:`CLEANUP`; ``TRUEGREEN_HOOK_DEADLINE`` sets another
+deadline, for a slow machine or a test) or says nothing (the work's processes are cancelled), and on any error it exits 0 with
 nothing on stdout (a line on stderr at most, which Claude Code shows only in verbose mode).
 """
 
@@ -193,6 +194,9 @@ def test_context(payload: Mapping[str, Any], cancel: api.Cancellation) -> str | 
         api.LocalizeRequest(
             repo=root,
             test_ids=(target,),
+            # the failing test's own file only: an answer within seconds matters more
+            # here than the passing tests of other files (failure_context has them)
+            scope=(target.split("::", 1)[0],),
             budget_tokens=LOCALIZE_TOKENS,
             budget_seconds=LOCALIZE_SECONDS,
             mutants=False,
@@ -273,9 +277,21 @@ def respond(payload: Any, cancel: api.Cancellation | None = None) -> dict[str, A
     return None
 
 
-def answer(raw: str, deadline: float = DEADLINE) -> str:
+def deadline_from_env(default: float = DEADLINE) -> float:
+    """``TRUEGREEN_HOOK_DEADLINE`` (seconds of work before the hook says nothing), else
+    :data:`DEADLINE`; a value that is not a positive number is ignored."""
+    try:
+        value = float(os.environ.get("TRUEGREEN_HOOK_DEADLINE", ""))
+    except ValueError:
+        return default
+    return value if value > 0 else default
+
+
+def answer(raw: str, deadline: float | None = None) -> str:
     """What the hook prints for the payload ``raw``: a JSON answer, or nothing. Never
-    raises; past ``deadline`` seconds the work is cancelled and the answer is nothing."""
+    raises; past ``deadline`` seconds (default: :func:`deadline_from_env`) the work is
+    cancelled and the answer is nothing."""
+    deadline = deadline_from_env() if deadline is None else deadline
     try:
         payload = json.loads(raw)
     except ValueError:
