@@ -147,25 +147,20 @@ def fetch(project: Project) -> Path:
 
 
 def statement_start(tree: ast.Module, line: int) -> int:
+    headers = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.If, ast.For, ast.While,
+               ast.With, ast.Try)  # fmt: skip
     best = None
     for node in ast.walk(tree):
-        if isinstance(node, ast.stmt) and node.lineno <= line <= (node.end_lineno or node.lineno):
-            if (
-                not isinstance(
-                    node,
-                    ast.FunctionDef
-                    | ast.AsyncFunctionDef
-                    | ast.ClassDef
-                    | ast.If
-                    | ast.For
-                    | ast.While
-                    | ast.With
-                    | ast.Try,
-                )
-                or node.lineno == line
-            ):
-                if best is None or node.lineno >= best.lineno:
-                    best = node
+        holds = isinstance(node, ast.stmt) and node.lineno <= line <= (
+            node.end_lineno or node.lineno
+        )
+        # a compound statement holds the line only as its header
+        if (
+            holds
+            and (not isinstance(node, headers) or node.lineno == line)
+            and (best is None or node.lineno >= best.lineno)
+        ):
+            best = node
     return best.lineno if best is not None else line
 
 
@@ -355,7 +350,7 @@ def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
             )
             if got
             else None,
-        },  # fmt: skip
+        },
         "truegreen": {
             "median_context_bytes": statistics.median(r["context_bytes"] for r in got)
             if got
@@ -371,7 +366,7 @@ def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
             "hook_p95_s": p95(quick),
             "hook_max_s": max(quick) if quick else None,
             "hook_bugs_failing_file_under_5s": len(quick),
-        },  # fmt: skip
+        },
     }
 
 
