@@ -19,7 +19,9 @@ truegreen's own interpreter):
      names (the files an agent would open to understand it); whether that output names
      the faulty line (``FILE:LINE`` in a traceback);
    * **truegreen**: the hook (``python -m truegreen.claude.hook``, as Claude Code runs it)
-     fed the PostToolUseFailure payload of that run: its wall time, the bytes of the
+     fed the PostToolUseFailure payload of that run, with ``TRUEGREEN_HOOK_DEADLINE=90``
+     so that its context is made even on a loaded machine: its wall time (over 10 s, the
+     default deadline would have made it say nothing: ``hook_over_10s``), the bytes of the
      context it injects, whether the faulty line is among the first three suspects it
      names (or is its crash site), whether it names it at all;
    * the wall time of ``python -m pytest`` of the failing test's file alone (the hook's
@@ -77,6 +79,9 @@ PROJECTS = (
     Project("jmespath", "1.1.0", "jmespath", "tests", test_file=None),
     Project("idna", "3.21", "idna", "tests", test_file=None,
             skip=("idna/idnadata.py", "idna/uts46data.py", "idna/package_data.py")),
+    Project("sqlparse", "0.6.1", "sqlparse", "tests", test_file=None),
+    Project("pyflakes", "4.1.0", "pyflakes", "pyflakes/test", test_file=None,
+            skip=("pyflakes/__main__.py", "pyflakes/scripts/pyflakes.py")),
 )  # fmt: skip
 
 #: one-line mutations: (pattern, replacement), tried in this order on a line
@@ -297,8 +302,11 @@ def measure(project: Project, root: Path, bug: dict[str, Any], n: int) -> dict[s
             "error": f"Error: Exit code {raw.returncode}\n{output}", "is_interrupt": False,
         }  # fmt: skip
         started = time.monotonic()
-        hooked = run([PYTHON, "-m", "truegreen.claude.hook"], root, timeout=60,
-                     input=json.dumps(payload))  # fmt: skip
+        # a deadline long enough for the context to be made even on a loaded machine: the
+        # wall time says whether the default (10 s) would have let the hook answer
+        hooked = run([PYTHON, "-m", "truegreen.claude.hook"], root, timeout=120,
+                     input=json.dumps(payload),
+                     env={**os.environ, "TRUEGREEN_HOOK_DEADLINE": "90"})  # fmt: skip
         hook_wall = time.monotonic() - started
         context = ""
         if hooked.stdout.strip():
@@ -315,6 +323,7 @@ def measure(project: Project, root: Path, bug: dict[str, Any], n: int) -> dict[s
             "opened_bytes": opened_bytes, "raw_bytes": raw_bytes, "raw_names_faulty_line": raw_names,
             "context_bytes": ctx_bytes, "context_ratio": round(ctx_bytes / raw_bytes, 4) if raw_bytes else None,
             "hook_silent": not context, "hook_wall_s": round(hook_wall, 3),
+            "hook_within_10s": hook_wall <= 10.0,
             "failing_file_s": round(file_time, 3) if file_time is not None else None,
             "top3": top3, "context_names_faulty_line": named, "suspects": suspects[:5],
             "hook_stderr": hooked.stderr[-300:],
@@ -366,6 +375,7 @@ def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
             "hook_p95_s": p95(quick),
             "hook_max_s": max(quick) if quick else None,
             "hook_bugs_failing_file_under_5s": len(quick),
+            "hook_over_10s": sum(not r["hook_within_10s"] for r in got),
         },
     }
 
@@ -375,6 +385,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--bugs-per-project", type=int, default=4)
     parser.add_argument("--projects", default=",".join(p.name for p in PROJECTS))
     parser.add_argument("--out", type=Path, default=HERE / "results" / "agents.json")
+    parser.add_argument(
+        "--append", action="store_true",
+        help="keep the bugs --out holds of projects not run now, and summarise them all",
+    )  # fmt: skip
     args = parser.parse_args(argv)
     os.environ.setdefault("TRUEGREEN_HOME", str(CACHE / "home"))
     wanted = set(args.projects.split(","))
@@ -398,8 +412,16 @@ def main(argv: list[str] | None = None) -> int:
                 f"top3 {row['top3']}, hook {row['hook_wall_s']} s, file {row['failing_file_s']} s",
                 file=sys.stderr,
             )
+    runs = [{"projects": sorted(projects), "load_before": [round(x, 2) for x in load_before],
+             "load_after": [round(x, 2) for x in os.getloadavg()]}]  # fmt: skip
+    if args.append and args.out.exists():
+        old = json.loads(args.out.read_text(encoding="utf-8"))
+        rows = [r for r in old["bugs"] if r["project"] not in projects] + rows
+        projects = {**{k: v for k, v in old["projects"].items() if k not in projects}, **projects}
+        runs = old.get("runs", []) + runs
     result = {
         "benchmark": "agents",
+        "runs": runs,
         "python": sys.version.split()[0],
         "load_before": [round(x, 2) for x in load_before],
         "load_after": [round(x, 2) for x in os.getloadavg()],
