@@ -77,6 +77,8 @@ from truegreen.model.requests import (
     ExamShowRequest,
     ExamsImportRequest,
     ExamsListRequest,
+    ExamStatusRequest,
+    FixTaskRequest,
     FlakyRequest,
     LedgerVerifyRequest,
     LocalizeRequest,
@@ -95,8 +97,12 @@ from truegreen.model.requests import (
 )
 from truegreen.model.results import (
     CiResult,
+    Evidence,
     ExamListing,
+    ExamState,
+    ExamStatus,
     FixerExam,
+    FixTask,
     PolicyExplanation,
     RecordedVerification,
     RenderedReport,
@@ -170,12 +176,16 @@ __all__ = [
     "EnvBuildRequest",
     "Event",
     "Events",
+    "Evidence",
     "Exam",
     "ExamBundle",
     "ExamImport",
     "ExamList",
     "ExamListing",
     "ExamShowRequest",
+    "ExamState",
+    "ExamStatus",
+    "ExamStatusRequest",
     "ExamsExportRequest",
     "ExamsImportRequest",
     "ExamsListRequest",
@@ -183,6 +193,8 @@ __all__ = [
     "ExecutionError",
     "Executor",
     "FakeExecutor",
+    "FixTask",
+    "FixTaskRequest",
     "FixerExam",
     "Flaky",
     "FlakyRequest",
@@ -228,8 +240,11 @@ __all__ = [
     "diagnose_stream",
     "doctor",
     "exam_for_fixer",
+    "exam_status",
     "exit_meaning",
+    "expand_evidence",
     "export_exams",
+    "fix_task",
     "flaky",
     "import_exams",
     "list_exams",
@@ -249,6 +264,7 @@ __all__ = [
     "verify_ledger",
     "verify_pull",
     "verify_receipt",
+    "working_tree_changes",
     "write_text",
 ]
 
@@ -414,10 +430,19 @@ def verify(
     git = project.need_git()
     with _ledger(ledger, request.db) as lg:
         exams = [] if request.without_exams else load_exams(lg, git, request.exams)
+        patch = request.patch
+        if request.working_tree:
+            patch = git.working_tree_patch(request.base_rev)
+            if not patch.strip():
+                raise UsageError(
+                    f"the working tree has no changes against {request.base_rev}",
+                    hint="change the code first, or give the revision the exam fails on",
+                    field="base",
+                )
         opts = pipeline.VerifyOptions(
             base=request.base_rev,
             head=request.head,
-            patch=request.patch,
+            patch=patch,
             runs=request.runs,
             strength=request.strength,
             without_exams=request.without_exams,
@@ -658,6 +683,7 @@ def localize(
     opts = LocalizeOptions(
         scope=list(request.scope) if request.scope is not None else None,
         budget_tokens=request.budget_tokens,
+        budget_seconds=request.budget_seconds,
         formula=cast(Any, request.formula),
         timeout=request.timeout,
         limit=request.limit,
@@ -1023,3 +1049,125 @@ def demo(
     from truegreen.demo.run import run_demo
 
     return run_demo(request, listener=listener, cancel=cancel, executor=executor)
+
+
+# -- for coding agents: a context's handles, a fix task, the exams' status ----------------
+
+
+def expand_evidence(
+    localization: Localization, handle: str, *, repo: Path | None = None
+) -> Evidence:
+    """What ``handle`` (a handle a localization's context named, or ``function:FILE:LINE``,
+    ``file:FILE:LINE``, ``excerpt``) names, in full; source read from ``repo`` (default:
+    the checkout the localization was made in). An unknown handle is a :class:`UsageError`
+    about the field ``handle``."""
+    from truegreen.localize.expand import expand
+
+    return Evidence.model_validate(expand(localization.to_json(), handle, repo))
+
+
+#: what every fixer is told, whoever it is
+FIX_RULES = (
+    "Tests are read-only: do not edit, delete, rename, skip or xfail any test, conftest.py, "
+    "test data, pytest or CI configuration; change the code under test.",
+    "Do not special-case the exam's inputs, detect the test runner, or exit early.",
+    "The fix is graded by truegreen verify: the sealed exam must fail on the base and pass "
+    "with your change, with no tampering found and no new failures in existing tests.",
+)
+
+
+def fix_task(
+    request: FixTaskRequest,
+    *,
+    listener: Listener | None = None,
+    cancel: Cancellation | None = None,
+    executor: Executor | None = None,
+    ledger: Ledger | None = None,
+) -> FixTask:
+    """A self-contained task for a fixer: the exam as a fixer may see it (a hidden exam
+    without its content), the localized context of its failure in the working tree (none
+    for a hidden exam: its failure would show its content), the rules."""
+    from truegreen.verify.verdict import VERIFIED_MEANS
+
+    with _ledger(ledger, request.db) as lg:
+        exam = FixerExam.of(lg.find_exam(request.exam).exam)
+    context: str | None = None
+    if exam.hidden:
+        note = "the exam is hidden: its content and its failure are not shown to fixers"
+    else:
+        try:
+            found = localize(
+                LocalizeRequest(
+                    repo=request.repo,
+                    python=request.python,
+                    sandbox=request.sandbox,
+                    test_ids=(exam.test,),
+                    budget_tokens=request.budget_tokens,
+                    budget_seconds=request.budget_seconds,
+                ),
+                listener=listener,
+                cancel=cancel,
+                executor=executor,
+            )
+            context, note = found.text, None
+        except ExecutionCancelled:
+            raise
+        except TruegreenError as error:
+            note = f"no context: {error.message}"
+    return FixTask(
+        exam=exam,
+        failure=exam.signature,
+        context=context,
+        context_note=note,
+        rules=FIX_RULES,
+        verify=f"verify_fix grades the working tree's changes: {VERIFIED_MEANS}",
+    )
+
+
+def exam_status(request: ExamStatusRequest, *, ledger: Ledger | None = None) -> ExamStatus:
+    """The exams sealed for ``request.repo`` (or the one ``request.exam`` names) and the
+    latest recorded verification of each: an exam is open until one found it fixed
+    (verdict ``verified``)."""
+    from truegreen.verify.verdict import VERIFIED_MEANS
+
+    identity = repo_identity(request.repo)
+    with _ledger(ledger, request.db) as lg:
+        if request.exam is not None:
+            exams = [lg.find_exam(request.exam).exam]
+        else:
+            exams = [lg.get_exam(e.id) for e in lg.list_exams(repo=identity)]
+        recorded = lg.verifications(repo=identity, since=None, limit=None)
+    states = []
+    for exam in exams:
+        last: dict[str, Any] | None = None
+        fixed = False
+        for entry in recorded:
+            doc = entry.payload
+            if any(e.get("id") == exam.id for e in doc.get("exams") or ()):
+                last = {
+                    "seq": entry.seq,
+                    "verdict": doc.get("verdict"),
+                    "decision": doc.get("decision"),
+                    "head": doc.get("head"),
+                }
+                fixed = fixed or doc.get("verdict") == "verified"
+        view = FixerExam.of(exam)
+        states.append(
+            ExamState(
+                id=view.id,
+                test=view.test,
+                hidden=view.hidden,
+                signature=view.signature,
+                open=not fixed,
+                last=last,
+            )
+        )
+    return ExamStatus(repo=identity, exams=tuple(states), verified_means=VERIFIED_MEANS)
+
+
+def working_tree_changes(repo: Path | str) -> tuple[str, ...]:
+    """The files of the project at ``repo`` that its working tree changed against HEAD
+    (untracked files not ignored included), relative to the project's directory."""
+    from truegreen.repo.git import GitRepo
+
+    return tuple(GitRepo.discover(repo).changed_paths())

@@ -57,6 +57,7 @@ def test_a_patch_travels_as_base64_and_comes_back_byte_for_byte() -> None:
         (lambda: api.SealRequest(), "test_id", "is required"),
         (lambda: api.LocalizeRequest(test_ids=()), "test_ids", "at least 1 item"),
         (lambda: api.LocalizeRequest(test_ids=("a",), budget_tokens=10), "budget_tokens", "50"),
+        (lambda: api.LocalizeRequest(test_ids=("a",), budget_seconds=0), "budget_seconds", "0"),
         (lambda: api.DiagnoseRequest(), "log", "no log given"),
         (lambda: api.DiagnoseRequest(log="x", text="y"), "text", "give one log"),
         (lambda: api.DiagnoseRequest(log="x", run_id=3), "run_id", "GitHub repository"),

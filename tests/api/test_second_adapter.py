@@ -95,6 +95,11 @@ def test_seal_verify_localize_and_diagnose_report_their_progress(
         api.LocalizeRequest(**where(root), test_ids=(EXAM_TEST,)), listener=heard
     )
     assert localization.ranking[0].file == "calc.py" and localization.ranking[0].line == 2
+    # the request's default budget reached the engine, and it left nothing out here
+    assert localization.to_json()["budget"] == {
+        "seconds": 120.0, "durations_reused": False, "left_out_files": [],
+        "cut_tests": 0, "cut_files": [],
+    }  # fmt: skip
     assert ("trace", "start", None, None) in heard.of("localize")
 
     run = api.reproduce(api.RunRequest(**where(root), test_ids=(EXAM_TEST,)), listener=heard)

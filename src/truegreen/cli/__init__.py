@@ -14,12 +14,14 @@ from truegreen.cli import _app
 
 # Each command lives in its own module and registers itself on ``app`` when imported.
 from truegreen.cli import ci as _ci  # noqa: F401
+from truegreen.cli import claude as _claude  # noqa: F401
 from truegreen.cli import demo as _demo  # noqa: F401
 from truegreen.cli import diagnose as _diagnose  # noqa: F401
 from truegreen.cli import env as _env  # noqa: F401
 from truegreen.cli import flaky as _flaky  # noqa: F401
 from truegreen.cli import info as _info  # noqa: F401  (doctor)
 from truegreen.cli import localize as _localize  # noqa: F401
+from truegreen.cli import mcp as _mcp  # noqa: F401
 from truegreen.cli import policy as _policy  # noqa: F401
 from truegreen.cli import report as _report  # noqa: F401
 from truegreen.cli import run as _run  # noqa: F401

@@ -33,6 +33,14 @@ from truegreen.cli._app import (
     help="Token budget of the context (chars/4).",
 )
 @click.option(
+    "--budget-seconds",
+    type=click.FloatRange(min=0),
+    default=120.0,
+    show_default=True,
+    help="Seconds the whole localize should take: passing tests that do not fit are left "
+    "out (the failing test's own file first; the output says what). 0: no budget.",
+)
+@click.option(
     "--formula",
     default="ochiai",
     show_default=True,
@@ -69,6 +77,7 @@ def localize(
     sandbox: str | None,
     scope: str | None,
     budget_tokens: int,
+    budget_seconds: float,
     formula: str,
     timeout: float | None,
     limit: int,
@@ -90,6 +99,7 @@ def localize(
         test_ids=test_ids,
         scope=scopes,
         budget_tokens=budget_tokens,
+        budget_seconds=budget_seconds or None,
         formula=formula,
         timeout=timeout,
         limit=limit,

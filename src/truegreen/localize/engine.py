@@ -28,6 +28,7 @@ import os
 import shlex
 import shutil
 import threading
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -37,7 +38,17 @@ from typing import Any
 from truegreen import tempdirs
 from truegreen.errors import UsageError
 from truegreen.events import QUIET, Events
-from truegreen.localize import boundary, history, keys, mocks, mutation, names, raises, texts
+from truegreen.localize import (
+    boundary,
+    budget,
+    history,
+    keys,
+    mocks,
+    mutation,
+    names,
+    raises,
+    texts,
+)
 from truegreen.localize import context as ctx
 from truegreen.localize import values as val
 from truegreen.localize.ranking import FORMULAS, Formula, Ranked, Score, by_history, rank
@@ -107,6 +118,9 @@ class LocalizeOptions:
     #: break the ties left last by version history: the most recently changed line first
     #: (``git blame``; see :mod:`truegreen.localize.history`)
     history: bool = True
+    #: seconds the whole localize should take: passing tests that do not fit are left out
+    #: (see :mod:`truegreen.localize.budget`); None: no budget
+    budget_seconds: float | None = None
 
 
 @dataclass
@@ -119,6 +133,8 @@ class _Runs:
     #: the targets' outcomes in the suite's order, when they all passed there but one
     #: failed run first, and the measured run was repeated with the targets first
     in_suite: dict[str, Outcome] | None = None
+    #: passing tests the time budget kept from running (or stopped) in either run
+    budget_cut: frozenset[str] = frozenset()
 
 
 def _ignored(project: Project) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -174,6 +190,7 @@ def _request(
     keep: Sequence[str] = (),
     code: tuple[Path, Path] | None = None,
     hold: Path | None = None,
+    deadline: Mapping[str, str] | None = None,
 ) -> PytestRequest:
     """The pytest run: bare; bare with the tests ``first`` moved to the front (the tracer
     plugin only reorders then); or under the tracer, writing to ``tracer``. With ``keep``
@@ -195,6 +212,7 @@ def _request(
         env[KEEP_VAR] = json.dumps(list(keep))
     if first:
         env[FIRST_VAR] = json.dumps(list(first))
+    env.update(deadline or {})
     writable: tuple[Path, ...] = ()
     readonly: tuple[Path, ...] = ()
     if tracer is not None:
@@ -239,19 +257,7 @@ def code_cache_dir() -> Path | None:
     """truegreen's cache of instrumented project modules (see the tracer's
     ``_instrumented_code``): under ``$TRUEGREEN_HOME`` when it is set, else the platform's
     user cache directory; None when it cannot be made."""
-    home = os.environ.get("TRUEGREEN_HOME")
-    if home:
-        base = Path(home).expanduser() / "cache"
-    else:
-        import platformdirs
-
-        base = Path(platformdirs.user_cache_dir("truegreen", appauthor=False))
-    path = base / "trace-code"
-    try:
-        path.mkdir(parents=True, exist_ok=True)
-    except OSError:
-        return None
-    return path
+    return budget.cache_dir("trace-code")
 
 
 def _code_key(root: Path, rel: str, probes: bool) -> str:
@@ -330,7 +336,16 @@ def localize(
     executor = executor if executor is not None else project.executor
     _check_options(test_ids, opts)
     targets = list(dict.fromkeys(test_ids))
+    started = time.monotonic()
+    seconds = opts.budget_seconds
     selection = _selection(project, targets, opts.scope)
+    # the time budget (None: none): without a sandbox the two runs take turns, and each
+    # gets its part of the runs' share
+    parallel = bool(opts.check_measurement or opts.values) and project.sandbox != "none"
+    share = budget.RUN_SHARE if parallel else budget.RUN_SHARE / 2
+    rev = budget.revision(project) if seconds is not None else None
+    chosen = budget.plan(selection, targets, seconds, budget.load(project, rev), share=share)
+    selection = chosen.selection
     runs = _Runs()
     hold: Path | None = None
     tmp = tempdirs.make("truegreen-localize-")
@@ -346,13 +361,30 @@ def localize(
             # while truegreen still owns them, and the measured run is handed ``tmp``'s
             hold = tempdirs.make("truegreen-mutants-")
         bare = _Bare(
-            _request(project, selection, opts.timeout, first=targets, keep=targets, hold=hold),
+            _request(
+                project,
+                selection,
+                opts.timeout,
+                first=targets,
+                keep=targets,
+                hold=hold,
+                deadline=budget.deadline_env(seconds, share if parallel else 2 * share, targets),
+            ),
             executor,
             runs,
             hold,
         )
         measure = functools.partial(
-            _measure, project, selection, targets, opts, executor, tmp, cfg, runs
+            _measure,
+            project,
+            selection,
+            targets,
+            opts,
+            executor,
+            tmp,
+            cfg,
+            runs,
+            budget.deadline_env(seconds, share, targets),
         )
         try:
             _measure_and_bare(measure, bare, stmts, selection, wanted, project.sandbox)
@@ -374,6 +406,12 @@ def localize(
             # the values to compare with come from the watched neighbours that passed
             valued = [p for p in passing if p in runs.trace.values]
             best, best_sim = _most_similar(spec, primary, valued or passing)
+            cut = budget.not_run([runs.measured, runs.bare], targets)
+            runs.budget_cut = frozenset(cut)
+            budget_doc = budget.document(seconds, chosen, cut)
+            said = budget.note(budget_doc) if budget_doc is not None else None
+            if said:
+                runs.notes.append(said)
             doc = _document(
                 project,
                 targets,
@@ -386,11 +424,14 @@ def localize(
                 stmts,
                 runs,
                 opts,
-                _mutator(bare, runs, failing, passing, spec, stmts, events),
+                _mutator(bare, runs, failing, passing, spec, stmts, events, (started, seconds)),
             )
             # the bare run (a thread) and the history (git blame) fail quietly: a cancel
             # that cut them short must still end the call, not give a document
             project.cancel.check()
+            if budget_doc is not None:
+                doc["budget"] = budget_doc
+                budget.save(project, rev, [runs.bare, runs.measured])
             return doc
         finally:
             bare.finish()
@@ -525,10 +566,12 @@ def _measure(
     tmp: Path,
     cfg: Path | None,
     runs: _Runs,
+    deadline: Mapping[str, str],
     first: Sequence[str] = (),
 ) -> None:
     """The measured run (A): the selection under the tracer (``first``: those tests run
-    first), its trace read, the modules it instrumented kept in the cache."""
+    first; ``deadline``: the time budget's, for the tracer plugin), its trace read, the
+    modules it instrumented kept in the cache."""
     out = tmp / ("measured-first.json" if first else "measured.json")
     cache = code_cache_dir()
     code = None
@@ -545,6 +588,7 @@ def _measure(
             first=first,
             keep=targets,
             code=code,
+            deadline=deadline,
         ),
         executor,
     )
@@ -624,13 +668,24 @@ def _mutator(
     spec: Mapping[str, frozenset[Line]],
     stmts: Statements,
     events: Events,
+    clock: tuple[float, float | None] = (0.0, None),
 ) -> Callable[[Sequence[Ranked]], dict[Line, tuple[Fraction, str]]]:
     """What breaks the ties of a ranking with mutants, run in the held bare run (once;
-    without a held run, nothing)."""
+    without a held run, nothing). ``clock``: when the call started and its time budget
+    (None: none); mutants are not run once the budget's share for them is gone."""
     assert runs.trace is not None
     trace = runs.trace
+    started, seconds = clock
 
     def mutate(ranking: Sequence[Ranked]) -> dict[Line, tuple[Fraction, str]]:
+        held = bare.held()
+        spent = time.monotonic() - started
+        if held and seconds is not None and spent > seconds * (1 - budget.MUTANT_SHARE):
+            held = False
+            runs.notes.append(
+                f"mutants were not run: {spent:.0f} s of the {seconds:g} s budget "
+                "were spent; ties near the top stand"
+            )
         todo = (
             mutation.plan(
                 ranking,
@@ -641,7 +696,7 @@ def _mutator(
                 _durations(runs),
                 import_only(trace, stmts),
             )
-            if bare.held()
+            if held
             else None
         )
         if todo is not None:
@@ -1419,7 +1474,10 @@ def _measurement_doc(runs: _Runs, targets: Sequence[str], check: bool) -> dict[s
         return doc
     bare = runs.bare.by_id()
     mismatches = []
-    compared = [t for t in runs.measured.tests if t.id not in targets]
+    # a test the budget's deadline left out of one run is not a changed outcome
+    compared = [
+        t for t in runs.measured.tests if t.id not in targets and t.id not in runs.budget_cut
+    ]
     for t in compared:
         b = bare.get(t.id)
         if b is None or b.outcome != t.outcome:

@@ -136,6 +136,10 @@ class VerifyRequest(ProjectRequest, LedgerRequest):
     head: str | None = None
     #: a unified diff (``git diff``) instead of a head revision; base64 in JSON
     patch: bytes | None = None
+    #: the working tree's changes against the base (tracked and untracked files, as
+    #: ``git add -A`` would take them; neither the index nor the tree is touched) instead
+    #: of a head revision or a patch: what a coding agent changed
+    working_tree: bool = False
     #: exam ids (default: all of this repository's)
     exams: tuple[str, ...] = ()
     runs: int = Field(default=3, ge=1)
@@ -155,6 +159,14 @@ class VerifyRequest(ProjectRequest, LedgerRequest):
                 hint="drop one of them",
                 field="without_exams",
             )
+        if self.working_tree and (self.head is not None or self.patch is not None):
+            raise UsageError(
+                "give the working tree, a head revision or a patch: one of them",
+                hint="drop the head revision or the patch",
+                field="working_tree",
+            )
+        if self.working_tree:
+            return self
         if self.head is not None and self.patch is not None:
             raise UsageError(
                 "give either a head revision or a patch, not both",
@@ -268,6 +280,10 @@ class LocalizeRequest(ProjectRequest):
     #: tests' files and the files importing the same modules)
     scope: tuple[str, ...] | None = None
     budget_tokens: int = Field(default=1500, ge=50)
+    #: seconds the whole call should take: passing tests that an earlier run of the same
+    #: revision measured too slow are left out, and the runs stop starting passing tests
+    #: at their deadline (the document's ``budget`` says what was left out); None: no budget
+    budget_seconds: float | None = Field(default=120.0, gt=0)
     #: ochiai | dstar | tarantula
     formula: str = "ochiai"
     #: seconds for one run (default: the suite-timeout)
@@ -276,6 +292,26 @@ class LocalizeRequest(ProjectRequest):
     limit: int = Field(default=30, ge=1)
     mutants: bool = True
     history: bool = True
+
+
+class FixTaskRequest(ProjectRequest, LedgerRequest):
+    """``fix_task``: a self-contained task for a fixer (a person, an agent, a provider):
+    the exam as a fixer may see it, the failure's context, the rules."""
+
+    #: an exam id or a unique prefix of one
+    exam: str
+    #: the context's size (see :class:`LocalizeRequest`)
+    budget_tokens: int = Field(default=1500, ge=50)
+    #: seconds the context may take to make
+    budget_seconds: float | None = Field(default=30.0, gt=0)
+
+
+class ExamStatusRequest(LedgerRequest):
+    """``exam_status``: the exams of a repository and what their verifications said."""
+
+    repo: Path = Path(".")
+    #: one exam (an id or a unique prefix of one); default: all of the repository's
+    exam: str | None = None
 
 
 class RunRequest(ProjectRequest):

@@ -254,6 +254,29 @@ class Stats(_Result):
         return doc
 
 
+class Evidence(_Result):
+    """``expand_evidence``: what a context's handle names, in full (``truegreen.evidence/1``)."""
+
+    schema_: Literal["truegreen.evidence/1"] = Field(default="truegreen.evidence/1", alias="schema")
+    handle: str
+    #: suspect (a ranked line and the function around it), values (a variable's values
+    #: failing and passing), origin (where a bad value came from), function (the source of
+    #: the function around FILE:LINE), file (the lines around FILE:LINE), excerpt (pytest's
+    #: whole failure text)
+    kind: Literal["suspect", "values", "origin", "function", "file", "excerpt"]
+    file: str | None = None
+    line: int | None = None
+    text: str
+    #: the ranking entry or the value records the handle names, as in the document
+    data: list[dict[str, Any]] = Field(default_factory=list)
+
+    model_config = ConfigDict(populate_by_name=True)
+
+    def to_json(self) -> dict[str, Any]:
+        doc: dict[str, Any] = self.model_dump(mode="json", by_alias=True)
+        return doc
+
+
 class CiResult(_Result):
     """``ci``: what a GitHub Actions job shows and how it ends.
 
@@ -291,3 +314,62 @@ class CiResult(_Result):
             "verification": None if self.verification is None else self.verification.to_json(),
             "diagnosis": self.diagnosis,
         }
+
+
+class FixTask(_Result):
+    """``fix_task``: everything a fixer needs, and nothing a hidden exam would leak
+    (``truegreen.fix-task/1``)."""
+
+    schema_: Literal["truegreen.fix-task/1"] = Field(default="truegreen.fix-task/1", alias="schema")
+    exam: FixerExam
+    #: the failure the exam was sealed with (its signature)
+    failure: str | None
+    #: the localized context of the failure (None for a hidden exam, or when the test does
+    #: not fail in the working tree: ``context_note`` says which)
+    context: str | None
+    context_note: str | None
+    rules: tuple[str, ...]
+    #: how the fix is graded
+    verify: str
+
+    model_config = ConfigDict(populate_by_name=True)
+
+    def to_json(self) -> dict[str, Any]:
+        doc: dict[str, Any] = self.model_dump(mode="json", by_alias=True)
+        return doc
+
+
+class ExamState(_Result):
+    """One exam in :class:`ExamStatus`."""
+
+    id: str
+    test: str
+    hidden: bool
+    signature: str | None
+    #: no recorded verification has found a fix for it yet (verdict ``verified``)
+    open: bool
+    #: the latest recorded verification that graded it: seq, verdict, decision, head
+    last: dict[str, Any] | None
+
+
+class ExamStatus(_Result):
+    """``exam_status``: a repository's exams and what their verifications said
+    (``truegreen.exam-status/1``)."""
+
+    schema_: Literal["truegreen.exam-status/1"] = Field(
+        default="truegreen.exam-status/1", alias="schema"
+    )
+    repo: str
+    exams: tuple[ExamState, ...]
+    #: what "verified" means (never "correct")
+    verified_means: str
+
+    model_config = ConfigDict(populate_by_name=True)
+
+    @property
+    def open(self) -> tuple[ExamState, ...]:
+        return tuple(e for e in self.exams if e.open)
+
+    def to_json(self) -> dict[str, Any]:
+        doc: dict[str, Any] = self.model_dump(mode="json", by_alias=True)
+        return doc

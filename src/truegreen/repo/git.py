@@ -121,17 +121,24 @@ class GitRepo:
         check: bool = True,
         timeout: float = 300,
         cleanup: bool = False,
+        index_file: str | None = None,
+        binary: bool = False,
     ) -> Completed:
-        """Run git; ``cleanup``: the clean-up a cancelled call still owes (it runs anyway)."""
+        """Run git; ``cleanup``: the clean-up a cancelled call still owes (it runs anyway);
+        ``index_file``: an index of truegreen's own instead of the repository's."""
+        env = _git_env()
+        if index_file is not None:
+            env["GIT_INDEX_FILE"] = index_file
         done = self._executor.run(
             Command(
                 ("git", *args),
                 cwd=cwd or self.top,
-                env=_git_env(),
+                env=env,
                 timeout=timeout,
                 stdin=stdin,
                 capture_limit=256 * 1024 * 1024,
                 cancellable=not cleanup,
+                binary=binary,
             )
         )
         if check and done.returncode != 0:
@@ -261,6 +268,46 @@ class GitRepo:
         return self.git(
             "diff", f"-U{context}", *self._relative(), base, head, "--", *map(self._in, paths)
         ).stdout
+
+    def changed_paths(self) -> list[str]:
+        """The project's files the working tree changed against HEAD (untracked ones not
+        ignored included), relative to the project's directory, sorted."""
+        done = self.git("status", "--porcelain", "-z", "--untracked-files=all", "--", ".",
+                        cwd=self.root)  # fmt: skip
+        out: set[str] = set()
+        entries = done.stdout.split("\0")
+        i = 0
+        while i < len(entries):
+            entry = entries[i]
+            i += 1
+            if len(entry) < 4:
+                continue
+            if entry[0] in "RC":  # a rename's or copy's source follows it
+                i += 1
+            path = entry[3:]
+            if not self.prefix or path.startswith(self.prefix + "/"):
+                out.add(self._out(path))
+        return sorted(out)
+
+    def working_tree_patch(self, base: str) -> bytes:
+        """The working tree's changes against ``base`` as a binary patch from the
+        project's directory (tracked and untracked files, as ``git add -A`` takes them,
+        ignored files left out), made through a temporary index: the user's index and
+        working tree are not touched."""
+        sha = self.resolve(base, field="base")
+        where = tempdirs.make("truegreen-index-")
+        try:
+            env = ("-c", "core.hooksPath=/dev/null")
+            index = str(where / "index")
+            self.git(*env, "read-tree", sha, index_file=index)
+            self.git(*env, "add", "-A", "--", self.prefix or ".", index_file=index)
+            done = self.git(
+                *env, "diff", "--cached", "--binary", *self._relative(), sha,
+                index_file=index, binary=True,
+            )  # fmt: skip
+        finally:
+            shutil.rmtree(where, ignore_errors=True)
+        return done.stdout_bytes or b""
 
     def _relative(self) -> tuple[str, ...]:
         return (f"--relative={self.prefix}",) if self.prefix else ()

@@ -74,8 +74,10 @@ import json
 import marshal
 import os
 import re
+import signal
 import sys
 import threading
+import time
 import types
 
 import pytest
@@ -1631,9 +1633,82 @@ def pytest_collection_modifyitems(session, config, items):
         items[:] = front + [i for i in items if i.nodeid not in at]
 
 
+_BUDGET_VAR = "TRUEGREEN_TRACE_BUDGET"  # {"deadline": epoch seconds, "keep": [node ids]}
+#: what a passing test stopped at the deadline is skipped with (truegreen.localize.budget)
+_BUDGET_REASON = "truegreen: stopped at the localize time budget"
+_budget_state: dict = {}
+
+
+class _BudgetStop(BaseException):
+    """Raised by the alarm in a passing test still running at the deadline (a
+    BaseException: the test's own ``except Exception`` must not swallow it)."""
+
+
+def _budget():
+    """(deadline, the node ids that always run), or None without a budget."""
+    if "spec" not in _budget_state:
+        try:
+            spec = json.loads(os.environ.get(_BUDGET_VAR) or "null")
+        except ValueError:
+            spec = None
+        ok = isinstance(spec, dict) and isinstance(spec.get("deadline"), (int, float))
+        _budget_state["spec"] = spec if ok else None
+    return _budget_state["spec"]
+
+
+def _budget_alarm(signum, frame):
+    raise _BudgetStop()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_protocol(item, nextitem):
+    """Under a time budget, a passing test is not started once the deadline has passed
+    (the probe then has no report of it: truegreen counts it as left out), and one still
+    running at the deadline is stopped by an alarm (reported skipped, with
+    ``_BUDGET_REASON``). The targets, and the other tests of their files, always run to
+    their end."""
+    spec = _budget()
+    if spec is None:
+        return None
+    if "keep" not in _budget_state:
+        ids = [i.nodeid for i in item.session.items]
+        wanted = [k for k in spec.get("keep") or [] if isinstance(k, str)]
+        _budget_state["keep"] = set(expand_ids(wanted, ids))
+        _budget_state["files"] = {k.split("::", 1)[0] for k in wanted}
+    if (
+        item.nodeid in _budget_state["keep"]
+        or item.nodeid.split("::", 1)[0] in _budget_state["files"]
+    ):
+        return None
+    left = float(spec["deadline"]) - time.time()
+    if left <= 0:
+        return True
+    # only where no one else (pytest-timeout's signal method) owns the alarm
+    if (
+        hasattr(signal, "setitimer")
+        and threading.current_thread() is threading.main_thread()
+        and signal.getsignal(signal.SIGALRM) in (signal.SIG_DFL, None)
+    ):
+        signal.signal(signal.SIGALRM, _budget_alarm)
+        signal.setitimer(signal.ITIMER_REAL, left)
+        _budget_state["armed"] = True
+    return None
+
+
+def pytest_runtest_logfinish(nodeid, location) -> None:
+    if _budget_state.pop("armed", False):
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, signal.SIG_DFL)
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
     outcome = yield
+    if call.excinfo is not None and isinstance(call.excinfo.value, _BudgetStop):
+        report = outcome.get_result()
+        report.outcome = "skipped"
+        report.longrepr = (str(item.path), item.location[1] or 0, "Skipped: " + _BUDGET_REASON)
+        return
     if _engine == "off" or call.excinfo is None or item.nodeid in _failures:
         return
     try:

@@ -1,0 +1,331 @@
+"""Claude Code hooks: ``python -m truegreen.claude.hook`` reads one hook payload on stdin.
+
+* **PostToolUse / PostToolUseFailure** of a Bash command that ran pytest: when a test
+  failed, answer with at most :data:`MAX_CONTEXT` bytes of context for the agent
+  (``hookSpecificOutput.additionalContext``): the failing test, the crash site, the clean
+  rerun command, where a bad value came from, the top suspects, the values that differ
+  (``truegreen localize``, packed). A failing pytest exits non-zero, which Claude Code
+  reports as PostToolUseFailure (its ``error`` holds the output), so both are handled.
+* **Stop**: when an exam is open for the repository and the working tree changed since
+  the last reminder, ask the agent once to call ``verify_fix`` before it stops.
+
+Silence rules (say nothing where it cannot help): no failing test in the output; a tiny
+repository (the agent can read all of it); the same failure already explained in this
+session; a failed assertion whose cause is in the test itself (no project line ran: the
+values pytest shows are all there is); a Stop while ``stop_hook_active`` (no loops).
+
+A hook must never break the agent's session: it answers within 10 seconds
+(:data:`DEADLINE` plus :data:`CLEANUP`; ``TRUEGREEN_HOOK_DEADLINE`` sets another
+deadline, for a slow machine or a test) or says nothing (the work's processes are cancelled), and on any error it exits 0 with
+nothing on stdout (a line on stderr at most, which Claude Code shows only in verbose mode).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import sys
+import threading
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, TextIO
+
+from truegreen import api
+
+#: the most bytes of context injected (UTF-8)
+MAX_CONTEXT = 2048
+#: seconds the work may take before the hook says nothing, and what its clean-up then
+#: gets (together within the 10 s a hook may take)
+DEADLINE = 8.5
+CLEANUP = 1.5
+#: the localize's own time budget, and its token budget (2 KB is about 512 tokens)
+LOCALIZE_SECONDS = 6.0
+LOCALIZE_TOKENS = 420
+#: at most this much of a payload is read
+MAX_PAYLOAD = 16 * 1024 * 1024
+#: a repository with at most this many project source files, and this many bytes of them,
+#: is tiny: the agent can read all of it
+TINY_FILES = 3
+TINY_BYTES = 6000
+#: directories never counted as the project's source
+SKIP_DIRS = {
+    ".git",
+    ".venv",
+    "venv",
+    ".tox",
+    ".nox",
+    "node_modules",
+    "__pycache__",
+    "build",
+    "dist",
+}
+
+#: pytest as the command word (``pytest``, ``.venv/bin/pytest``, ``py.test``) or a module
+#: run with ``-m``; not ``pytest.ini`` or ``pytest-cov``
+PYTEST = re.compile(r"(?:^|[\s;&|(/])(?:py\.test|pytest)(?=$|[\s;&|)])|-m\s+pytest(?=$|[\s;&|)])")
+
+
+def runs_pytest(command: str) -> bool:
+    """Whether a shell command ran pytest (``pytest``, ``python -m pytest``, ``uv run
+    pytest``, ``tox -e py -- ...`` is not: its output is tox's)."""
+    return bool(PYTEST.search(command))
+
+
+def _state_dir() -> Path:
+    home = os.environ.get("TRUEGREEN_HOME")
+    if home:
+        return Path(home).expanduser() / "cache" / "claude-hooks"
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("truegreen", appauthor=False)) / "claude-hooks"
+
+
+class Session:
+    """What this Claude Code session was already told (a small JSON file per session)."""
+
+    def __init__(self, session_id: str) -> None:
+        safe = re.sub(r"[^A-Za-z0-9_.-]", "_", session_id)[:100] or "unknown"
+        self.path = _state_dir() / f"{safe}.json"
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            data = {}
+        self.data: dict[str, Any] = data if isinstance(data, dict) else {}
+
+    def seen(self, key: str) -> bool:
+        return key in (self.data.get("explained") or [])
+
+    def remember(self, key: str) -> None:
+        keys = [k for k in self.data.get("explained") or [] if isinstance(k, str)]
+        self.data["explained"] = [*keys[-200:], key]
+
+    def save(self) -> None:
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            part = self.path.with_name(f".{self.path.name}.{os.getpid()}")
+            part.write_text(json.dumps(self.data), encoding="utf-8")
+            part.replace(self.path)
+        except OSError:
+            return
+
+
+def is_tiny(root: Path) -> bool:
+    """At most :data:`TINY_FILES` project source files (not tests), of at most
+    :data:`TINY_BYTES` bytes together."""
+    files = 0
+    size = 0
+    for here, dirs, names in os.walk(root):
+        dirs[:] = [d for d in dirs if d not in SKIP_DIRS and not d.startswith(".")]
+        rel = Path(here).relative_to(root).parts
+        if any(p in ("tests", "test", "testing") for p in rel):
+            continue
+        for name in names:
+            if not name.endswith(".py") or name.startswith("test_") or name == "conftest.py":
+                continue
+            if name.endswith("_test.py"):
+                continue
+            files += 1
+            try:
+                size += (Path(here) / name).stat().st_size
+            except OSError:
+                continue
+            if files > TINY_FILES or size > TINY_BYTES:
+                return False
+    return True
+
+
+def _output_of(payload: Mapping[str, Any]) -> str:
+    """The command's output: PostToolUse's tool_response, PostToolUseFailure's error."""
+    if payload.get("hook_event_name") == "PostToolUseFailure":
+        error = payload.get("error")
+        return error if isinstance(error, str) else ""
+    response = payload.get("tool_response")
+    if isinstance(response, str):
+        return response
+    if isinstance(response, Mapping):
+        parts = [response.get("stdout"), response.get("stderr")]
+        return "\n".join(p for p in parts if isinstance(p, str))
+    return ""
+
+
+def _fit(text: str, limit: int = MAX_CONTEXT) -> str:
+    """``text`` cut at a line end to at most ``limit`` bytes of UTF-8."""
+    data = text.encode("utf-8")
+    if len(data) <= limit:
+        return text
+    tail = "\n(cut to 2 KB: call the failure_context tool for more)"
+    room = limit - len(tail.encode("utf-8"))
+    cut = data[:room].decode("utf-8", "ignore")
+    if "\n" in cut:
+        cut = cut[: cut.rindex("\n")]
+    return cut + tail
+
+
+def test_context(payload: Mapping[str, Any], cancel: api.Cancellation) -> str | None:
+    """The context for a Bash command that ran pytest, or None (silence)."""
+    if payload.get("tool_name") != "Bash":
+        return None
+    tool_input = payload.get("tool_input")
+    command = tool_input.get("command") if isinstance(tool_input, Mapping) else None
+    if not isinstance(command, str) or not runs_pytest(command):
+        return None
+    output = _output_of(payload)
+    if not output.strip():
+        return None
+    cwd = payload.get("cwd") or os.environ.get("CLAUDE_PROJECT_DIR")
+    if not isinstance(cwd, str) or not Path(cwd).is_dir():
+        return None
+    diagnosis = api.diagnose(api.DiagnoseRequest(text=output))
+    failing = list(diagnosis.failing_tests)
+    if not failing:
+        return None
+    root = Path(cwd)
+    if is_tiny(root):
+        return None
+    session = Session(str(payload.get("session_id") or "unknown"))
+    by_test = {s.test: s.signature for s in diagnosis.signatures}
+    fresh = [t for t in failing if not session.seen(by_test.get(t, t))]
+    if not fresh:
+        return None  # every failure here was already explained in this session
+    target = fresh[0]
+    found = api.localize(
+        api.LocalizeRequest(
+            repo=root,
+            test_ids=(target,),
+            # the failing test's own file only: an answer within seconds matters more
+            # here than the passing tests of other files (failure_context has them)
+            scope=(target.split("::", 1)[0],),
+            budget_tokens=LOCALIZE_TOKENS,
+            budget_seconds=LOCALIZE_SECONDS,
+            mutants=False,
+            limit=10,
+        ),
+        cancel=cancel,
+    )
+    doc = found.to_json()
+    failure = doc.get("failure") or {}
+    session.remember(by_test.get(target, target))
+    session.remember(str(failure.get("signature") or target))
+    session.save()
+    if not doc["ranking"] and failure.get("exc_type") == "AssertionError":
+        return None  # no project line ran: the cause is in the test, pytest showed it all
+    more = (
+        f" ({len(failing)} failed; localized the first not yet explained)"
+        if len(failing) > 1
+        else ""
+    )
+    head = (
+        f"truegreen: context for {target}{more}. Tests are evidence: fix the code, not the test.\n"
+    )
+    return _fit(head + found.text)
+
+
+def stop_reminder(payload: Mapping[str, Any]) -> str | None:
+    """The reason to give Claude for not stopping yet, or None."""
+    if payload.get("stop_hook_active"):
+        return None
+    cwd = payload.get("cwd") or os.environ.get("CLAUDE_PROJECT_DIR")
+    if not isinstance(cwd, str) or not Path(cwd).is_dir():
+        return None
+    root = Path(cwd)
+    changed = api.working_tree_changes(root)
+    if not changed:
+        return None
+    status = api.exam_status(api.ExamStatusRequest(repo=root))
+    open_exams = status.open
+    if not open_exams:
+        return None
+    digest = hashlib.sha256()
+    for rel in changed:
+        digest.update(rel.encode() + b"\0")
+        try:
+            digest.update((root / rel).read_bytes())
+        except OSError:
+            digest.update(b"<gone>")
+    session = Session(str(payload.get("session_id") or "unknown"))
+    key = "stop:" + digest.hexdigest()
+    if session.seen(key):
+        return None  # reminded about this very state already
+    session.remember(key)
+    session.save()
+    names = ", ".join(e.id for e in open_exams[:3])
+    files = ", ".join(changed[:5]) + (", ..." if len(changed) > 5 else "")
+    return (
+        f"truegreen: exam(s) {names} are open and the working tree changed ({files}). "
+        "Before you stop, call the verify_fix tool (MCP server truegreen) or run "
+        "`truegreen verify --patch <(git diff HEAD)`: 'verified' means passes the sealed "
+        "exam, no tampering found, no new failures (never 'correct')."
+    )
+
+
+def respond(payload: Any, cancel: api.Cancellation | None = None) -> dict[str, Any] | None:
+    """The hook's JSON answer to ``payload``, or None to say nothing."""
+    if not isinstance(payload, Mapping):
+        return None
+    event = payload.get("hook_event_name")
+    token = cancel or api.Cancellation()
+    if event in ("PostToolUse", "PostToolUseFailure"):
+        text = test_context(payload, token)
+        if not text:
+            return None
+        return {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
+    if event == "Stop":
+        reason = stop_reminder(payload)
+        return {"decision": "block", "reason": reason} if reason else None
+    return None
+
+
+def deadline_from_env(default: float = DEADLINE) -> float:
+    """``TRUEGREEN_HOOK_DEADLINE`` (seconds of work before the hook says nothing), else
+    :data:`DEADLINE`; a value that is not a positive number is ignored."""
+    try:
+        value = float(os.environ.get("TRUEGREEN_HOOK_DEADLINE", ""))
+    except ValueError:
+        return default
+    return value if value > 0 else default
+
+
+def answer(raw: str, deadline: float | None = None) -> str:
+    """What the hook prints for the payload ``raw``: a JSON answer, or nothing. Never
+    raises; past ``deadline`` seconds (default: :func:`deadline_from_env`) the work is
+    cancelled and the answer is nothing."""
+    deadline = deadline_from_env() if deadline is None else deadline
+    try:
+        payload = json.loads(raw)
+    except ValueError:
+        return ""
+    result: list[dict[str, Any] | None] = []
+    cancel = api.Cancellation()
+
+    def work() -> None:
+        try:
+            result.append(respond(payload, cancel))
+        except BaseException as exc:  # a hook never breaks the session: say nothing
+            print(f"truegreen hook: {type(exc).__name__}: {exc}", file=sys.stderr)
+
+    thread = threading.Thread(target=work, daemon=True)
+    thread.start()
+    thread.join(deadline)
+    if thread.is_alive():
+        cancel.cancel()  # its processes are killed, its worktrees removed
+        thread.join(CLEANUP)
+        return ""
+    got = result[0] if result else None
+    return json.dumps(got) if got else ""
+
+
+def main(stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
+    try:
+        raw = (stdin or sys.stdin).read(MAX_PAYLOAD)
+        text = answer(raw)
+        if text:
+            (stdout or sys.stdout).write(text + "\n")
+    except BaseException as exc:  # never break the agent's session
+        print(f"truegreen hook: {type(exc).__name__}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,168 @@
+"""The Claude Code hooks against recorded payloads: the context they inject, the silence
+rules, the Stop reminder, the deadline, and malformed payloads (never an error)."""
+
+from __future__ import annotations
+
+import io
+import json
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.api.conftest import EXAM_TEST
+from tests.claude.conftest import FAILING, payload
+from tests.conftest import TARGET_PYTHON, git
+from truegreen import api
+from truegreen.claude import hook
+
+
+def _said(data: Any) -> dict[str, Any] | None:
+    """The hook's answer, without its deadline (test_past_the_deadline... checks it): on a
+    loaded machine a localize may take longer, and the hook would rightly say nothing."""
+    text = hook.answer(json.dumps(data) if not isinstance(data, str) else data, deadline=120)
+    return json.loads(text) if text else None
+
+
+@pytest.mark.parametrize(
+    ("kind", "command"),
+    [
+        (True, "pytest -q"),
+        (True, "python -m pytest tests/test_x.py::test_y"),
+        (True, "uv run pytest -x"),
+        (True, "cd proj && .venv/bin/pytest"),
+        (True, "py.test"),
+        (False, "ls -la"),
+        (False, "pip install pytest-cov"),
+        (False, "grep -rn pytest_plugins ."),
+        (False, "cat pytest.ini"),
+    ],
+)
+def test_which_commands_ran_pytest(kind: bool, command: str) -> None:
+    assert hook.runs_pytest(command) is kind
+
+
+@pytest.mark.slow
+def test_a_failing_pytest_run_gets_at_most_2_kb_of_context_once_per_session(
+    invoicekit: Path, new_session: Callable[[], str]
+) -> None:
+    session = new_session()
+    got = _said(payload("post_tool_use_failure_pytest", invoicekit, session_id=session))
+    assert got is not None
+    out = got["hookSpecificOutput"]
+    assert out["hookEventName"] == "PostToolUseFailure"
+    context = out["additionalContext"]
+    assert len(context.encode("utf-8")) <= hook.MAX_CONTEXT
+    assert context.startswith(f"truegreen: context for {FAILING}")
+    assert "rerun: " in context  # the clean rerun command
+    assert "invoicekit/discounts.py:14" in context  # the fault, among the top suspects
+    # the same failure again in this session: already explained, silence
+    assert _said(payload("post_tool_use_failure_pytest", invoicekit, session_id=session)) is None
+    # PostToolUse (a command that hid pytest's status) is read from its stdout
+    again = payload("post_tool_use_pytest_or_true", invoicekit, session_id=new_session())
+    got = _said(again)
+    assert got is not None and "discounts.py:14" in got["hookSpecificOutput"]["additionalContext"]
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["post_tool_use_pytest_passed", "post_tool_use_edit", "post_tool_use_failure_not_pytest"],
+)
+def test_silence_where_there_is_no_failing_pytest_run(
+    name: str, invoicekit: Path, new_session: Callable[[], str]
+) -> None:
+    assert _said(payload(name, invoicekit, session_id=new_session())) is None
+
+
+def test_silence_in_a_tiny_repository(
+    calc_project: Callable[..., Path], new_session: Callable[[], str]
+) -> None:
+    root = calc_project()
+    out = f"F\nFAILED {EXAM_TEST} - assert -1 == 5\n1 failed in 0.01s\n"
+    data = payload("post_tool_use_failure_pytest", root, session_id=new_session(), error=out)
+    assert hook.is_tiny(root)
+    assert _said(data) is None
+
+
+@pytest.mark.slow
+def test_silence_when_the_cause_is_in_the_test_itself(
+    invoicekit: Path, new_session: Callable[[], str]
+) -> None:
+    (invoicekit / "tests" / "test_plain.py").write_text(
+        "def test_plain():\n    assert [1, 2] == [1, 3]\n", encoding="utf-8"
+    )
+    out = "F\nFAILED tests/test_plain.py::test_plain - assert [1, 2] == [1, 3]\n1 failed\n"
+    data = payload("post_tool_use_failure_pytest", invoicekit, session_id=new_session(), error=out)
+    assert _said(data) is None
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        "",
+        "not json",
+        "[1, 2]",
+        "null",
+        '{"hook_event_name": "PostToolUseFailure"}',
+        '{"hook_event_name": "PostToolUseFailure", "tool_name": "Bash", "tool_input": "pytest"}',
+        '{"hook_event_name": "PostToolUseFailure", "tool_name": "Bash", '
+        '"tool_input": {"command": "pytest"}, "error": 17, "cwd": "/"}',
+        '{"hook_event_name": "PostToolUse", "tool_name": "Bash", "tool_input": {"command": '
+        '"pytest"}, "tool_response": {"stdout": "FAILED a.py::t"}, "cwd": "/nonexistent/x"}',
+        '{"hook_event_name": "Stop", "cwd": 5}',
+        '{"hook_event_name": "SessionStart", "cwd": "/"}',
+        '{"hook_event_name": "Stop", "cwd": "/"}',
+    ],
+)
+def test_a_malformed_payload_gets_silence_and_exit_0(raw: str) -> None:
+    stdout = io.StringIO()
+    assert hook.main(io.StringIO(raw), stdout) == 0
+    assert stdout.getvalue() == ""
+
+
+@pytest.mark.parametrize(("value", "seconds"), [("30", 30.0), ("", 8.5), ("x", 8.5), ("-1", 8.5)])
+def test_the_deadline_can_be_set_for_a_slow_machine(
+    monkeypatch: pytest.MonkeyPatch, value: str, seconds: float
+) -> None:
+    monkeypatch.setenv("TRUEGREEN_HOOK_DEADLINE", value)
+    assert hook.deadline_from_env() == seconds
+
+
+def test_past_the_deadline_the_hook_says_nothing(
+    invoicekit: Path, new_session: Callable[[], str]
+) -> None:
+    data = payload("post_tool_use_failure_pytest", invoicekit, session_id=new_session())
+    started = time.monotonic()
+    assert hook.answer(json.dumps(data), deadline=0.3) == ""
+    assert time.monotonic() - started < 0.3 + hook.CLEANUP + 0.5
+
+
+@pytest.mark.slow
+def test_stop_reminds_once_to_verify_when_code_changed_with_an_exam_open(
+    invoicekit: Path, new_session: Callable[[], str]
+) -> None:
+    session = new_session()
+    stop = payload("stop", invoicekit, session_id=session)
+    # no exam yet, a clean tree: nothing to say
+    assert _said(stop) is None
+    api.seal(
+        api.SealRequest(
+            repo=invoicekit, python=str(TARGET_PYTHON), sandbox="none", test_id=FAILING, runs=1
+        )
+    )
+    assert _said(stop) is None  # an exam is open, but nothing changed
+    fixed = (
+        (invoicekit / "invoicekit" / "discounts.py")
+        .read_text()
+        .replace("quantity > minimum", "quantity >= minimum")
+    )
+    (invoicekit / "invoicekit" / "discounts.py").write_text(fixed, encoding="utf-8")
+    got = _said(stop)
+    assert got is not None and got["decision"] == "block"
+    assert "verify_fix" in got["reason"] and "invoicekit/discounts.py" in got["reason"]
+    assert "never 'correct'" in got["reason"]
+    assert _said(stop) is None  # reminded about this state already
+    assert _said(payload("stop_active", invoicekit, session_id=new_session())) is None
+    assert git(invoicekit, "status", "--porcelain").strip() == "M invoicekit/discounts.py"
