@@ -63,14 +63,18 @@ def run_action(
             cwd=workspace, env=step_env, capture_output=True, text=True, timeout=300,
         )  # fmt: skip
         stdout += done.stdout.splitlines()
-        if done.returncode != 0:
-            return done.returncode, {}, stdout + done.stderr.splitlines()
+        # a step's outputs stand even when it fails (a reject or an escalation fails the
+        # step, and later steps of the job still read its decision); the steps after it
+        # do not run
         for line in output.read_text().splitlines():
             key, _, value = line.partition("=")
             if "id" in step:
                 context[f"steps.{step['id']}.outputs.{key}"] = value
+        if done.returncode != 0:
+            stdout += done.stderr.splitlines()
+            break
     outputs = {name: evaluate(spec["value"], context) for name, spec in action["outputs"].items()}
-    return 0, outputs, stdout
+    return done.returncode, outputs, stdout
 
 
 def test_the_action_is_composite_and_its_scripts_take_inputs_through_env_only():
@@ -119,10 +123,13 @@ def test_the_action_verifies_a_fork_pull_request_as_the_runner_would(
         "writes": "live",
     }
     code, outputs, stdout = run_action(inputs, env, repo, temp)
-    assert code == 0, "\n".join(stdout)
-    assert outputs == {"decision": "approve", "verdict": "verified"}
+    # the base's exam is used, so the fix is verified; the head's rewrite of the exam file
+    # is a change outside source, tests and docs, which the default policy escalates
+    assert code == 3, "\n".join(stdout)
+    assert outputs == {"decision": "escalate", "verdict": "verified"}
     text = summary.read_text(encoding="utf-8")
-    assert text.startswith("# truegreen: VERIFIED -> approve")
+    assert text.startswith("# truegreen: VERIFIED -> escalate")
+    assert "policy.file_category" in text and ".truegreen/exams/" in text
     assert f"acme/shop#12 (exam `{template[1]}`)" in text
     assert "gets a read-only token" in text and text.count(": refused: ") == 3
     assert gh.requests == []  # refused before any request
