@@ -7,8 +7,9 @@ import pytest
 from tests.verify.corpus import CASES, run_corpus
 
 #: the module fixture verifies every case for real (a few minutes on an idle machine): the
-#: first test that uses it carries that time, and a busy machine doubles it
-pytestmark = pytest.mark.timeout(1200)
+#: first test that uses it carries that time, and a busy machine doubles it (901 s measured
+#: inside the whole suite on a slow two-core machine); the limit is there to catch a hang
+pytestmark = pytest.mark.timeout(2400)
 
 
 @pytest.fixture(scope="module")
