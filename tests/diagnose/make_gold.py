@@ -47,12 +47,15 @@ def gold_name(log: Path) -> str:
     return log.stem + ".json"
 
 
-def cli_json(log: Path) -> bytes:
-    """``truegreen diagnose --json LOG`` run as a user runs it: its standard output."""
+def cli_json(base: Path, log: Path) -> bytes:
+    """``truegreen diagnose --json logs/LOG`` run as a user runs it, from the corpus's
+    directory (so the document names the log ``logs/LOG`` wherever the corpus lies): its
+    standard output."""
     done = subprocess.run(
-        [sys.executable, "-m", "truegreen", "diagnose", "--json", str(log)],
+        [sys.executable, "-m", "truegreen", "diagnose", "--json", f"logs/{log.name}"],
         capture_output=True,
         check=False,
+        cwd=base,
     )
     if done.returncode != 0:
         raise SystemExit(f"truegreen diagnose {log} exited {done.returncode}: {done.stderr!r}")
@@ -77,7 +80,7 @@ def main() -> None:
     changed = 0
     for log in logs:
         target = GOLD / gold_name(log)
-        data = cli_json(log)
+        data = cli_json(base, log)
         if not target.exists() or target.read_bytes() != data:
             target.write_bytes(data)
             changed += 1
