@@ -123,7 +123,7 @@ if TYPE_CHECKING:
     from truegreen.project import Project
     from truegreen.repo.git import GitRepo
     from truegreen.report.markdown import compared_tests, shown_layers
-    from truegreen.report.model import ReportContext
+    from truegreen.report.model import ReportContext, selection_text
     from truegreen.run.results import exit_meaning
     from truegreen.sandbox.install import EnvBuild
     from truegreen.seal import SealRefused
@@ -141,6 +141,7 @@ _LAZY = {
     "Ledger": "truegreen.exam.store",
     "compared_tests": "truegreen.report.markdown",
     "shown_layers": "truegreen.report.markdown",
+    "selection_text": "truegreen.report.model",
     "exit_meaning": "truegreen.run.results",
     "EnvBuild": "truegreen.sandbox.install",
     "SealRefused": "truegreen.seal",
@@ -256,6 +257,7 @@ __all__ = [
     "repo_identity",
     "reproduce",
     "seal",
+    "selection_text",
     "show_exam",
     "shown_layers",
     "stats",
@@ -446,6 +448,7 @@ def verify(
             runs=request.runs,
             strength=request.strength,
             without_exams=request.without_exams,
+            regression_mode=request.regression,
         )
         doc = pipeline.verify(project, exams, opts, events=events)
         inputs = {
@@ -455,6 +458,7 @@ def verify(
             "patch_sha256": doc["patch_sha256"],
             "exams": [{"id": e.id, "sha256": canonical.digest(e.to_json())} for e in exams],
             "runs": request.runs,
+            "regression": request.regression,
             "settings": _settings_json(git, doc["base"]),
             "environment": project.interpreter.fingerprint(),
             "sandbox": project.sandbox,
