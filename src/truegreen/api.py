@@ -484,6 +484,7 @@ def _settings_json(git: GitRepo, base: str) -> dict[str, Any]:
         # the policy the decision was made under (the receipt's reader re-checks it)
         "policy": policy.values(),
         "gates": list(gates.tools),
+        **({"coverage-min": gates.coverage_min} if gates.coverage_min is not None else {}),
         "tests": list(s.tests),
         "ignore": list(s.ignore),
         "pytest-args": list(s.pytest_args),

@@ -18,13 +18,14 @@ from __future__ import annotations
 
 import contextlib
 import shlex
+import shutil
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from truegreen import __version__, canonical, config
+from truegreen import __version__, canonical, config, tempdirs
 from truegreen.errors import ConfigError, UsageError
 from truegreen.events import QUIET, Events
 from truegreen.model.exam import Exam as SealedExam
@@ -40,6 +41,8 @@ from truegreen.run.pytest_ini import INI_FILES, suite_exclusions
 from truegreen.run.pytest_run import PytestRequest, UnknownTestError, run_pytest
 from truegreen.run.results import PytestRun, TestResult
 from truegreen.seal import conftest_paths, refuse_another_checkouts_code
+from truegreen.verify import coverage_gate
+from truegreen.verify.coverage_gate import Extras
 from truegreen.verify.gates import gate_layer
 from truegreen.verify.mutate import changed_lines
 from truegreen.verify.strength import measure as measure_mutants
@@ -518,6 +521,22 @@ class _BaseView:
 _ROOT_MARK = "{truegreen-root}"
 
 
+def _head_suite(
+    runner: _Runner, tree: Path, extras: Extras | None
+) -> Callable[[], PytestRun] | None:
+    """The head's whole-suite run with ``extras`` (a recorder) loaded; None: the plain one."""
+    if extras is None:
+        return None
+    return lambda: runner.run(
+        tree,
+        suite=True,
+        plugins=extras.plugins,
+        pythonpath=extras.pythonpath,
+        env=extras.env,
+        writable=extras.writable,
+    )
+
+
 def _nothing_ran(tree: Path) -> PytestRun:
     return PytestRun((), str(tree), 0, False, True, (), (), (), 0.0)
 
@@ -559,6 +578,7 @@ def _record_and_compare(
     head_tree: Path,
     events: Events,
     ctx: SelectionContext,
+    extras: Extras | None = None,
 ) -> tuple[_BaseView, SideRuns, SideRuns | None, Selection]:
     """The first verification of a base: the base's suite runs under the recorder while
     the head's runs whole; the record is kept for the next verification."""
@@ -577,7 +597,9 @@ def _record_and_compare(
             lambda: _side_runs(
                 runner, base_tree, "base", events, _recorded_run(runner, base_tree, out_dir)
             ),
-            lambda: _side_runs(runner, head_tree, "head", events),
+            lambda: _side_runs(
+                runner, head_tree, "head", events, _head_suite(runner, head_tree, extras)
+            ),
             runner.project.cancel,
         )
         doc = selection.read_plugin_output(out_dir / "record.json")
@@ -624,6 +646,7 @@ def _select_and_run(
     events: Events,
     ctx: SelectionContext,
     record: Any,
+    extras: Extras | None = None,
 ) -> tuple[_BaseView, SideRuns, SideRuns | None, Selection]:
     """A later verification of a base: the record stands for the base's suite, and the
     head runs the tests the change can affect (or the whole suite, when the change is one
@@ -651,7 +674,9 @@ def _select_and_run(
     if chosen.full:
         events.note("regression", f"regression: the whole suite runs on the head: {chosen.reason}")
         maybe_head, always_base = both_sides(
-            lambda: _side_runs(runner, head_tree, "head", events),
+            lambda: _side_runs(
+                runner, head_tree, "head", events, _head_suite(runner, head_tree, extras)
+            ),
             base_always,
             runner.project.cancel,
         )
@@ -688,12 +713,14 @@ def _select_and_run(
             def head_run() -> PytestRun:
                 if not files:
                     return _nothing_ran(head_tree)
+                more = extras or Extras()
                 return runner.run(
                     head_tree,
                     args=_suite_args(runner.settings, runner.exclusions, files),
-                    plugins=(selection.SELECT_PLUGIN,),
-                    pythonpath=(selection.RECORD_DIR,),
-                    env={"TRUEGREEN_SELECT": str(spec)},
+                    plugins=(selection.SELECT_PLUGIN, *more.plugins),
+                    pythonpath=(selection.RECORD_DIR, *more.pythonpath),
+                    env={"TRUEGREEN_SELECT": str(spec), **more.env},
+                    writable=more.writable,
                 )
 
             maybe_head, always_base = both_sides(
@@ -742,6 +769,7 @@ def regression_layer(
     exam_tests: set[str],
     events: Events,
     ctx: SelectionContext | None = None,
+    head_extras: Extras | None = None,
 ) -> tuple[RegressionEvidence, _BaseView, SideRuns, Selection]:
     """The regression layer: the suite on both sides (or, with ``ctx``, the base's record
     and the head's selected tests), then every test that passed on the base and not on the
@@ -772,16 +800,20 @@ def regression_layer(
     if ctx is None:
         base_side, head = both_sides(
             lambda: _side_runs(runner, base_tree, "base", events),
-            lambda: _side_runs(runner, head_tree, "head", events),
+            lambda: _side_runs(
+                runner, head_tree, "head", events, _head_suite(runner, head_tree, head_extras)
+            ),
             runner.project.cancel,
         )
         view = _BaseView.of(base_side, base_tree)
         sel = Selection("full", FULL_ASKED)
     elif record is None:
-        view, head, base_side, sel = _record_and_compare(runner, base_tree, head_tree, events, ctx)
+        view, head, base_side, sel = _record_and_compare(
+            runner, base_tree, head_tree, events, ctx, head_extras
+        )
     else:
         view, head, base_side, sel = _select_and_run(
-            runner, base_tree, head_tree, exam_tests, events, ctx, record
+            runner, base_tree, head_tree, exam_tests, events, ctx, record, head_extras
         )
     sides = [("head", head)] if base_side is None else [("base", base_side), ("head", head)]
     for side, runs in sides:
@@ -1017,15 +1049,36 @@ def verify(
         )
         regression: RegressionEvidence | None = None
         selected: Selection | None = None
+        coverage: coverage_gate.Coverage | None = None
         base_collected: set[str] | None = None
         head_collected: set[str] | None = None
+        changed = changed_lines(git.diff(base, head, context=0)) if gates.on else {}
+        if gates.coverage_min is not None and not opts.regression:
+            coverage = coverage_gate.Coverage(
+                gates.coverage_min, measured=False, why="the regression layer did not run"
+            )
         if opts.regression:
             ctx = None
             if opts.regression_mode == "selected":
                 ctx = SelectionContext(git, base, head, record_key(project, runner, wb))
-            regression, base_view, head_side, selected = regression_layer(
-                runner, wb.path, wh.path, set(exam_tests), events, ctx
-            )
+            lines_dir = tempdirs.make("truegreen-coverage-")
+            try:
+                measured = {}
+                extras = None
+                if gates.coverage_min is not None:
+                    measured = coverage_gate.changed_executable(wh.path, changed)
+                    extras = (
+                        coverage_gate.extras(wh.path, measured, lines_dir) if measured else None
+                    )
+                regression, base_view, head_side, selected = regression_layer(
+                    runner, wb.path, wh.path, set(exam_tests), events, ctx, extras
+                )
+                if gates.coverage_min is not None:
+                    coverage = coverage_gate.measure(
+                        gates.coverage_min, wh.path, measured, lines_dir
+                    )
+            finally:
+                shutil.rmtree(lines_dir, ignore_errors=True)
             base_collected = {_norm(i, wb.path, git.root) for i in base_view.collected}
             if base_view.head_collected is None:
                 head_collected = head_side.collected(wh.path, git.root)
@@ -1035,13 +1088,16 @@ def verify(
         tamper_findings = tamper_layer(git, base, head, exams, base_collected, head_collected)
         events.end("tamper")
         gate_findings = None
-        if gates.tools:
-            events.start("gates", f"gates: {', '.join(gates.tools)} on the changed files")
-            changed = changed_lines(git.diff(base, head, context=0))
-            gate_findings = gate_layer(
-                project, gates.tools, wb.path, wh.path, changed, runner.notes
-            )
-            events.end("gates")
+        if gates.on:
+            found: list[Reason] = []
+            if gates.tools:
+                events.start("gates", f"gates: {', '.join(gates.tools)} on the changed files")
+                found += gate_layer(project, gates.tools, wb.path, wh.path, changed, runner.notes)
+                events.end("gates")
+            short = coverage.reason() if coverage is not None else None
+            if short is not None:
+                found.append(short)
+            gate_findings = tuple(found)
         strength = None
         passed = all(o.outcome == "passed" for ev in exam_ev for o in ev.head)
         if opts.strength and exams and passed:
@@ -1062,6 +1118,8 @@ def verify(
     doc = document(git, base, head, exams, exam_ev, verdict, regression, strength, opts, carried)
     if doc["regression"] is not None and selected is not None:
         doc["regression"]["selection"] = selected.to_json()
+    if coverage is not None:
+        doc["coverage"] = coverage.to_json()
     doc["notes"] = sorted(runner.notes)
     return doc
 
