@@ -675,16 +675,8 @@ def localize(
     tests' (the ``truegreen.localization/1`` document)."""
     from truegreen.localize import LocalizeOptions
     from truegreen.localize import localize as run_localize
-    from truegreen.localize.ranking import FORMULAS
+    from truegreen.localize.engine import check_options
 
-    if request.formula not in FORMULAS:  # said before anything is opened or run
-        raise UsageError(
-            f"unknown formula {request.formula!r}",
-            hint=f"use one of {', '.join(FORMULAS)}",
-            field="formula",
-        )
-    events = Events("localize", listener)
-    project = _project(request, events, cancel, executor, need_git=False)
     opts = LocalizeOptions(
         scope=list(request.scope) if request.scope is not None else None,
         budget_tokens=request.budget_tokens,
@@ -695,6 +687,9 @@ def localize(
         mutants=request.mutants,
         history=request.history,
     )
+    check_options(request.test_ids, opts)  # said before anything is opened or run
+    events = Events("localize", listener)
+    project = _project(request, events, cancel, executor, need_git=False)
     doc = run_localize(project, list(request.test_ids), opts, events=events)
     return Localization.model_validate(doc)
 
