@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import glob
 import os
+import shutil
+import site
 import subprocess
 import sys
 import textwrap
@@ -112,6 +115,30 @@ def cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
 # A test marked with one of these needs something outside Python. Outside CI a missing one
 # skips the test with the reason; with CI=true (.ci/run installs and starts them all) it is
 # a failure, so a missing install step can never hide behind a skip.
+
+
+def modern_python(base: Path) -> str:
+    """A Python >= 3.12 with pytest, for the sys.monitoring engine when the suite runs on
+    3.11: another installed interpreter in a bare virtualenv that borrows this one's
+    (pure-Python) pytest through a .pth file."""
+    if sys.version_info >= (3, 12):
+        return sys.executable
+    found = sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/3.1[2-9]*/bin/python3")))
+    found += [w for w in map(shutil.which, ("python3.13", "python3.12")) if w]
+    for cand in found:
+        venv = base / "py312"
+        done = subprocess.run([cand, "-m", "venv", "--without-pip", str(venv)], check=False)
+        sites = list(venv.glob("lib/python3.*/site-packages"))
+        if done.returncode != 0 or not sites:
+            continue
+        here = [p for p in site.getsitepackages() if "site-packages" in p]
+        (sites[0] / "_borrowed.pth").write_text("\n".join(here) + "\n")
+        python = str(venv / "bin" / "python")
+        if subprocess.run([python, "-c", "import pytest"], check=False).returncode == 0:
+            return python
+    if in_ci():
+        pytest.fail("no Python >= 3.12 to test the sys.monitoring engine with")
+    pytest.skip("no Python >= 3.12 installed here to test the sys.monitoring engine with")
 
 
 def in_ci() -> bool:

@@ -3,12 +3,8 @@
 from __future__ import annotations
 
 import ast
-import glob
 import json
 import os
-import shutil
-import site
-import subprocess
 import sys
 import textwrap
 import threading
@@ -18,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import in_ci
+from tests.conftest import modern_python
 from tests.localize.test_defuse import LOCALES, tables_of
 from truegreen.localize import LocalizeOptions, localize
 from truegreen.localize import engine as eng
@@ -171,30 +167,6 @@ def test_headers_are_the_def_class_and_try_statements(tmp_path):
     assert headers(None) == frozenset()
 
 
-def _modern_python(base: Path) -> str:
-    """A Python >= 3.12 with pytest, for the sys.monitoring engine when the suite runs on
-    3.11: another installed interpreter in a bare virtualenv that borrows this one's
-    (pure-Python) pytest through a .pth file."""
-    if sys.version_info >= (3, 12):
-        return PY
-    found = sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/3.1[2-9]*/bin/python3")))
-    found += [w for w in map(shutil.which, ("python3.13", "python3.12")) if w]
-    for cand in found:
-        venv = base / "py312"
-        done = subprocess.run([cand, "-m", "venv", "--without-pip", str(venv)], check=False)
-        sites = list(venv.glob("lib/python3.*/site-packages"))
-        if done.returncode != 0 or not sites:
-            continue
-        here = [p for p in site.getsitepackages() if "site-packages" in p]
-        (sites[0] / "_borrowed.pth").write_text("\n".join(here) + "\n")
-        python = str(venv / "bin" / "python")
-        if subprocess.run([python, "-c", "import pytest"], check=False).returncode == 0:
-            return python
-    if in_ci():
-        pytest.fail("no Python >= 3.12 to test the sys.monitoring engine with")
-    pytest.skip("no Python >= 3.12 installed here to test the sys.monitoring engine with")
-
-
 def _trace(root: Path, engine: str, watch: list[str] | None = None, python: str = PY) -> Trace:
     project = open_project(root, python, "none")
     out = root.parent / f"trace-{engine}.json"
@@ -216,7 +188,7 @@ def _trace(root: Path, engine: str, watch: list[str] | None = None, python: str 
 def test_engines_give_the_same_statement_spectra_as_line_events(make_project, engine, tmp_path):
     root = make_project(PROJECT, use_git=False)
     # sys.monitoring exists on 3.12+ only: that engine is compared on such an interpreter
-    python = _modern_python(tmp_path) if engine == "monitoring" else PY
+    python = modern_python(tmp_path) if engine == "monitoring" else PY
     ids = [f"tests/test_mod.py::{t}" for t in ("test_one", "test_missing", "test_box")]
     stmts = Statements(root)
     reference = spectra(_trace(root, "settrace", python=python), ids, stmts)
@@ -338,7 +310,7 @@ def test_a_watched_test_that_spent_its_value_budget_runs_untraced(make_project):
 
 def _traced_file(root: Path, file: str, engine: str, tmp_path: Path) -> tuple[Path, Any, Trace]:
     """One traced run of a test file with ``engine`` (on a 3.12+ for monitoring)."""
-    python = _modern_python(tmp_path) if engine == "monitoring" else PY
+    python = modern_python(tmp_path) if engine == "monitoring" else PY
     project = open_project(root, python, "none")
     out = root.parent / f"trace-{engine}.json"
     run_pytest(eng._request(project, [file], 60, tracer=out, engine=engine))

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import git, write_files
+from tests.conftest import git, modern_python, write_files
 from truegreen.repo.git import GitRepo
 from truegreen.verify import selection
 from truegreen.verify.selection import Plan, Record, plan
@@ -289,7 +289,9 @@ RECORDED = {
 }
 
 
-def test_the_recorder_attributes_functions_files_processes_and_broad_fixtures(tmp_path):
+@pytest.mark.parametrize("tracer", ["settrace", "monitoring"])
+def test_the_recorder_attributes_functions_files_processes_and_broad_fixtures(tmp_path, tracer):
+    python = sys.executable if tracer == "settrace" else modern_python(tmp_path)
     root = tmp_path / "rec"
     root.mkdir()
     write_files(root, RECORDED)
@@ -300,9 +302,11 @@ def test_the_recorder_attributes_functions_files_processes_and_broad_fixtures(tm
         "TRUEGREEN_RECORD_OUT": str(out),
         "TRUEGREEN_RECORD_ROOT": str(root),
         "PYTHONDONTWRITEBYTECODE": "1",
+        # the 3.12 interpreter borrows this one's site-packages: no compiled plugins
+        "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
     }
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "truegreen_record", "-p", "no:cacheprovider"],
+        [python, "-m", "pytest", "-q", "-p", "truegreen_record", "-p", "no:cacheprovider"],
         cwd=root,
         env=env,
         capture_output=True,
@@ -311,6 +315,7 @@ def test_the_recorder_attributes_functions_files_processes_and_broad_fixtures(tm
     )
     assert done.returncode == 0, done.stdout + done.stderr
     doc = json.loads(out.read_text())
+    assert doc["tracer"] == tracer
     names = [c[3] for c in doc["codes"]]
 
     def ran(test: str) -> set[str]:
