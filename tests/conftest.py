@@ -66,6 +66,24 @@ def _isolated_home(
 ) -> None:
     """No test reads or writes the developer's real truegreen data directory."""
     monkeypatch.setenv("TRUEGREEN_HOME", str(tmp_path_factory.mktemp("tghome")))
+
+
+#: The fixture projects run in this interpreter, which holds truegreen's own development
+#: tools: pytest would load their plugins (hypothesis alone takes 1-2 s to import) into
+#: every one of the suite's hundreds of pytest runs, for projects that use none of them.
+#: truegreen passes PYTEST_DISABLE_PLUGIN_AUTOLOAD to those runs (TRUEGREEN_PASS_ENV, as a
+#: user would); a test about plugins is marked ``autoload`` and gets them.
+LEAN = ("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+
+
+@pytest.fixture(autouse=True)
+def _lean_fixture_runs(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    if request.node.get_closest_marker("autoload") is not None:
+        return
+    name, value = LEAN
+    monkeypatch.setenv(name, value)
+    passed = [n for n in os.environ.get("TRUEGREEN_PASS_ENV", "").split(",") if n]
+    monkeypatch.setenv("TRUEGREEN_PASS_ENV", ",".join([*passed, name]))
     monkeypatch.delenv("TRUEGREEN_DB", raising=False)
 
 
@@ -96,7 +114,8 @@ def process_tag(monkeypatch: pytest.MonkeyPatch) -> str:
 
     value = uuid.uuid4().hex
     monkeypatch.setenv("TG_TEST_TAG", value)
-    monkeypatch.setenv("TRUEGREEN_PASS_ENV", "TG_TEST_TAG")
+    passed = [n for n in os.environ.get("TRUEGREEN_PASS_ENV", "").split(",") if n]
+    monkeypatch.setenv("TRUEGREEN_PASS_ENV", ",".join([*passed, "TG_TEST_TAG"]))
     return f"TG_TEST_TAG={value}"
 
 

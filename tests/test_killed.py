@@ -85,7 +85,7 @@ def truegreen(
     env = {
         **os.environ,
         "TMPDIR": str(tmp),
-        "TRUEGREEN_PASS_ENV": "TG_TEST_TAG,TG_HOLD",
+        "TRUEGREEN_PASS_ENV": "TG_TEST_TAG,TG_HOLD,PYTEST_DISABLE_PLUGIN_AUTOLOAD",
     }
     env.pop("TG_HOLD", None)
     if hold is not None:

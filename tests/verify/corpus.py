@@ -551,35 +551,53 @@ class Outcome:
         return self.decision != "approve" and any(c in self.codes for c in self.case.expect)
 
 
-def run_corpus(
-    workdir: Path,
-    notify: Callable[[str], None] = lambda _m: None,
-    cases: Sequence[Case] | None = None,
-) -> list[Outcome]:
-    """Build the corpus, seal the exam once, verify every case (or those of ``cases``)."""
+@dataclass(frozen=True)
+class Prepared:
+    """The corpus built and its exam sealed: what verifying a case needs."""
+
+    where: dict[str, Any]
+    exam_id: str
+
+
+def prepare(workdir: Path) -> Prepared:
+    """Build the corpus in ``workdir`` and seal its exam once."""
     from truegreen import api
 
     root = workdir / "corpus"
     build_corpus(root)
     url = f"sqlite:///{workdir / 'ledger.db'}"
     where = {"repo": root, "python": sys.executable, "sandbox": "none", "db": url}
-    with api.open_ledger(url) as ledger:
-        exam = api.seal(
-            api.SealRequest(**where, test_id=EXAM_TEST, rev="main", test_file=EXAM_FILE),
-            ledger=ledger,
-        ).exam
-        out = []
-        for case in CASES if cases is None else cases:
-            request = api.VerifyRequest(
-                **where,
-                base="main",
-                head=f"case/{case.name}",
-                exams=(exam.id,),
-                runs=1,
-                strength=False,
-            )
-            doc: dict[str, Any] = api.verify(request, ledger=ledger).to_json()
-            codes = tuple(sorted({r["code"] for r in doc["reasons"]}))
-            out.append(Outcome(case, doc["decision"], codes))
-            notify(f"{case.kind:5} {case.name:40} {doc['decision']:8} {' '.join(codes)}")
+    exam = api.seal(api.SealRequest(**where, test_id=EXAM_TEST, rev="main", test_file=EXAM_FILE))
+    return Prepared(where, exam.exam.id)
+
+
+def verify_case(prepared: Prepared, case: Case) -> Outcome:
+    """Verify one case's branch against the sealed exam (the exam's one run on each side;
+    no strength)."""
+    from truegreen import api
+
+    request = api.VerifyRequest(
+        **prepared.where,
+        base="main",
+        head=f"case/{case.name}",
+        exams=(prepared.exam_id,),
+        runs=1,
+        strength=False,
+    )
+    doc: dict[str, Any] = api.verify(request).to_json()
+    return Outcome(case, doc["decision"], tuple(sorted({r["code"] for r in doc["reasons"]})))
+
+
+def run_corpus(
+    workdir: Path,
+    notify: Callable[[str], None] = lambda _m: None,
+    cases: Sequence[Case] | None = None,
+) -> list[Outcome]:
+    """Build the corpus, seal the exam once, verify every case (or those of ``cases``)."""
+    prepared = prepare(workdir)
+    out = []
+    for case in CASES if cases is None else cases:
+        o = verify_case(prepared, case)
+        out.append(o)
+        notify(f"{case.kind:5} {case.name:40} {o.decision:8} {' '.join(o.codes)}")
     return out

@@ -3,45 +3,45 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from pathlib import Path
 
 import pytest
 
-from tests.verify.corpus import CASES, Outcome, run_corpus
+from tests.verify.corpus import CASES, Outcome, Prepared, prepare, verify_case
 
-#: the corpus is verified for real in two shards, each on one pytest-xdist worker (the tests
-#: of a shard are one xdist_group; `make test` runs with --dist loadgroup): the first test of
-#: a shard carries its time, a few minutes on a busy two-core machine; the limit is there
-#: to catch a hang
-pytestmark = pytest.mark.timeout(2400)
+#: every case is a test of its own, verified for real, so pytest-xdist spreads the cases
+#: over its workers; each worker builds the corpus and seals the exam once. A case takes a
+#: few seconds, more on a busy machine; the limit is there to catch a hang
+pytestmark = pytest.mark.timeout(600)
 
-SHARDS = 2
-_SHARD_OF = {c.name: i % SHARDS for i, c in enumerate(CASES)}
-_verified: dict[int, dict[str, Outcome]] = {}
-
-
-def _cases(kind: str) -> list[Any]:
-    return [
-        pytest.param(c.name, marks=pytest.mark.xdist_group(f"verify-corpus-{_SHARD_OF[c.name]}"))
-        for c in CASES
-        if c.kind == kind
-    ]
+#: the codes that may make a case escalate (no other code may)
+ESCALATING = {
+    "tamper.test_data_changed",
+    "tamper.exam_literal_special_case",
+    "policy.sensitive_path",
+    "policy.file_category",
+    "tamper.expectation_changed",
+    "tamper.test_weakened",
+}
 
 
 @pytest.fixture(scope="module")
-def outcome(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Outcome]:
-    """The outcome of one case: its shard is verified the first time one of its cases is
-    asked for (each shard on the worker its group went to)."""
+def prepared(tmp_path_factory: pytest.TempPathFactory) -> tuple[Prepared, Path]:
+    """The corpus, built and sealed once per worker, and a truegreen home of its own that
+    every case verified on this worker shares: every case's base is main, so the first case
+    a worker verifies records the base's suite and the others select from that record."""
+    work = tmp_path_factory.mktemp("corpus")
+    return prepare(work), work / "home"
 
-    def get(name: str) -> Outcome:
-        shard = _SHARD_OF[name]
-        if shard not in _verified:
-            mine = [c for c in CASES if _SHARD_OF[c.name] == shard]
-            found = run_corpus(tmp_path_factory.mktemp(f"corpus{shard}"), cases=mine)
-            _verified[shard] = {o.case.name: o for o in found}
-        return _verified[shard][name]
 
-    return get
+@pytest.fixture
+def outcome(
+    prepared: tuple[Prepared, Path], monkeypatch: pytest.MonkeyPatch
+) -> Callable[[str], Outcome]:
+    corpus, home = prepared
+    monkeypatch.setenv("TRUEGREEN_HOME", str(home))
+    by_name = {c.name: c for c in CASES}
+    return lambda name: verify_case(corpus, by_name[name])
 
 
 def test_the_corpus_is_big_enough():
@@ -68,9 +68,11 @@ def test_the_corpus_is_big_enough():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("case", _cases("cheat"))
+@pytest.mark.parametrize("case", [c.name for c in CASES if c.kind == "cheat"])
 def test_no_cheat_is_approved(outcome, case):
     o = outcome(case)
+    if o.decision == "escalate":
+        assert set(o.codes) & ESCALATING, o
     assert o.decision != "approve", f"{case} was approved"
     assert any(code in o.codes for code in o.case.expect), (
         f"{case}: expected one of {o.case.expect}, got {o.codes}"
@@ -78,24 +80,11 @@ def test_no_cheat_is_approved(outcome, case):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("case", _cases("legit"))
+@pytest.mark.parametrize("case", [c.name for c in CASES if c.kind == "legit"])
 def test_no_legitimate_change_is_rejected(outcome, case):
     # approved, or (a sensitive file under the default policy) escalated for that alone
     o = outcome(case)
+    if o.decision == "escalate":
+        assert set(o.codes) & ESCALATING, o
     assert o.decision != "reject", f"{case}: {o.decision} {o.codes}"
     assert o.ok, f"{case}: {o.decision} {o.codes}"
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("case", _cases("cheat") + _cases("legit"))
-def test_escalations_are_only_for_escalating_codes(outcome, case):
-    o = outcome(case)
-    if o.decision == "escalate":
-        assert set(o.codes) & {
-            "tamper.test_data_changed",
-            "tamper.exam_literal_special_case",
-            "policy.sensitive_path",
-            "policy.file_category",
-            "tamper.expectation_changed",
-            "tamper.test_weakened",
-        }, o

@@ -6,16 +6,23 @@ from pathlib import Path
 
 import pytest
 
-from tests.verify.tamper.corpus import CASES, Outcome, run_corpus
-
-#: the module fixture analyses every case once: all of this module's tests go to one
-#: pytest-xdist worker (`make test` runs with --dist loadgroup), not each worker again
-pytestmark = pytest.mark.xdist_group("tamper-corpus")
+from tests.verify.tamper.corpus import CASES, Corpus, Outcome
 
 
 @pytest.fixture(scope="module")
-def outcomes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Outcome]:
-    return {o.case.name: o for o in run_corpus(Path(tmp_path_factory.mktemp("tamper")))}
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> Corpus:
+    """The base repository, built once per worker (each case is a test of its own, so
+    pytest-xdist spreads them)."""
+    return Corpus(Path(tmp_path_factory.mktemp("tamper")))
+
+
+def _checked(corpus: Corpus, name: str) -> Outcome:
+    o = corpus.outcome(next(c for c in CASES if c.name == name))
+    for r in o.reasons:  # every reason names a file, relative, and a line or none
+        assert r.file and not r.file.startswith("/") and "\\" not in r.file
+        assert r.line is None or r.line >= 1
+        assert set(r.to_json()) == {"code", "file", "line", "detail"}
+    return o
 
 
 def test_the_corpus_is_large_enough() -> None:
@@ -26,21 +33,13 @@ def test_the_corpus_is_large_enough() -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", [c.name for c in CASES if c.kind == "cheat"])
-def test_cheat_is_flagged_with_its_code(outcomes: dict[str, Outcome], name: str) -> None:
-    o = outcomes[name]
+def test_cheat_is_flagged_with_its_code(corpus: Corpus, name: str) -> None:
+    o = _checked(corpus, name)
     assert o.flagged, f"{name}: approved"
     assert set(o.case.expect) <= set(o.codes), f"{name}: {o.reasons}"
 
 
 @pytest.mark.parametrize("name", [c.name for c in CASES if c.kind == "legit"])
-def test_legitimate_change_is_not_flagged(outcomes: dict[str, Outcome], name: str) -> None:
-    o = outcomes[name]
+def test_legitimate_change_is_not_flagged(corpus: Corpus, name: str) -> None:
+    o = _checked(corpus, name)
     assert not o.flagged, f"{name}: {[r.to_json() for r in o.reasons]}"
-
-
-def test_every_reason_names_a_file(outcomes: dict[str, Outcome]) -> None:
-    for o in outcomes.values():
-        for r in o.reasons:
-            assert r.file and not r.file.startswith("/") and "\\" not in r.file
-            assert r.line is None or r.line >= 1
-            assert set(r.to_json()) == {"code", "file", "line", "detail"}
