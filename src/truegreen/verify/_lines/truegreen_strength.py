@@ -45,7 +45,6 @@ the process) all mean the exam did not pass under the mutant.
 from __future__ import annotations
 
 import contextlib
-import gc
 import json
 import os
 import select
@@ -77,34 +76,33 @@ def _exam(items) -> str:
     return "passed"
 
 
-def _apply(mutant, funcs) -> str | None:
-    """Put the mutant's code in place; None, or why it cannot be (the slow way runs it)."""
+def _apply(mutant, funcs):
+    """Put the mutant's code in place of the live function's (in the parent, just before
+    the fork: the child starts with it, the parent puts the old code back after the fork);
+    (what to put back, None) or (None, why it cannot be: the slow way runs it)."""
     from truegreen_mutants import _swap
 
     m = {"file": mutant["file"], "line": mutant["line"], "start": 1, "source": mutant["source"]}
     try:
         swapped = _swap(m, funcs)
     except Exception as exc:
-        return f"fallback: {type(exc).__name__}: {exc}"[:500]
-    return None if swapped else "fallback: no live function holds the line"
+        return None, f"fallback: {type(exc).__name__}: {exc}"[:500]
+    if not swapped:
+        return None, "fallback: no live function holds the line"
+    return swapped, None
 
 
-def _child(items, mutant, funcs, wfd: int) -> None:
-    """The forked child's whole life: apply ``mutant`` (None: the baseline), run the exam,
-    say what happened on ``wfd``, end without pytest's or the interpreter's wrap-up."""
+def _child(items, wfd: int) -> None:
+    """The forked child's whole life: run the exam (the mutant is in place), say what
+    happened on ``wfd``, end without pytest's or the interpreter's wrap-up."""
     status = 0
     try:
         os.setpgid(0, 0)  # its own group: a time limit kills what it started too
-        word = _apply(mutant, funcs) if mutant is not None else None
-        if word is None:
-            try:
-                outcome = _exam(items)
-            except BaseException:  # what the mutant raised through pytest (Exit, ^C)
-                outcome = "failed"
-            word = outcome
-            if mutant is not None:
-                word = "survived" if outcome == "passed" else "killed"
-        os.write(wfd, word.encode() + b"\n")
+        try:
+            outcome = _exam(items)
+        except BaseException:  # what the mutant raised through pytest (Exit, ^C)
+            outcome = "failed"
+        os.write(wfd, b"survived\n" if outcome == "passed" else b"killed\n")
     except BaseException:  # the parent hears nothing: "crashed"
         status = 1
     finally:
@@ -127,12 +125,12 @@ def _kill(pid: int) -> None:
             kill(target, signal.SIGKILL)
 
 
-def _fork(index: int, items, mutant, funcs, limit: float) -> _Running:
+def _fork(index: int, items, limit: float) -> _Running:
     rfd, wfd = os.pipe()
     pid = os.fork()
     if pid == 0:
         os.close(rfd)
-        _child(items, mutant, funcs, wfd)  # never returns
+        _child(items, wfd)  # never returns
     os.close(wfd)
     with contextlib.suppress(OSError):
         os.setpgid(pid, pid)  # the child does it too: whichever runs first
@@ -163,8 +161,18 @@ def _run_all(jobs, workers: int, items, funcs, limit: float, done) -> None:
         while todo or running:
             while todo and len(running) < workers:
                 index, mutant = todo.pop()
-                run = _fork(index, items, mutant, funcs, limit)
+                swapped, why = _apply(mutant, funcs)
+                if why is not None:
+                    done(index, why, 0.0)
+                    continue
+                try:
+                    run = _fork(index, items, limit)
+                finally:
+                    for f, old in swapped:
+                        f.__code__ = old
                 running[run.fd] = run
+            if not running:
+                continue  # the last ones could not be applied
             now = time.monotonic()
             wait = max(0.0, min(r.deadline for r in running.values()) - now)
             ready, _, _ = select.select(list(running), [], [], wait)
@@ -306,10 +314,8 @@ def _mutants(items, spec, baseline) -> dict:
     from truegreen_mutants import _Functions
 
     funcs = _Functions({os.path.realpath(m["file"]) for m in mutants})
-    # children share the parent's pages until they write them; objects the collector
-    # never moves again are not written by a child's collection
-    if hasattr(gc, "freeze"):
-        gc.freeze()
+    # (no gc.freeze() here: the collector would no longer list the frozen functions, and
+    # the search for a mutated function that no module's globals reach needs it to)
     got: dict = {}
 
     def keep(index, word, seconds):
