@@ -43,8 +43,11 @@ if TYPE_CHECKING:
     from truegreen.verify.pipeline import _Runner
 
 MAX_MUTANTS = 12
-#: how many mutants run at once (each in its own copy of the head's tree)
+#: how many mutants run at once (forked children, or fresh processes in copies of the tree)
 WORKERS = 2
+#: run the mutants that can be in forked children of the exams' warm process (False: every
+#: mutant in a fresh pytest process, as before issue #38; for the benchmark's comparison)
+WARM = True
 LINES_DIR = Path(__file__).resolve().parent / "_lines"
 LINES_PLUGIN = "truegreen_lines"
 #: the least time limit of a mutant's run, and the factor on the exam's own run
@@ -283,7 +286,7 @@ def _run_all(
     apply, each in a fresh pytest process (:func:`_run_mutants`)."""
     step = events.steps("strength", len(mutants))
     got: list[bool | None] = [None] * len(mutants)
-    fast = _in_place(mutants, texts, rec.early) if rec.warm is not None else []
+    fast = _in_place(mutants, texts, rec.early) if rec.warm is not None and WARM else []
     chosen = [i for i, ok in enumerate(fast) if ok]
     if chosen and rec.warm is not None:
         forked = _run_forked(rec.warm, head_tree, [mutants[i] for i in chosen], limit)

@@ -19,7 +19,7 @@ run loop, this process forks:
 3. one child per **mutant**, at most ``workers`` at once: the child puts the mutated
    function's code in place of the live function's (``__code__``: every reference to the
    function sees it; nothing is written to disk, no module is imported again), runs the
-   exam items (``runtestprotocol``, unlogged) and writes its outcome to a pipe; the parent
+   exam items (through pytest's hooks, with no report made) and writes its outcome to a pipe; the parent
    kills a child (its process group) when its time limit passes, and goes on. The limit
    is ``max(MIN_LIMIT, FACTOR x the baseline's seconds + PAD)``, at most the spec's.
 
@@ -36,7 +36,8 @@ The spec::
 
 ``results.json`` (written whole, renamed into place), then the process ends at once::
 
-    {"limit": s, "results": ["killed" | "survived" | "timeout" | "crashed" | "fallback: <why>"]}
+    {"limit": s, "results": ["killed" | "survived" | "timeout" | "crashed" | "fallback: <why>"],
+     "seconds": [each mutant's child, from its fork to its word]}
 
 ``killed``, ``timeout`` and ``crashed`` (the child died without a word: the mutant ended
 the process) all mean the exam did not pass under the mutant.
@@ -65,13 +66,15 @@ PAD = 1.0
 
 
 def _exam(items) -> str:
-    """Run the exam items in this (child) process: "passed" or "failed"."""
-    from _pytest.runner import runtestprotocol
+    """Run the exam items in this (child) process: "passed" or "failed". Through pytest's
+    hooks (fixtures, capture and the other plugins take part) but without making reports:
+    a failure's report reads and parses the source of every frame, which took 80% of a
+    killed mutant's run (``truegreen_mutants._protocol``, the localize runner's, does the
+    same)."""
+    from truegreen_mutants import _protocol
 
-    for i, item in enumerate(items):
-        nextitem = items[i + 1] if i + 1 < len(items) else None
-        reports = runtestprotocol(item, log=False, nextitem=nextitem)
-        if not all(r.passed for r in reports):
+    for item in items:
+        if _protocol(item, 0.0, False)[0] != "passed":
             return "failed"
     return "passed"
 
@@ -319,7 +322,11 @@ def _mutants(items, spec, baseline) -> dict:
     got: dict = {}
 
     def keep(index, word, seconds):
-        got[index] = word
+        got[index] = (word, round(seconds, 3))
 
     _run_all(list(enumerate(mutants)), workers, items, funcs, limit, keep)
-    return {"limit": round(limit, 3), "results": [got[i] for i in range(len(mutants))]}
+    return {
+        "limit": round(limit, 3),
+        "results": [got[i][0] for i in range(len(mutants))],
+        "seconds": [got[i][1] for i in range(len(mutants))],
+    }
