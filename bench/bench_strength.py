@@ -249,11 +249,19 @@ def bench_project(
         doc["ratio_per_round"] = [round(x, 2) for x in rounds]
         doc["ratio_median"] = round(statistics.median(rounds), 2)
         # truegreen mutates the changed line only: all its mutants are on it
-        doc["mutmut_on_the_line"] = line = mutmut_on_the_line(p, copy, mutmut)
+        line = mutmut_on_the_line(p, copy, mutmut)
+        theirs_median = statistics.median(times[theirs])
+        line_rate = line["mutants"] / theirs_median if line["mutants"] else 0.0
+        line["rate"] = round(line_rate, 3)
+        doc["mutmut_on_the_line"] = line
+        if line_rate:
+            doc["ratio_on_the_line"] = round(tools_doc[ours]["rate"] / line_rate, 2)
         print(
             f"  mutants/s, truegreen over mutmut, per round: {doc['ratio_per_round']} "
-            f"(median {doc['ratio_median']}x; goal >= 3x); mutmut's mutants of the line "
-            f"itself: {line['killed']} of {line['mutants']} killed"
+            f"(median {doc['ratio_median']}x; goal >= 3x)\n"
+            f"  mutmut's mutants of the fixed line itself: {line['killed']} of "
+            f"{line['mutants']} killed, {line_rate:.3f} per second of its run; truegreen "
+            f"(which mutates that line only) over that: {doc.get('ratio_on_the_line')}x"
         )
     return doc
 

@@ -3,6 +3,7 @@ runs each mutant in a forked child, under a time limit from the exam's own basel
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from pathlib import Path
@@ -37,6 +38,13 @@ def count(n):
 
 TABLE = {k: k * 2 for k in range(3)}
 OK = True
+
+
+def double(k):
+    return k * 2
+
+
+DOUBLED = [double(k) for k in range(3)]
 """
 EXAM = """\
 from calc import OK, TABLE, count, slug
@@ -66,9 +74,14 @@ def _held(root: Path, cancel: Cancellation | None = None) -> warm.WarmRun:
         interpreter=resolve(str(TARGET_PYTHON), root),
         test_ids=(EXAM_ID,),
         timeout=120,
-        plugins=(warm.PLUGIN,),
+        plugins=(strength.LINES_PLUGIN, warm.PLUGIN),
         pythonpath=(strength.LINES_DIR, warm.SWAP_DIR),
-        env={warm.DIR_VAR: str(where), warm.LIMIT_VAR: "60"},
+        env={
+            warm.DIR_VAR: str(where),
+            warm.LIMIT_VAR: "60",
+            "TRUEGREEN_LINES_FILES": json.dumps([str((root / "calc.py").resolve())]),
+            "TRUEGREEN_LINES_OUT": str(where / "lines.json"),
+        },
         writable=(where,),
         records=where / "probe.jsonl",
     )
@@ -85,6 +98,13 @@ def test_each_mutant_runs_in_a_forked_child(make_project, process_tag: str) -> N
         baseline = held.wait_ready()
         assert baseline is not None and baseline["baseline"] == "passed", baseline
         assert held.outcomes().outcome_of(EXAM_ID).outcome == "passed"  # type: ignore[union-attr]
+        # the baseline child wrote the recorder's file: the lines the exam ran, and those
+        # run at import (double's body, called by the module) that a fork cannot re-run
+        lines = json.loads((held.where / "lines.json").read_text())
+        ran, early = set(lines[str((root / "calc.py").resolve())]), lines["__early__"]
+        assert {7, 11, 13} <= ran
+        assert {17, 22, 25} <= set(early[str((root / "calc.py").resolve())])
+        assert not {7, 11, 13} & set(early[str((root / "calc.py").resolve())])
         spec = {
             "limit": 60,
             "workers": 2,
@@ -147,6 +167,18 @@ def test_a_cancel_leaves_no_child_behind(make_project, tmp_path: Path, process_t
         held.close()
     assert [type(e) for e in raised] == [ExecutionCancelled]
     assert live_processes_with(process_tag) == []
+
+
+def test_which_mutants_can_be_put_in_place() -> None:
+    """Inside a function's body and not run at import: in place; module-level code, a
+    function the module's body calls, or a file imported before the recorder: fresh."""
+    from truegreen.verify.mutate import Mutant
+
+    mutants = [Mutant("calc.py", n, "", "") for n in (7, 13, 17, 22)]
+    got = strength._in_place(mutants, {"calc.py": CALC}, {"calc.py": {17, 18, 22, 25}})
+    assert got == [True, True, False, False]
+    assert strength._in_place(mutants, {"calc.py": CALC}, {"calc.py": None}) == [False] * 4
+    assert strength._in_place(mutants, {"calc.py": CALC}, None) == [False] * 4
 
 
 FIXED = CALC
