@@ -62,13 +62,15 @@ class WarmRun:
         """The baseline's word once the exam ran and the process holds (``{"baseline":
         "passed" | ..., "seconds": s}``), or None when the process ended without holding
         (the plugin did not run: no ``os.fork``, a collection error...)."""
-        ready = self.where / "ready"
-        while self._thread.is_alive() and not ready.exists():
+        return self._wait_for(self.where / "ready")
+
+    def _wait_for(self, path: Path) -> dict[str, Any] | None:
+        """The JSON object the process writes whole (renamed into place) at ``path``,
+        once it is there; None when the process ended without writing it."""
+        while self._thread.is_alive() and not path.exists():
             self._thread.join(_POLL)
-        if not ready.exists():
-            return None
         try:
-            doc = json.loads(ready.read_text(encoding="utf-8"))
+            doc = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return None
         return doc if isinstance(doc, dict) else None
@@ -100,17 +102,11 @@ class WarmRun:
         part = self.where / "spec.json.tmp"
         part.write_text(json.dumps(spec), encoding="utf-8")
         part.replace(self.where / "spec.json")
-        results = self.where / "results.json"
-        while self._thread.is_alive() and not results.exists():
-            self._thread.join(_POLL)
-        self._thread.join()
+        got = self._wait_for(self.where / "results.json")
+        self._thread.join()  # it ends at once after writing them
         if self._error is not None:
             raise self._error
-        try:
-            got = json.loads(results.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return None
-        return got if isinstance(got, dict) else None
+        return got
 
     def release(self) -> None:
         """Let the process end (told to stop if it holds), and wait for it."""
