@@ -53,6 +53,7 @@ import signal
 import sys
 import threading
 import time
+import warnings
 
 import pytest
 
@@ -128,9 +129,18 @@ def _kill(pid: int) -> None:
             kill(target, signal.SIGKILL)
 
 
+def _forked() -> int:
+    """os.fork(), without the warning Python 3.12+ gives in a process with threads (the
+    project's warning filters may make it an error; a child that deadlocks on a lock of
+    another thread is stopped at its limit, and the baseline's would be too)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return os.fork()
+
+
 def _fork(index: int, items, limit: float) -> _Running:
     rfd, wfd = os.pipe()
-    pid = os.fork()
+    pid = _forked()
     if pid == 0:
         os.close(rfd)
         _child(items, wfd)  # never returns
@@ -251,11 +261,13 @@ def pytest_runtestloop(session):
     if session.testsfailed and not session.config.option.continue_on_collection_errors:
         return None  # pytest's own loop says the collection failed
     items = list(session.items)
+    if not items or getattr(session.config.option, "numprocesses", None):
+        return None  # nothing collected here (xdist's workers collect): pytest's own loop
     _STATE["items"] = items
     lines = sys.modules.get("truegreen_lines")
     rfd, wfd = os.pipe()
     started = time.monotonic()
-    pid = os.fork()
+    pid = _forked()
     if pid == 0:
         os.close(rfd)
         _baseline(session, items, wfd)  # never returns
