@@ -61,8 +61,8 @@ def test_an_exam_that_runs_no_changed_line_has_no_strength(tmp_path: Path, monke
     """null is for an exam that executes no changed line (DESIGN.md): no mutant is made."""
     (tmp_path / "calc.py").write_text(FIXED)
 
-    def executed(*args: Any) -> tuple[dict[str, set[int]], float, None]:
-        return {"calc.py": {1, 2}}, 0.5, None  # add ran, scale did not
+    def executed(*args: Any) -> tuple[dict[str, set[int]], float, None, dict[str, set[int]], None]:
+        return {"calc.py": {1, 2}}, 0.5, None, {}, None  # add ran, scale did not
 
     monkeypatch.setattr(strength, "_executed", executed)
     got = strength.measure(None, _Git(DIFF), "b", "h", tmp_path, ["t"], QUIET)  # type: ignore[arg-type]

@@ -1244,13 +1244,16 @@ def measure_strength(
             # the exams' run that checks they pass is the one that records the lines
             # they execute (one run fewer before the mutants)
             recorded = record_lines(runner, git, base_sha, head_sha, wh.path, tests)
-            first = recorded.run or runner.run(wh.path, tests)
-            failing = sorted(t for t in tests if not _passed(first, t))
-            strength = None
-            if not failing:
-                strength = strength_layer(
-                    runner, git, base_sha, head_sha, wh.path, tests, events, recorded
-                )
+            try:
+                first = recorded.run or runner.run(wh.path, tests)
+                failing = sorted(t for t in tests if not _passed(first, t))
+                strength = None
+                if not failing:
+                    strength = strength_layer(
+                        runner, git, base_sha, head_sha, wh.path, tests, events, recorded
+                    )
+            finally:
+                recorded.release()  # its process may be held for the mutants
     return {
         "schema": "truegreen.strength/1",
         "base": base_sha,
