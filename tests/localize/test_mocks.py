@@ -8,8 +8,8 @@ import sys
 
 import pytest
 
+from tests.conftest import modern_python
 from tests.localize.helpers import localized, ranked_in
-from tests.localize.test_engines import _modern_python
 from truegreen.localize import engine as eng
 from truegreen.localize.mocks import mock_failure
 from truegreen.localize.spectrum import Trace
@@ -108,7 +108,7 @@ def test_every_engine_records_where_a_mock_was_called_from(make_project, engine,
         "    import functools\n\n            functools.partial(mail.send, address)(subject, body)",
     )
     root = make_project(files, use_git=False)
-    python = _modern_python(tmp_path) if engine == "monitoring" else PY
+    python = modern_python(tmp_path) if engine == "monitoring" else PY
     out = tmp_path / "trace.json"
     cfg = tmp_path / "values.json"
     target = "tests/test_notify.py::test_alert_retries_twice"

@@ -369,6 +369,7 @@ def test_bad_interpreters_are_refused_with_a_clear_message(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.autoload  # pytest-timeout stops the test
 def test_a_timeout_has_one_signature_wherever_the_test_was_stopped(make_project):
     from truegreen.run.signature import Frame, make_signature
 

@@ -251,6 +251,12 @@ RECORDED = {
 
         def spawn():
             subprocess.run([sys.executable, "-c", "pass"], check=True)
+
+
+        def plugins():
+            import os
+
+            return sorted(os.listdir("data"))
         """,
     "data/input.txt": "hello\n",
     "conftest.py": """
@@ -264,7 +270,7 @@ RECORDED = {
             return setup_db()
         """,
     "tests/test_core.py": """
-        from pkg.core import read, spawn, work
+        from pkg.core import plugins, read, spawn, work
 
 
         def test_first_uses_db(db):
@@ -285,6 +291,10 @@ RECORDED = {
 
         def test_second_uses_db(db):
             assert db
+
+
+        def test_plugins():
+            assert plugins() == ["input.txt"]
         """,
 }
 
@@ -330,6 +340,9 @@ def test_the_recorder_attributes_functions_files_processes_and_broad_fixtures(tm
     assert doc["tests"]["tests/test_core.py::test_read"]["files"] == ["data/input.txt"]
     assert doc["tests"]["tests/test_core.py::test_spawn"].get("spawned") is True
     assert "spawned" not in doc["tests"]["tests/test_core.py::test_work"]
+    # the project's own listing is the test's; pytest's and the import system's are nobody's
+    assert doc["tests"]["tests/test_core.py::test_plugins"]["dirs"] == ["data"]
+    assert doc["session"]["dirs"] == []
     # importing the test module (collection) is the session's
     assert "<module>" in {names[i] for i in doc["session"]["codes"]}
     # only files under the root are recorded

@@ -166,7 +166,9 @@ def compared_tests(reg: Mapping[str, Any]) -> str:
     counts = [f"{new} new failure{'' if new == 1 else 's'}", f"{flaky} flaky"]
     if reg.get("failing_on_both"):
         counts.append(f"{len(reg['failing_on_both'])} failing on both sides (not counted)")
-    text = f"{n} test{' ran' if n == 1 else 's ran'} on both sides: " + ", ".join(counts)
+    selected = (reg.get("selection") or {}).get("mode") == "selected"
+    where = "on the head, against the base's record" if selected else "on both sides"
+    text = f"{n} test{' ran' if n == 1 else 's ran'} {where}: " + ", ".join(counts)
     always = reg.get("always_run")
     if always:
         k = always["tests"]

@@ -314,11 +314,18 @@ def both_sides(
     separate worktrees). When one side fails, or on Ctrl-C, the call is cancelled: every
     process tree it runs is killed, and the other side starts nothing more (its runs are
     in sessions of their own, never see SIGINT, and would otherwise go on)."""
-    pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="truegreen-side")
+    a, b = all_at_once([first, second], cancel)
+    return a, b
+
+
+def all_at_once(calls: Sequence[Callable[[], T]], cancel: Cancellation) -> list[T]:
+    """Run independent calls at once, each in a thread of its own; their results in the
+    calls' order. One failing (or Ctrl-C) cancels the call's token, as :func:`both_sides`
+    says."""
+    pool = ThreadPoolExecutor(max_workers=max(1, len(calls)), thread_name_prefix="truegreen-side")
     try:
-        a = pool.submit(first)
-        b = pool.submit(second)
-        return a.result(), b.result()
+        futures = [pool.submit(call) for call in calls]
+        return [f.result() for f in futures]
     except BaseException:
         cancel.cancel()
         raise
@@ -847,19 +854,19 @@ def regression_layer(
     flaky_outcomes: list[tuple[str, str]] = []
     if candidates:
         # rerun on the head (does it pass now?) and, at the same time, on the base (does it
-        # flip there too? then its failure is not the change's doing): both sides at once,
-        # so the base's reruns cost no wall time on two cores
+        # flip there too? then its failure is not the change's doing)
         events.note(
             "regression",
             f"regression: rerunning {len(candidates)} new failure(s) on the head and the base",
         )
-        reruns, base_reruns = both_sides(
-            lambda: [
-                runner.run(head_tree, [real_id[t] for t in candidates]) for _ in range(FLAKY_RERUNS)
-            ],
-            lambda: [runner.run(base_tree, list(candidates)) for _ in range(FLAKY_RERUNS)],
+        # every rerun at once: they are independent processes, and most of their time is
+        # the interpreter's and pytest's start
+        ran_all = all_at_once(
+            [lambda: runner.run(head_tree, [real_id[t] for t in candidates])] * FLAKY_RERUNS
+            + [lambda: runner.run(base_tree, list(candidates))] * FLAKY_RERUNS,
             runner.project.cancel,
         )
+        reruns, base_reruns = ran_all[:FLAKY_RERUNS], ran_all[FLAKY_RERUNS:]
         for tid in candidates:
             ran = [after[tid].outcome, *(_outcome(r, real_id[tid]) for r in reruns)]
             on_base = [before[tid], *(_outcome(r, tid) for r in base_reruns)]

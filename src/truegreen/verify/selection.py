@@ -484,9 +484,8 @@ def plan(
             if is_test_module(path):
                 if st != "D":
                     out.whole_files.add(path)
-                    out.why["tests of changed test files"] = (
-                        out.why.get("tests of changed test files", 0) + 1
-                    )
+                    key = "test modules the change touches, run whole"
+                    out.why[key] = out.why.get(key, 0) + 1
                 add(
                     (t for t in record.outcomes if t.split("::")[0] == path),
                     "tests of a changed file",

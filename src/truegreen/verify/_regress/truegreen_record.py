@@ -50,6 +50,8 @@ class _Bucket:
 
 _SESSION = _Bucket()
 _CUR = [_SESSION]
+#: the current bucket's ``codes.add`` (rebound by :func:`_switch`)
+_add = _SESSION.codes.add
 _STACK = []
 _TESTS = {}
 _FIXTURES = {}
@@ -60,11 +62,12 @@ _MONITOR = [None]
 
 
 def _trace(frame, event, arg):
-    _CUR[0].codes.add(frame.f_code)
+    # called on every Python call of the run: as little as can be (one global, one call)
+    _add(frame.f_code)
 
 
 def _start(code, offset):
-    _CUR[0].codes.add(code)
+    _add(code)
     return _DISABLE[0]
 
 
@@ -84,6 +87,28 @@ def _path(value):
     return None
 
 
+_STDLIB = os.path.dirname(os.__file__)
+
+
+def _by_pytest_or_import():
+    """Whether a directory is being listed by pytest's collection or by the import system
+    (which list directories whatever the project does): the first frame above the standard
+    library's is pytest's or pluggy's, or the lister is importlib's path finder."""
+    try:
+        frame = sys._getframe(2)  # above this function and the audit hook
+    except ValueError:
+        return False
+    while frame is not None:
+        name = frame.f_code.co_filename
+        if name.startswith("<frozen importlib"):
+            return True
+        if name.startswith(("<", _STDLIB)):
+            frame = frame.f_back
+            continue
+        return "/_pytest/" in name or "/pluggy/" in name
+    return False
+
+
 def _audit(event, args):
     if not _ACTIVE[0]:
         return
@@ -94,7 +119,7 @@ def _audit(event, args):
                 _CUR[0].files.add(rel)
         elif event in _LIST_EVENTS:
             rel = _path(args[0] if args and args[0] is not None else ".")
-            if rel is not None:
+            if rel is not None and not _by_pytest_or_import():
                 _CUR[0].dirs.add(rel)
         elif event in _SPAWN_EVENTS:
             _CUR[0].spawned = True
@@ -134,7 +159,9 @@ def _end():
 
 
 def _switch(bucket):
+    global _add
     _CUR[0] = bucket
+    _add = bucket.codes.add
     if _MONITOR[0] is not None:
         # every function is seen again, once, for the next bucket
         sys.monitoring.restart_events()
