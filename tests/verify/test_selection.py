@@ -213,6 +213,12 @@ def test_a_changed_test_module_runs_whole(repo):
     assert chosen.ids == {"tests/test_other.py::test_other"}
 
 
+def test_a_removed_test_module_is_gone_not_run(repo):
+    chosen = _plan(repo, {"tests/test_other.py": None}, _record())
+    assert not chosen.full
+    assert (chosen.gone_files, chosen.whole_files) == ({"tests/test_other.py"}, set())
+
+
 def test_failed_and_process_starting_tests_always_run(repo):
     record = _record(add={"outcome": "failed"}, other={"spawned": True})
     chosen = _plan(repo, {"pkg/unread.txt": "1\n"}, record)

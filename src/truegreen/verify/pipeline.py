@@ -752,7 +752,11 @@ def _select_and_run(
             for i in maybe_head.suite.collected
             if i.split("::", 1)[0] in whole
         }
-        head_collected = frozenset({i for i in collected if i.split("::", 1)[0] not in whole} | ran)
+        # (a test module the change removes collects nothing on the head)
+        changed_files = whole | chosen.whole_files | chosen.gone_files
+        head_collected = frozenset(
+            {i for i in collected if i.split("::", 1)[0] not in changed_files} | ran
+        )
     if always_base is not None and always_base.always is not None:
         for t in always_base.always.tests:
             tid = _norm(t.id, base_tree, base_tree)

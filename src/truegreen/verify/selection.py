@@ -374,6 +374,8 @@ class Plan:
     reason: str | None = None
     ids: set[str] = field(default_factory=set)
     whole_files: set[str] = field(default_factory=set)
+    #: test modules the change removes (what the base collected there is gone)
+    gone_files: set[str] = field(default_factory=set)
     #: why tests were picked, counted: {"changed functions": 3, ...}
     why: dict[str, int] = field(default_factory=dict)
 
@@ -482,7 +484,9 @@ def plan(
             if not path.endswith(".py"):
                 continue
             if is_test_module(path):
-                if st != "D":
+                if st == "D":
+                    out.gone_files.add(path)
+                else:
                     out.whole_files.add(path)
                     key = "test modules the change touches, run whole"
                     out.why[key] = out.why.get(key, 0) + 1
