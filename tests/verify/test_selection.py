@@ -226,6 +226,16 @@ def test_failed_and_process_starting_tests_always_run(repo):
     assert chosen.why == {"failed on the base": 1, "started a process on the base": 1}
 
 
+def test_what_ran_while_the_recorder_was_off_always_runs(repo):
+    record = _record(
+        other={"unrecorded": True}, add={"fixtures": ["db"]}, fixtures={"db": {"unrecorded": True}}
+    )
+    chosen = _plan(repo, {"pkg/unread.txt": "1\n"}, record)
+    assert chosen.ids == {"tests/test_other.py::test_other", "tests/test_calc.py::test_add"}
+    assert chosen.why == {"ran while the recorder was off": 2}
+    assert _plan(repo, {"pkg/unread.txt": "2\n"}, _record(session={"unrecorded": True})).full
+
+
 def test_the_record_round_trips_through_the_cache():
     record = _record(add={"codes": [0], "files": ["pkg/data.txt"], "fixtures": ["db"]})
     assert selection.save("k" * 64, record)
@@ -301,6 +311,17 @@ RECORDED = {
 
         def test_plugins():
             assert plugins() == ["input.txt"]
+
+
+        def test_switches_tracing_off():
+            import sys
+
+            sys.settrace(None)  # as a RecursionError inside the trace function does
+            assert work(1) == 2
+
+
+        def test_after_the_switch():
+            assert work(3) == 6
         """,
 }
 
@@ -349,6 +370,11 @@ def test_the_recorder_attributes_functions_files_processes_and_broad_fixtures(tm
     # the project's own listing is the test's; pytest's and the import system's are nobody's
     assert doc["tests"]["tests/test_core.py::test_plugins"]["dirs"] == ["data"]
     assert doc["session"]["dirs"] == []
+    # a tracer switched off is noticed, said (the test is always run), and put back
+    off = doc["tests"]["tests/test_core.py::test_switches_tracing_off"]
+    assert off.get("unrecorded", False) is (tracer == "settrace")
+    assert "work" in ran("test_after_the_switch")
+    assert "unrecorded" not in doc["tests"]["tests/test_core.py::test_after_the_switch"]
     # importing the test module (collection) is the session's
     assert "<module>" in {names[i] for i in doc["session"]["codes"]}
     # only files under the root are recorded

@@ -82,6 +82,8 @@ class Bucket:
     dirs: frozenset[str] = frozenset()
     spawned: bool = False
     fixtures: tuple[str, ...] = ()
+    #: the recorder's tracer was off for part of it (it is always run)
+    unrecorded: bool = False
 
     @classmethod
     def from_json(cls, doc: Mapping[str, Any]) -> Bucket:
@@ -91,6 +93,7 @@ class Bucket:
             frozenset(str(d) for d in doc.get("dirs", ())),
             bool(doc.get("spawned", False)),
             tuple(str(f) for f in doc.get("fixtures", ())),
+            bool(doc.get("unrecorded", False)),
         )
 
 
@@ -147,6 +150,8 @@ class Record:
                 doc["spawned"] = True
             if b.fixtures:
                 doc["fixtures"] = list(b.fixtures)
+            if b.unrecorded:
+                doc["unrecorded"] = True
             return doc
 
         return {
@@ -452,6 +457,11 @@ def plan(
             out.why[why] = out.why.get(why, 0) + len(new)
 
     session = record.session
+    if session.unrecorded:
+        return out.fall_back(
+            "the recorder was switched off while the suite was collected (a RecursionError "
+            "in it, or a tracer of the project's own): what ran then is not seen"
+        )
     for change in git.changed(base, head):
         paths = [change.path] if change.old_path is None else [change.old_path, change.path]
         status = change.status
@@ -527,6 +537,11 @@ def plan(
         "failed on the base",
     )
     add((t for t, b in record.tests.items() if b.spawned), "started a process on the base")
+    lost = {name for name, b in record.fixtures.items() if b.unrecorded}
+    add(
+        (t for t, b in record.tests.items() if b.unrecorded or lost & set(b.fixtures)),
+        "ran while the recorder was off",
+    )
     out.ids -= skipped
     return out
 

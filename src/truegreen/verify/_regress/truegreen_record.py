@@ -39,13 +39,17 @@ _LIST_EVENTS = frozenset(("os.listdir", "os.scandir", "glob.glob", "os.walk"))
 
 
 class _Bucket:
-    __slots__ = ("codes", "dirs", "files", "spawned")
+    __slots__ = ("codes", "dirs", "files", "lost", "spawned")
 
     def __init__(self):
         self.codes = set()
         self.files = set()
         self.dirs = set()
         self.spawned = False
+        #: the tracer was switched off while this bucket was current (a RecursionError
+        #: inside the trace function, a test that sets a tracer of its own): what it ran
+        #: is not all seen
+        self.lost = False
 
 
 _SESSION = _Bucket()
@@ -158,8 +162,51 @@ def _end():
         threading.settrace(None)
 
 
+def _intact():
+    tool = _MONITOR[0]
+    if tool is not None:
+        m = sys.monitoring
+        return m.get_tool(tool) == "truegreen" and bool(m.get_events(tool) & m.events.PY_START)
+    return sys.gettrace() is _trace
+
+
+def _reinstall():
+    tool = _MONITOR[0]
+    if tool is not None:
+        m = sys.monitoring
+        if m.get_tool(tool) is None:
+            m.use_tool_id(tool, "truegreen")
+        m.register_callback(tool, m.events.PY_START, _start)
+        m.set_events(tool, m.events.PY_START)
+    else:
+        threading.settrace(_trace)
+        sys.settrace(_trace)
+    return _intact()
+
+
+#: the tracer could not be put back: every bucket from then on is lost
+_BROKEN = [False]
+
+
+def _check():
+    """Mark the current bucket lost when the tracer is gone, and put it back."""
+    if not _ACTIVE[0]:
+        return
+    if _BROKEN[0]:
+        _CUR[0].lost = True
+        return
+    if _intact():
+        return
+    _CUR[0].lost = True
+    try:
+        _BROKEN[0] = not _reinstall()
+    except Exception:
+        _BROKEN[0] = True
+
+
 def _switch(bucket):
     global _add
+    _check()
     _CUR[0] = bucket
     _add = bucket.codes.add
     if _MONITOR[0] is not None:
@@ -250,12 +297,15 @@ def _dump(bucket, index, table):
     doc = {"codes": codes, "files": sorted(bucket.files), "dirs": sorted(bucket.dirs)}
     if bucket.spawned:
         doc["spawned"] = True
+    if bucket.lost:
+        doc["unrecorded"] = True
     return doc
 
 
 def pytest_unconfigure(config):
     if not _OUT:
         return
+    _check()
     _end()
     index = {}
     table = []
