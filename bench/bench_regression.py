@@ -52,6 +52,7 @@ import argparse
 import ast
 import io
 import json
+import keyword
 import os
 import random
 import re
@@ -124,8 +125,6 @@ NAMES = {
     "not": ("boolean", ""),
     "is": ("comparison", "is not"),
 }
-#: what a binary operator follows (else it is unary: ``-1``, ``*args``)
-OPERAND_END = {"NAME", "NUMBER", "STRING"}
 FAILED = re.compile(r"^(?:FAILED|ERROR) (\S+::\S+)", re.M)
 COUNTS = re.compile(r"(\d+) (passed|failed|errors?|skipped|deselected|xfailed|xpassed)")
 
@@ -262,7 +261,9 @@ def mutations(text: str) -> list[tuple[int, str, str, str]]:
         if tok.type == tokenize.OP and tok.string in OPS:
             kind, repl = OPS[tok.string]
             binary = prev is not None and (
-                tokenize.tok_name[prev.type] in OPERAND_END or prev.string in (")", "]")
+                prev.type in (tokenize.NUMBER, tokenize.STRING)
+                or prev.string in (")", "]", "}", "True", "False", "None")
+                or (prev.type == tokenize.NAME and not keyword.iskeyword(prev.string))
             )
             if kind == "operator" and tok.string in ("+", "-", "*", "//", "%") and not binary:
                 continue
