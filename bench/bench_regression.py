@@ -73,6 +73,8 @@ PYTHON = sys.executable
 SEED = 38
 #: module-level constants tried for the fallback case (the first the suite catches is kept)
 CONSTANT_TRIES = 6
+#: data files tried for the data-file case
+DATA_TRIES = 6
 GIT_ID = ["-c", "user.name=bench", "-c", "user.email=bench@localhost"]
 
 
@@ -395,13 +397,18 @@ class Testmon:
     """pytest-testmon's database recorded at the base in a copy of the repository; each
     change runs in a fresh copy of that one with the head's files written."""
 
-    def __init__(self, project: Project, root: Path, python: str, timeout: float) -> None:
+    def __init__(
+        self, project: Project, root: Path, python: str, timeout: float, fresh: bool = True
+    ) -> None:
+        """``fresh``: record the base now (else use the copy recorded before)."""
         self.python, self.timeout, self.root = python, timeout, root
         self.base = CACHE / f"{project.name}-testmon-base"
         self.work = CACHE / f"{project.name}-testmon-run"
-        shutil.rmtree(self.base, ignore_errors=True)
-        shutil.copytree(root, self.base, ignore=shutil.ignore_patterns(".git"))
-        self.record = pytest_run(python, self.base, "--testmon", timeout=timeout, cache=True)
+        self.record: dict[str, Any] = {}
+        if fresh or not (self.base / ".testmondata").exists():
+            shutil.rmtree(self.base, ignore_errors=True)
+            shutil.copytree(root, self.base, ignore=shutil.ignore_patterns(".git"))
+            self.record = pytest_run(python, self.base, "--testmon", timeout=timeout, cache=True)
 
     def check(self, branch: str) -> dict[str, Any]:
         shutil.rmtree(self.work, ignore_errors=True)
@@ -541,15 +548,37 @@ def fallbacks(
             break  # the first one the full suite catches (else the last tried)
     if consts:
         out.append(("module_constant", f"{rel}:{line}: {old.strip()} -> {new.strip()}", files))
-    data = sorted(p for p in (root / project.package).rglob("*")
-                  if p.is_file() and p.suffix not in (".py", ".pyc"))  # fmt: skip
-    if data:
-        rel = data[0].relative_to(root).as_posix()
-        text = data[0].read_text(encoding="utf-8", errors="replace") + "\n"
-        out.append(("data_file", f"{rel}: a line added", {rel: text}))
-    else:
+    # a data file: a non-Python file of the package or the tests, its first line changed,
+    # the first in the fixed order that the full suite catches (else the last tried; a new
+    # file in the package when there is none)
+    tests = root / Path(project.conftest).parent
+    pool = sorted({p for d in (root / project.package, tests) for p in d.rglob("*")
+                   if p.is_file() and p.suffix not in (".py", ".pyc")
+                   and "__pycache__" not in p.parts})  # fmt: skip
+    rng.shuffle(pool)
+    data: tuple[str, dict[str, str | None]] | None = None
+    tried = 0
+    for path in pool:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            continue
+        lines = text.splitlines(keepends=True)
+        at = next((i for i, ln in enumerate(lines) if ln.strip()), None)
+        if at is None:
+            continue
+        lines[at] = "regbench " + lines[at]
+        rel = path.relative_to(root).as_posix()
+        data = (f"{rel}:{at + 1}: 'regbench ' put before the line", {rel: "".join(lines)})
+        commit_change(root, "fallback/data_file", data[1], "fallback: a data file")
+        bare = bare_run(root, head, "fallback/data_file", python, timeout)
+        tried += 1
+        if set(bare.get("failing", [])) - set(base["failing"]) or tried >= DATA_TRIES:
+            break
+    if data is None:
         rel = f"{project.package}/regbench.dat"
-        out.append(("data_file", f"{rel}: a new data file", {rel: "data\n"}))
+        data = (f"{rel}: a new data file", {rel: "data\n"})
+    out.append(("data_file", *data))
     conftest = root / project.conftest
     text = conftest.read_text(encoding="utf-8") if conftest.exists() else ""
     text += "\n\nimport pytest\n\n\n@pytest.fixture\ndef regbench_fixture():\n    return 38\n"
@@ -624,6 +653,20 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
     for r in sel:
         mode = (r["truegreen"]["selected"].get("selection") or {}).get("mode", "?")
         modes[mode] = modes.get(mode, 0) + 1
+    records: dict[str, int] = {}
+    for r in sel:
+        for key in ("selected_first", "selected"):
+            got = (r["truegreen"].get(key) or {}).get("selection") or {}
+            tag = f"{key}:{got.get('base_record')}"
+            records[tag] = records.get(tag, 0) + 1
+    # a catch with fewer failing tests than verify full found (not a miss: a smaller net)
+    fewer = [
+        r["id"]
+        for r in sel
+        if "full" in r["truegreen"]
+        and set(r["truegreen"]["full"].get("new_failures", []))
+        - set(r["truegreen"]["selected"].get("new_failures", []))
+    ]
     fractions = [
         s["tests"] / s["of"]
         for r in sel
@@ -640,6 +683,8 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "selected_ran": len(sel),
         "selected_missed": missed,
         "selection_modes": dict(sorted(modes.items())),
+        "base_records": dict(sorted(records.items())),
+        "selected_fewer_failures_than_full": fewer,
         "selected_tests_fraction_median": med(fractions),
         "caught_testmon": sum(bool(r.get("testmon", {}).get("caught")) for r in rows),
         "testmon_ran": sum("testmon" in r for r in rows),
@@ -675,6 +720,23 @@ def testmon_caught(got: dict[str, Any], failing_at_base: set[str]) -> dict[str, 
             "deselected": counts.get("deselected", 0), "tail": got.get("tail")}  # fmt: skip
 
 
+def fallback_stage(
+    project: Project, root: Path, python: str, base: dict[str, Any], mon: Testmon
+) -> list[dict[str, Any]]:
+    """The fallback cases, each with the bare suite's and testmon's results."""
+    for branch in git(root, "branch", "--format=%(refname:short)", "--list", "fallback/*").split():
+        git(root, "branch", "-qD", branch)
+    falls = fallbacks(project, root, python, base)
+    head = CACHE / f"{project.name}-head"
+    for row in falls:
+        bare = bare_run(root, head, row["branch"], python, max(60.0, 10 * base["wall"]))
+        new = sorted(set(bare.get("failing", [])) - set(base["failing"]))
+        row["bare"] = {**bare, "new_failures": new}
+        row["testmon"] = testmon_caught(mon.check(row["branch"]), set(base["failing"]))
+        print(f"  {row['branch']} {row['change']}: {len(new)} fail", file=sys.stderr)
+    return falls
+
+
 def one_project(project: Project, args: argparse.Namespace, db: str) -> dict[str, Any]:
     load_before = os.getloadavg()
     root = fetch(project)
@@ -690,6 +752,11 @@ def one_project(project: Project, args: argparse.Namespace, db: str) -> dict[str
         for row in rows + falls:  # the branches, as found
             if git(root, "branch", "--list", row["branch"]).strip() == "":
                 raise SystemExit(f"{row['branch']} is gone from {root}: run without --reuse-found")
+        if args.refallback:
+            mon = Testmon(project, root, python, timeout=max(60.0, 10 * base["wall"]), fresh=False)
+            falls = fallback_stage(project, root, python, base, mon)
+            cached["fallbacks"] = falls
+            found_file.write_text(json.dumps(cached, indent=1))
     else:
         for branch in git(root, "branch", "--format=%(refname:short)").split():
             if branch != "main":
@@ -699,16 +766,11 @@ def one_project(project: Project, args: argparse.Namespace, db: str) -> dict[str
             raise SystemExit(f"{project.name}: the base suite: {base}")
         print(f"{project.name}: base {base['tail']} in {base['wall']} s", file=sys.stderr)
         rows, tally = find(project, root, python, args.regressions, args.tries, base)
-        falls = fallbacks(project, root, python, base)
-        head = CACHE / f"{project.name}-head"
-        for row in falls:
-            bare = bare_run(root, head, row["branch"], python, max(60.0, 10 * base["wall"]))
-            row["bare"] = {**bare,
-                           "new_failures": sorted(set(bare.get("failing", [])) - set(base["failing"]))}  # fmt: skip
         mon = Testmon(project, root, python, timeout=max(60.0, 10 * base["wall"]))
         record = mon.record
-        for row in rows + falls:
+        for row in rows:
             row["testmon"] = testmon_caught(mon.check(row["branch"]), set(base["failing"]))
+        falls = fallback_stage(project, root, python, base, mon)
         found_file.write_text(json.dumps({"base": base, "regressions": rows, "tally": tally,
                                           "fallbacks": falls, "testmon_record": record,
                                           "found_at": time.strftime("%Y-%m-%dT%H:%M:%SZ",
@@ -775,6 +837,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="regressions per project whose verification records the base")  # fmt: skip
     parser.add_argument("--full-every", type=int, default=1)
     parser.add_argument("--reuse-found", action="store_true")
+    parser.add_argument("--refallback", action="store_true",
+                        help="with --reuse-found: make the fallback cases again")  # fmt: skip
     parser.add_argument("--find-only", action="store_true",
                         help="inject the regressions, run the bare suite and testmon; no verify")  # fmt: skip
     parser.add_argument("--out", type=Path, default=HERE / "results" / "regression.json")
