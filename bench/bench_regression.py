@@ -612,7 +612,7 @@ def measure(
             clear_record()
             tg["selected_first"] = verify(root, python, row["branch"], "selected", db)
         tg["selected"] = verify(root, python, row["branch"], "selected", db)
-        if n % full_every == 0:
+        if full_every and n % full_every == 0:
             tg["full"] = verify(root, python, row["branch"], "full", db)
         row["truegreen"] = tg
         sel = tg["selected"]
@@ -668,9 +668,11 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
         - set(r["truegreen"]["selected"].get("new_failures", []))
     ]
     fractions = [
-        s["tests"] / s["of"]
+        (s["of"] if s.get("mode") == "full" else s["tests"]) / s["of"]
         for r in sel
-        if (s := r["truegreen"]["selected"].get("selection")) and s.get("of")
+        if (s := r["truegreen"]["selected"].get("selection"))
+        and s.get("of")
+        and (s.get("mode") == "full" or s.get("tests") is not None)
     ]
     return {
         "regressions": len(rows),
@@ -777,7 +779,7 @@ def one_project(project: Project, args: argparse.Namespace, db: str) -> dict[str
                                                                     time.gmtime())}, indent=1))  # fmt: skip
     if not args.find_only:
         measure(project, root, python, rows, args.first, args.full_every, db)
-        measure(project, root, python, falls, 0, 1, db)
+        measure(project, root, python, falls, 0, 0, db)  # the bare suite is their full run
     return {
         "version": project.version,
         "found_at": cached.get("found_at") if cached else None,
@@ -844,7 +846,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=HERE / "results" / "regression.json")
     args = parser.parse_args(argv)
     CACHE.mkdir(parents=True, exist_ok=True)
-    os.environ["TRUEGREEN_HOME"] = str(CACHE / "home")
+    os.environ.setdefault("TRUEGREEN_HOME", str(CACHE / "home"))
     db = f"sqlite:///{CACHE / 'ledger.db'}"
     wanted = args.projects.split(",")
     unknown = set(wanted) - {p.name for p in PROJECTS}
