@@ -34,17 +34,19 @@ typecheck: dev
 	$(BIN)/mypy
 
 # The tests are independent: one pytest-xdist worker per core (PYTEST_WORKERS=0 runs them
-# in one process, for debugging).
+# in one process, for debugging). --dist loadgroup keeps the tests of one xdist_group (a
+# corpus verified once per module) on one worker.
 PYTEST_WORKERS ?= auto
+PYTEST_XDIST = -n $(PYTEST_WORKERS) --dist loadgroup
 unit: dev
-	$(BIN)/python -m pytest -n $(PYTEST_WORKERS)
+	$(BIN)/python -m pytest $(PYTEST_XDIST)
 
 test: lint typecheck unit
 
 # The tests marked slow (more than about 3 s each: most of the suite's time) left out, for
 # a quick loop while working; `make test` runs every test.
 quick: dev
-	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) -m "not slow"
+	$(BIN)/python -m pytest $(PYTEST_XDIST) -m "not slow"
 
 bench: dev
 	@for b in bench/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done

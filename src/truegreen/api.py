@@ -123,7 +123,7 @@ if TYPE_CHECKING:
     from truegreen.project import Project
     from truegreen.repo.git import GitRepo
     from truegreen.report.markdown import compared_tests, shown_layers
-    from truegreen.report.model import ReportContext
+    from truegreen.report.model import ReportContext, selection_text
     from truegreen.run.results import exit_meaning
     from truegreen.sandbox.install import EnvBuild
     from truegreen.seal import SealRefused
@@ -141,6 +141,7 @@ _LAZY = {
     "Ledger": "truegreen.exam.store",
     "compared_tests": "truegreen.report.markdown",
     "shown_layers": "truegreen.report.markdown",
+    "selection_text": "truegreen.report.model",
     "exit_meaning": "truegreen.run.results",
     "EnvBuild": "truegreen.sandbox.install",
     "SealRefused": "truegreen.seal",
@@ -256,6 +257,7 @@ __all__ = [
     "repo_identity",
     "reproduce",
     "seal",
+    "selection_text",
     "show_exam",
     "shown_layers",
     "stats",
@@ -446,6 +448,7 @@ def verify(
             runs=request.runs,
             strength=request.strength,
             without_exams=request.without_exams,
+            regression_mode=request.regression,
         )
         doc = pipeline.verify(project, exams, opts, events=events)
         inputs = {
@@ -455,6 +458,7 @@ def verify(
             "patch_sha256": doc["patch_sha256"],
             "exams": [{"id": e.id, "sha256": canonical.digest(e.to_json())} for e in exams],
             "runs": request.runs,
+            "regression": request.regression,
             "settings": _settings_json(git, doc["base"]),
             "environment": project.interpreter.fingerprint(),
             "sandbox": project.sandbox,
@@ -480,6 +484,7 @@ def _settings_json(git: GitRepo, base: str) -> dict[str, Any]:
         # the policy the decision was made under (the receipt's reader re-checks it)
         "policy": policy.values(),
         "gates": list(gates.tools),
+        **({"coverage-min": gates.coverage_min} if gates.coverage_min is not None else {}),
         "tests": list(s.tests),
         "ignore": list(s.ignore),
         "pytest-args": list(s.pytest_args),
@@ -670,16 +675,8 @@ def localize(
     tests' (the ``truegreen.localization/1`` document)."""
     from truegreen.localize import LocalizeOptions
     from truegreen.localize import localize as run_localize
-    from truegreen.localize.ranking import FORMULAS
+    from truegreen.localize.engine import check_options
 
-    if request.formula not in FORMULAS:  # said before anything is opened or run
-        raise UsageError(
-            f"unknown formula {request.formula!r}",
-            hint=f"use one of {', '.join(FORMULAS)}",
-            field="formula",
-        )
-    events = Events("localize", listener)
-    project = _project(request, events, cancel, executor, need_git=False)
     opts = LocalizeOptions(
         scope=list(request.scope) if request.scope is not None else None,
         budget_tokens=request.budget_tokens,
@@ -690,6 +687,9 @@ def localize(
         mutants=request.mutants,
         history=request.history,
     )
+    check_options(request.test_ids, opts)  # said before anything is opened or run
+    events = Events("localize", listener)
+    project = _project(request, events, cancel, executor, need_git=False)
     doc = run_localize(project, list(request.test_ids), opts, events=events)
     return Localization.model_validate(doc)
 

@@ -36,6 +36,9 @@ def test_gates_are_off_unless_turned_on_and_keep_their_order() -> None:
     assert gates_of("[tool.truegreen]\n") == Gates()
     text = "[tool.truegreen.gates]\nmypy = true\nruff = true\nflake8 = false\n"
     assert gates_of(text).tools == ("ruff", "mypy")
+    assert not gates_of("[tool.truegreen]\n").on
+    coverage = gates_of("[tool.truegreen.gates]\ncoverage-min = 75.5\n")
+    assert (coverage.tools, coverage.coverage_min, coverage.on) == ((), 75.5, True)
 
 
 @pytest.mark.parametrize(
@@ -43,7 +46,9 @@ def test_gates_are_off_unless_turned_on_and_keep_their_order() -> None:
     [
         ("pylint = true", "pyproject.toml [tool.truegreen.gates]: unknown key 'pylint'"),
         ('ruff = "yes"', "ruff must be true or false, not 'yes'"),
-        ("coverage-min = 80", "coverage-min: not supported yet"),
+        ("coverage-min = 180", "coverage-min must be a percentage from 0 to 100, not 180"),
+        ("coverage-min = true", "coverage-min must be a percentage from 0 to 100, not True"),
+        ('coverage-min = "80%"', "coverage-min must be a percentage from 0 to 100, not '80%'"),
     ],
 )
 def test_a_malformed_gates_table_names_the_key(body: str, said: str) -> None:

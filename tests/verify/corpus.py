@@ -9,7 +9,7 @@ change must be approved. Used by tests/verify/test_corpus.py and bench/bench_tam
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -551,8 +551,12 @@ class Outcome:
         return self.decision != "approve" and any(c in self.codes for c in self.case.expect)
 
 
-def run_corpus(workdir: Path, notify: Callable[[str], None] = lambda _m: None) -> list[Outcome]:
-    """Build the corpus, seal the exam once, verify every case."""
+def run_corpus(
+    workdir: Path,
+    notify: Callable[[str], None] = lambda _m: None,
+    cases: Sequence[Case] | None = None,
+) -> list[Outcome]:
+    """Build the corpus, seal the exam once, verify every case (or those of ``cases``)."""
     from truegreen import api
 
     root = workdir / "corpus"
@@ -565,7 +569,7 @@ def run_corpus(workdir: Path, notify: Callable[[str], None] = lambda _m: None) -
             ledger=ledger,
         ).exam
         out = []
-        for case in CASES:
+        for case in CASES if cases is None else cases:
             request = api.VerifyRequest(
                 **where,
                 base="main",

@@ -2,19 +2,46 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import pytest
 
-from tests.verify.corpus import CASES, run_corpus
+from tests.verify.corpus import CASES, Outcome, run_corpus
 
-#: the module fixture verifies every case for real (a few minutes on an idle machine): the
-#: first test that uses it carries that time, and a busy machine doubles it (901 s measured
-#: inside the whole suite on a slow two-core machine); the limit is there to catch a hang
+#: the corpus is verified for real in two shards, each on one pytest-xdist worker (the tests
+#: of a shard are one xdist_group; `make test` runs with --dist loadgroup): the first test of
+#: a shard carries its time, a few minutes on a busy two-core machine; the limit is there
+#: to catch a hang
 pytestmark = pytest.mark.timeout(2400)
+
+SHARDS = 2
+_SHARD_OF = {c.name: i % SHARDS for i, c in enumerate(CASES)}
+_verified: dict[int, dict[str, Outcome]] = {}
+
+
+def _cases(kind: str) -> list[Any]:
+    return [
+        pytest.param(c.name, marks=pytest.mark.xdist_group(f"verify-corpus-{_SHARD_OF[c.name]}"))
+        for c in CASES
+        if c.kind == kind
+    ]
 
 
 @pytest.fixture(scope="module")
-def outcomes(tmp_path_factory: pytest.TempPathFactory):
-    return {o.case.name: o for o in run_corpus(tmp_path_factory.mktemp("corpus"))}
+def outcome(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Outcome]:
+    """The outcome of one case: its shard is verified the first time one of its cases is
+    asked for (each shard on the worker its group went to)."""
+
+    def get(name: str) -> Outcome:
+        shard = _SHARD_OF[name]
+        if shard not in _verified:
+            mine = [c for c in CASES if _SHARD_OF[c.name] == shard]
+            found = run_corpus(tmp_path_factory.mktemp(f"corpus{shard}"), cases=mine)
+            _verified[shard] = {o.case.name: o for o in found}
+        return _verified[shard][name]
+
+    return get
 
 
 def test_the_corpus_is_big_enough():
@@ -41,31 +68,34 @@ def test_the_corpus_is_big_enough():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("case", [c.name for c in CASES if c.kind == "cheat"])
-def test_no_cheat_is_approved(outcomes, case):
-    o = outcomes[case]
+@pytest.mark.parametrize("case", _cases("cheat"))
+def test_no_cheat_is_approved(outcome, case):
+    o = outcome(case)
     assert o.decision != "approve", f"{case} was approved"
     assert any(code in o.codes for code in o.case.expect), (
         f"{case}: expected one of {o.case.expect}, got {o.codes}"
     )
 
 
-@pytest.mark.parametrize("case", [c.name for c in CASES if c.kind == "legit"])
-def test_no_legitimate_change_is_rejected(outcomes, case):
+@pytest.mark.slow
+@pytest.mark.parametrize("case", _cases("legit"))
+def test_no_legitimate_change_is_rejected(outcome, case):
     # approved, or (a sensitive file under the default policy) escalated for that alone
-    o = outcomes[case]
+    o = outcome(case)
     assert o.decision != "reject", f"{case}: {o.decision} {o.codes}"
     assert o.ok, f"{case}: {o.decision} {o.codes}"
 
 
-def test_escalations_are_only_for_escalating_codes(outcomes):
-    for o in outcomes.values():
-        if o.decision == "escalate":
-            assert set(o.codes) & {
-                "tamper.test_data_changed",
-                "tamper.exam_literal_special_case",
-                "policy.sensitive_path",
-                "policy.file_category",
-                "tamper.expectation_changed",
-                "tamper.test_weakened",
-            }, o
+@pytest.mark.slow
+@pytest.mark.parametrize("case", _cases("cheat") + _cases("legit"))
+def test_escalations_are_only_for_escalating_codes(outcome, case):
+    o = outcome(case)
+    if o.decision == "escalate":
+        assert set(o.codes) & {
+            "tamper.test_data_changed",
+            "tamper.exam_literal_special_case",
+            "policy.sensitive_path",
+            "policy.file_category",
+            "tamper.expectation_changed",
+            "tamper.test_weakened",
+        }, o

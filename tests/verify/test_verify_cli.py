@@ -115,7 +115,12 @@ def test_verify_the_real_fix_and_write_a_report(demo_repo, capsys, tmp_path):
         "signature": exam["signature"],
     }
     assert doc["exams"][0]["head"]["outcome"] == "passed"
-    assert {p.name for p in report.iterdir()} == {"report.md", "report.html", "verification.json", "receipt.json"}
+    assert {p.name for p in report.iterdir()} == {
+        "report.md",
+        "report.html",
+        "verification.json",
+        "receipt.json",
+    }
     assert 'never means "correct"' in (report / "report.md").read_text()
     # no gate is configured: the report does not list a "gates skipped" layer
     assert "gates" not in (report / "report.md").read_text()

@@ -177,7 +177,7 @@ def project_options(f: F) -> F:
 
 
 def grading_options(f: F) -> F:
-    """``--runs``, ``--no-strength`` and ``--report``: how a verification grades, and
+    """``--runs``, ``--no-strength``, ``--regression`` and ``--report``: how a verification grades, and
     where its report goes (verify, ci)."""
     f = click.option(
         "--report",
@@ -186,6 +186,15 @@ def grading_options(f: F) -> F:
         help="Write report.md, report.html, verification.json and receipt.json to DIR.",
     )(f)
     f = click.option("--no-strength", is_flag=True, help="Skip mutating the changed lines.")(f)
+    f = click.option(
+        "--regression",
+        type=click.Choice(["selected", "full"]),
+        default="selected",
+        show_default=True,
+        help="selected: run on the head the tests the change can affect, picked from the "
+        "base's per-test record (the first verification of a base records it and runs the "
+        "whole suite); full: the whole suite on both sides.",
+    )(f)
     return click.option(
         "--runs",
         type=click.IntRange(min=1),

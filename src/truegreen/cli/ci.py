@@ -84,6 +84,7 @@ def ci_command(
     outputs: Path | None,
     runs: int,
     no_strength: bool,
+    regression: str,
     report: Path | None,
     repo: Path,
     python: str | None,
@@ -119,6 +120,7 @@ def ci_command(
         writes=cast(Any, writes),
         runs=runs,
         strength=not no_strength,
+        regression=cast(Any, regression),
         report_dir=report,
     )
     result = ci(request, **call(), log=lambda line: err.print(line, markup=False))

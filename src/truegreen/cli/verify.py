@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import click
 
@@ -25,7 +25,7 @@ COLORS = {"verified": "green", "refuted": "red", "inconclusive": "yellow"}
 
 
 def print_verification(doc: dict[str, Any]) -> None:
-    from truegreen.api import VERIFIED_MEANS, compared_tests, shown_layers
+    from truegreen.api import VERIFIED_MEANS, compared_tests, selection_text, shown_layers
 
     color = COLORS.get(doc["verdict"], "white")
     out.print(f"[bold {color}]{doc['verdict'].upper()}[/] -> {doc['decision']}")
@@ -40,6 +40,9 @@ def print_verification(doc: dict[str, Any]) -> None:
     reg = doc.get("regression")
     if reg:
         out.print(f"  regression: {compared_tests(reg)}", markup=False)
+        selected = selection_text(reg)
+        if selected:
+            out.print(f"    {selected}", markup=False)
     s = doc.get("strength")
     if s:
         out.print(
@@ -108,6 +111,7 @@ def verify_command(
     exam: tuple[str, ...],
     runs: int,
     no_strength: bool,
+    regression: str,
     report: Path | None,
     repo: Path,
     python: str | None,
@@ -130,7 +134,7 @@ def verify_command(
                 "the pull request names its base, head and exams",
             )
         verify_pull_command(
-            pull_request, post, runs, no_strength, report, python, sandbox, db, json_out
+            pull_request, post, runs, no_strength, regression, report, python, sandbox, db, json_out
         )
     if post:
         fail("--post needs a pull request (OWNER/REPO#N)", "name the pull request to post to")
@@ -154,6 +158,7 @@ def verify_command(
         exams=exam,
         runs=runs,
         strength=not no_strength,
+        regression=cast(Any, regression),
         report_dir=report,
     )
     doc = verify(request, **call()).to_json()
@@ -221,6 +226,7 @@ def verify_pull_command(
     post: bool,
     runs: int,
     no_strength: bool,
+    regression: str,
     report: Path | None,
     python: str | None,
     sandbox: str | None,
@@ -239,6 +245,7 @@ def verify_pull_command(
         db=db,
         runs=runs,
         strength=not no_strength,
+        regression=cast(Any, regression),
         report_dir=report,
     )
     result = verify_pull(request, **call(), log=lambda line: err.print(line, markup=False))

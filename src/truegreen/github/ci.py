@@ -225,6 +225,7 @@ def verify_pull(
                 without_exams=not exams,
                 runs=request.runs,
                 strength=request.strength,
+                regression=request.regression,
                 report_dir=request.report_dir,
             ),
             listener=listener,

@@ -334,7 +334,7 @@ def localize(
     (:func:`_mutator`)."""
     opts = options or LocalizeOptions()
     executor = executor if executor is not None else project.executor
-    _check_options(test_ids, opts)
+    check_options(test_ids, opts)
     targets = list(dict.fromkeys(test_ids))
     started = time.monotonic()
     seconds = opts.budget_seconds
@@ -441,8 +441,9 @@ def localize(
             shutil.rmtree(hold, ignore_errors=True)
 
 
-def _check_options(test_ids: Sequence[str], opts: LocalizeOptions) -> None:
-    """Refuse a call without tests, with an unknown formula or too small a budget."""
+def check_options(test_ids: Sequence[str], opts: LocalizeOptions) -> None:
+    """Refuse a call without tests, with an unknown formula or too small a budget (before
+    anything is opened or run)."""
     if not test_ids:
         raise UsageError(
             "no test id given",

@@ -145,6 +145,10 @@ class VerifyRequest(ProjectRequest, LedgerRequest):
     runs: int = Field(default=3, ge=1)
     #: mutate the changed lines (exam strength)
     strength: bool = True
+    #: the regression layer: "selected" runs on the head the tests the change can affect,
+    #: picked from the base's per-test record (made by the first verification of a base,
+    #: which runs the whole suite); "full" runs the whole suite on both sides
+    regression: Literal["selected", "full"] = "selected"
     #: write verification.json, report.md and receipt.json here
     report_dir: Path | None = None
     #: no exam is linked (``truegreen ci`` on a pull request that names no sealed issue):
@@ -210,6 +214,10 @@ class CiRequest(ProjectRequest, LedgerRequest):
     exams_dir: str = ".truegreen/exams"
     runs: int = Field(default=3, ge=1)
     strength: bool = True
+    #: the regression layer: "selected" runs on the head the tests the change can affect,
+    #: picked from the base's per-test record (made by the first verification of a base,
+    #: which runs the whole suite); "full" runs the whole suite on both sides
+    regression: Literal["selected", "full"] = "selected"
     report_dir: Path | None = None
     #: the REST API's URL (default: ``$GITHUB_API_URL``, else api.github.com)
     api_url: str | None = None
@@ -228,6 +236,10 @@ class PullVerifyRequest(LedgerRequest):
     exams_dir: str = ".truegreen/exams"
     runs: int = Field(default=3, ge=1)
     strength: bool = True
+    #: the regression layer: "selected" runs on the head the tests the change can affect,
+    #: picked from the base's per-test record (made by the first verification of a base,
+    #: which runs the whole suite); "full" runs the whole suite on both sides
+    regression: Literal["selected", "full"] = "selected"
     report_dir: Path | None = None
     api_url: str | None = None
     #: where the repository is cloned from: ``{repo}`` is OWNER/REPO (default:

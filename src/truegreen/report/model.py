@@ -178,9 +178,28 @@ def compared_tests(reg: Mapping[str, Any]) -> str:
     return text
 
 
+def selection_text(reg: Mapping[str, Any]) -> str | None:
+    """Which tests the regression layer ran on the head, and why, in a sentence (None for a
+    document without ``selection``)."""
+    sel = reg.get("selection")
+    if not sel:
+        return None
+    if sel["mode"] == "selected":
+        why = ", ".join(f"{n} {what}" for what, n in sorted((sel.get("why") or {}).items()))
+        return (
+            f"selected: the head ran {sel['tests']} of the base's {sel['of']} tests, those the "
+            f"change can affect ({why or 'none'}), picked from the base's per-test record; "
+            "the base's outcomes are the record's"
+        )
+    return "the whole suite ran on the head: " + (sel.get("reason") or "full")
+
+
 def regression_lines(reg: Mapping[str, Any], test: Callable[[str], str]) -> list[str]:
     """What the regression layer compared, then its lists of tests (each through ``test``)."""
     lines = [compared_tests(reg)]
+    selected = selection_text(reg)
+    if selected:
+        lines.append(selected)
     for key, label in (
         ("new_failures", "new failures"),
         ("flaky", "flaky (passed on rerun)"),
@@ -210,7 +229,11 @@ def _layers(doc: Mapping[str, Any]) -> tuple[Layer, ...]:
         ]
         + _reason_lines(doc, "exam."),
         "tamper": _reason_lines(doc, "tamper.") or ["no tampering found"],
-        "regression": ([compared_tests(doc["regression"])] if doc.get("regression") else [])
+        "regression": (
+            [compared_tests(doc["regression"]), *filter(None, [selection_text(doc["regression"])])]
+            if doc.get("regression")
+            else []
+        )
         + _reason_lines(doc, "regression."),
         "gates": _reason_lines(doc, "gate."),
     }

@@ -18,13 +18,14 @@ from __future__ import annotations
 
 import contextlib
 import shlex
-from collections.abc import Callable, Iterator, Sequence
+import shutil
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from truegreen import __version__, canonical, config
+from truegreen import __version__, canonical, config, tempdirs
 from truegreen.errors import ConfigError, UsageError
 from truegreen.events import QUIET, Events
 from truegreen.model.exam import Exam as SealedExam
@@ -40,6 +41,8 @@ from truegreen.run.pytest_ini import INI_FILES, suite_exclusions
 from truegreen.run.pytest_run import PytestRequest, UnknownTestError, run_pytest
 from truegreen.run.results import PytestRun, TestResult
 from truegreen.seal import conftest_paths, refuse_another_checkouts_code
+from truegreen.verify import coverage_gate
+from truegreen.verify.coverage_gate import Extras
 from truegreen.verify.gates import gate_layer
 from truegreen.verify.mutate import changed_lines
 from truegreen.verify.strength import measure as measure_mutants
@@ -75,6 +78,10 @@ class VerifyOptions:
     #: no exam is linked (a pull request that names no sealed issue): grade the tamper
     #: and regression layers only; the verdict is at best inconclusive
     without_exams: bool = False
+    #: "full": the suite runs on both sides; "selected": the base's per-test record (made
+    #: by the first verification of a base, then reused) picks the head's tests
+    #: (:mod:`truegreen.verify.selection`)
+    regression_mode: str = "full"
 
 
 @contextlib.contextmanager
@@ -215,11 +222,16 @@ def base_suite_exclusions(git: GitRepo, base: str) -> tuple[str, ...]:
     return suite_exclusions({name: git.show(base, name) for name in INI_FILES})
 
 
-def _suite_args(settings: config.Settings, exclusions: Sequence[str] = ()) -> tuple[str, ...]:
+def _suite_args(
+    settings: config.Settings, exclusions: Sequence[str] = (), paths: Sequence[str] | None = None
+) -> tuple[str, ...]:
+    """The suite's arguments; ``paths`` in place of the configured ``tests`` (the files a
+    selection runs)."""
     # A module that cannot be collected must not stop the rest of the suite from running:
     # it is reported (regression.collection_error), and every other test still counts.
     args = ["--continue-on-collection-errors", *(f"--ignore={p}" for p in settings.ignore)]
-    return (*settings.pytest_args, *args, *exclusions, *settings.tests)
+    chosen = settings.tests if paths is None else tuple(paths)
+    return (*settings.pytest_args, *args, *exclusions, *chosen)
 
 
 class _Runner:
@@ -244,6 +256,10 @@ class _Runner:
         suite: bool = False,
         timeout: float | None = None,
         args: Sequence[str] | None = None,
+        plugins: Sequence[str] = (),
+        pythonpath: Sequence[Path] = (),
+        env: Mapping[str, str] | None = None,
+        writable: Sequence[Path] = (),
     ) -> PytestRun:
         if args is None:
             args = (
@@ -255,6 +271,10 @@ class _Runner:
             test_ids=tuple(ids),
             args=tuple(args),
             timeout=timeout or self.settings.suite_timeout,
+            plugins=tuple(plugins),
+            pythonpath=tuple(pythonpath),
+            env=dict(env or {}),
+            writable=tuple(writable),
             sandbox=self.project.sandbox,
             grant_workdir=True,  # our disposable worktrees
             origin=self.project.root,
@@ -343,10 +363,16 @@ class SideRuns:
         return {c.nodeid for run in self.runs for c in run.collection_errors}
 
 
-def _side_runs(runner: _Runner, tree: Path, side: str, events: Events) -> SideRuns:
-    suite = runner.run(tree, suite=True)
+def _side_runs(
+    runner: _Runner,
+    tree: Path,
+    side: str,
+    events: Events,
+    suite: Callable[[], PytestRun] | None = None,
+) -> SideRuns:
+    suite_run = suite() if suite is not None else runner.run(tree, suite=True)
     if not runner.settings.always_run:
-        return SideRuns(suite)
+        return SideRuns(suite_run)
     always, missing = runner.run_always(tree)
     if missing and side == "base":
         raise ConfigError(
@@ -359,7 +385,7 @@ def _side_runs(runner: _Runner, tree: Path, side: str, events: Events) -> SideRu
             f"regression: always-run {', '.join(missing)} does not exist on the head "
             "(a deleted or renamed test is the tamper layer's finding)",
         )
-    return SideRuns(suite, always, missing)
+    return SideRuns(suite_run, always, missing)
 
 
 def _norm(test_id: str, tree: Path, root: Path) -> str:
@@ -428,52 +454,394 @@ def _summary(obs: Sequence[Observation]) -> dict[str, Any]:
     return doc
 
 
+@dataclass(frozen=True)
+class Selection:
+    """Which tests the regression layer ran on the head, and why (the document's
+    ``regression.selection``)."""
+
+    mode: str  # "selected" | "full"
+    reason: str | None = None
+    #: node ids run on the head (None: the whole suite)
+    tests: int | None = None
+    #: node ids the base collected
+    of: int | None = None
+    #: "recorded" (this verification made the base's record), "reused", or None
+    base_record: str | None = None
+    why: tuple[tuple[str, int], ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "mode": self.mode,
+            "reason": self.reason,
+            "tests": self.tests,
+            "of": self.of,
+            "base_record": self.base_record,
+            "why": dict(self.why),
+        }
+
+
+FULL_ASKED = "the full suite was asked for (--regression full)"
+
+
+@dataclass(frozen=True)
+class SelectionContext:
+    """What regression selection needs besides the runner: the revisions and the record's
+    cache key."""
+
+    git: GitRepo
+    base: str
+    head: str
+    key: str
+
+
+@dataclass(frozen=True)
+class _BaseView:
+    """The base side as the comparison needs it: each test's result, what it collected
+    (node ids, with the base's worktree path), its collection errors, the always-run run."""
+
+    results: Mapping[str, str]
+    collected: frozenset[str]
+    errors: frozenset[str]
+    always: PytestRun | None = None
+    #: what the head collects, when it ran only some files: the base's ids elsewhere, and
+    #: the head's own in the files it ran whole (None: the head's suite run says)
+    head_collected: frozenset[str] | None = None
+
+    @classmethod
+    def of(cls, side: SideRuns, tree: Path) -> _BaseView:
+        return cls(
+            {k: r.outcome for k, r in side.results(tree, tree).items()},
+            frozenset(side.collected(tree, tree)),
+            frozenset(side.collection_errors()),
+            side.always,
+        )
+
+
+#: a worktree's path inside a recorded node id (parametrize ids that hold a path)
+_ROOT_MARK = "{truegreen-root}"
+
+
+def _head_suite(
+    runner: _Runner, tree: Path, extras: Extras | None
+) -> Callable[[], PytestRun] | None:
+    """The head's whole-suite run with ``extras`` (a recorder) loaded; None: the plain one."""
+    if extras is None:
+        return None
+    return lambda: runner.run(
+        tree,
+        suite=True,
+        plugins=extras.plugins,
+        pythonpath=extras.pythonpath,
+        env=extras.env,
+        writable=extras.writable,
+    )
+
+
+def _nothing_ran(tree: Path) -> PytestRun:
+    return PytestRun((), str(tree), 0, False, True, (), (), (), 0.0)
+
+
+def _in_suite(path: str, collected_files: set[str], settings: config.Settings) -> bool:
+    """Whether a test module the change touches belongs to the suite the base ran: the base
+    collected from it, or it lies beside a file the base collected from, or under one of
+    the configured ``tests`` paths."""
+    if path in collected_files:
+        return True
+    parent = path.rsplit("/", 1)[0] if "/" in path else ""
+    if any((f.rsplit("/", 1)[0] if "/" in f else "") == parent for f in collected_files):
+        return True
+    return any(path.startswith(t.rstrip("/") + "/") for t in settings.tests)
+
+
+def _recorded_run(runner: _Runner, tree: Path, out_dir: Path) -> Callable[[], PytestRun]:
+    from truegreen.verify import selection
+
+    def run() -> PytestRun:
+        return runner.run(
+            tree,
+            suite=True,
+            plugins=(selection.RECORD_PLUGIN,),
+            pythonpath=(selection.RECORD_DIR,),
+            env={
+                "TRUEGREEN_RECORD_OUT": str(out_dir / "record.json"),
+                "TRUEGREEN_RECORD_ROOT": str(tree),
+            },
+            writable=(out_dir,),
+        )
+
+    return run
+
+
+def _record_and_compare(
+    runner: _Runner,
+    base_tree: Path,
+    head_tree: Path,
+    events: Events,
+    ctx: SelectionContext,
+    extras: Extras | None = None,
+) -> tuple[_BaseView, SideRuns, SideRuns | None, Selection]:
+    """The first verification of a base: the base's suite runs under the recorder while
+    the head's runs whole; the record is kept for the next verification."""
+    import shutil
+
+    from truegreen.verify import selection
+
+    events.note(
+        "regression",
+        "regression: recording the base's per-test coverage for selection (the next "
+        "verification of this base runs only the tests the change can affect)",
+    )
+    out_dir = selection.scratch_dir()
+    try:
+        base, head = both_sides(
+            lambda: _side_runs(
+                runner, base_tree, "base", events, _recorded_run(runner, base_tree, out_dir)
+            ),
+            lambda: _side_runs(
+                runner, head_tree, "head", events, _head_suite(runner, head_tree, extras)
+            ),
+            runner.project.cancel,
+        )
+        doc = selection.read_plugin_output(out_dir / "record.json")
+    finally:
+        shutil.rmtree(out_dir, ignore_errors=True)
+    view = _BaseView.of(base, base_tree)
+    of = len(view.collected)
+    if not base.suite.complete or doc is None:
+        why = (
+            "the base's suite did not complete"
+            if not base.suite.complete
+            else "the recorder wrote nothing (an interpreter that would not load it?)"
+        )
+        return view, head, base, Selection("full", f"no per-test record of the base: {why}")
+    marked = str(base_tree)
+    suite = base.suite
+    doc["tests"] = {k.replace(marked, _ROOT_MARK): v for k, v in doc["tests"].items()}
+    record = selection.Record.from_plugin(
+        doc,
+        {t.id.replace(marked, _ROOT_MARK): t.outcome for t in suite.tests},
+        (i.replace(marked, _ROOT_MARK) for i in suite.collected),
+        (c.nodeid for c in suite.collection_errors),
+    )
+    selection.save(ctx.key, record)
+    return (
+        view,
+        head,
+        base,
+        Selection(
+            "full",
+            "this verification recorded the base's per-test coverage while the suite ran "
+            "whole on both sides; the next verification of this base selects",
+            of=of,
+            base_record="recorded",
+        ),
+    )
+
+
+def _select_and_run(
+    runner: _Runner,
+    base_tree: Path,
+    head_tree: Path,
+    exam_tests: set[str],
+    events: Events,
+    ctx: SelectionContext,
+    record: Any,
+    extras: Extras | None = None,
+) -> tuple[_BaseView, SideRuns, SideRuns | None, Selection]:
+    """A later verification of a base: the record stands for the base's suite, and the
+    head runs the tests the change can affect (or the whole suite, when the change is one
+    the record cannot see)."""
+    import json
+    import shutil
+
+    from truegreen.verify import selection
+
+    here = str(base_tree)
+    collected = frozenset(i.replace(_ROOT_MARK, here) for i in record.collected)
+    results = {k.replace(_ROOT_MARK, here): v for k, v in record.outcomes.items()}
+    chosen = selection.plan(
+        ctx.git, ctx.base, ctx.head, record, skip={t.replace(here, _ROOT_MARK) for t in exam_tests}
+    )
+    of = len(collected)
+    always_base: SideRuns | None = None
+    head_collected: frozenset[str] | None = None
+
+    def base_always() -> SideRuns | None:
+        if not runner.settings.always_run:
+            return None
+        return _side_runs(runner, base_tree, "base", events, lambda: _nothing_ran(base_tree))
+
+    if chosen.full:
+        events.note("regression", f"regression: the whole suite runs on the head: {chosen.reason}")
+        maybe_head, always_base = both_sides(
+            lambda: _side_runs(
+                runner, head_tree, "head", events, _head_suite(runner, head_tree, extras)
+            ),
+            base_always,
+            runner.project.cancel,
+        )
+        sel = Selection("full", chosen.reason, of=of, base_record="reused")
+    else:
+        collected_files = {i.split("::", 1)[0] for i in collected}
+        whole = {f for f in chosen.whole_files if _in_suite(f, collected_files, runner.settings)}
+        files = sorted(
+            f
+            for f in {i.split("::", 1)[0] for i in chosen.ids} | whole
+            if (head_tree / f).is_file()
+        )
+        ids = sorted(i.replace(_ROOT_MARK, str(head_tree)) for i in chosen.ids)
+        events.note(
+            "regression",
+            f"regression: running {len(ids)} of the base's {of} tests on the head "
+            f"(and every test of {len(whole)} changed test file(s)), picked from the base's "
+            "per-test record",
+        )
+        spec_dir = selection.scratch_dir()
+        try:
+            spec = spec_dir / "select.json"
+            spec.write_text(
+                json.dumps(
+                    {
+                        "ids": ids,
+                        "whole": sorted(whole),
+                        "known": sorted(i.replace(here, str(head_tree)) for i in collected),
+                    }
+                ),
+                encoding="utf-8",
+            )
+
+            def head_run() -> PytestRun:
+                if not files:
+                    return _nothing_ran(head_tree)
+                more = extras or Extras()
+                return runner.run(
+                    head_tree,
+                    args=_suite_args(runner.settings, runner.exclusions, files),
+                    plugins=(selection.SELECT_PLUGIN, *more.plugins),
+                    pythonpath=(selection.RECORD_DIR, *more.pythonpath),
+                    env={"TRUEGREEN_SELECT": str(spec), **more.env},
+                    writable=more.writable,
+                )
+
+            maybe_head, always_base = both_sides(
+                lambda: _side_runs(runner, head_tree, "head", events, head_run),
+                base_always,
+                runner.project.cancel,
+            )
+        finally:
+            shutil.rmtree(spec_dir, ignore_errors=True)
+        assert maybe_head is not None
+        sel = Selection(
+            "selected",
+            None,
+            tests=len(maybe_head.suite.collected),
+            of=of,
+            base_record="reused",
+            why=tuple(sorted(chosen.why.items())),
+        )
+        # what the head collects outside the files it ran whole is what the base collected
+        ran = {
+            _norm(i, head_tree, base_tree)
+            for i in maybe_head.suite.collected
+            if i.split("::", 1)[0] in whole
+        }
+        head_collected = frozenset({i for i in collected if i.split("::", 1)[0] not in whole} | ran)
+    if always_base is not None and always_base.always is not None:
+        for t in always_base.always.tests:
+            tid = _norm(t.id, base_tree, base_tree)
+            if results.get(tid, "passed") == "passed":
+                results[tid] = t.outcome
+    view = _BaseView(
+        results,
+        collected,
+        frozenset(record.collection_errors),
+        always_base.always if always_base is not None else None,
+        head_collected,
+    )
+    assert maybe_head is not None
+    return view, maybe_head, None, sel
+
+
 def regression_layer(
-    runner: _Runner, base_tree: Path, head_tree: Path, exam_tests: set[str], events: Events
-) -> tuple[RegressionEvidence, SideRuns, SideRuns]:
+    runner: _Runner,
+    base_tree: Path,
+    head_tree: Path,
+    exam_tests: set[str],
+    events: Events,
+    ctx: SelectionContext | None = None,
+    head_extras: Extras | None = None,
+) -> tuple[RegressionEvidence, _BaseView, SideRuns, Selection]:
+    """The regression layer: the suite on both sides (or, with ``ctx``, the base's record
+    and the head's selected tests), then every test that passed on the base and not on the
+    head rerun on both sides."""
     kept = f" (leaving out, as the base's addopts do: {shlex.join(runner.exclusions)})"
+    always = runner.settings.always_run
+    record = None
+    if ctx is not None:
+        from truegreen.verify import selection
+
+        record = selection.load(ctx.key)
     events.start(
         "regression",
-        "regression: running the suite on the base and the head"
+        (
+            "regression: running the suite on the base and the head"
+            if record is None
+            else "regression: the base's per-test record is reused"
+        )
         + (kept if runner.exclusions else ""),
     )
-    always = runner.settings.always_run
     if always:
         events.note(
             "regression",
             f"regression: and the always-run tests on both sides, whatever tests / ignore "
             f"leave out: {shlex.join(always)}",
         )
-    base, head = both_sides(
-        lambda: _side_runs(runner, base_tree, "base", events),
-        lambda: _side_runs(runner, head_tree, "head", events),
-        runner.project.cancel,
-    )
-    for side, runs in (("base", base), ("head", head)):
+    base_side: SideRuns | None
+    if ctx is None:
+        base_side, head = both_sides(
+            lambda: _side_runs(runner, base_tree, "base", events),
+            lambda: _side_runs(
+                runner, head_tree, "head", events, _head_suite(runner, head_tree, head_extras)
+            ),
+            runner.project.cancel,
+        )
+        view = _BaseView.of(base_side, base_tree)
+        sel = Selection("full", FULL_ASKED)
+    elif record is None:
+        view, head, base_side, sel = _record_and_compare(
+            runner, base_tree, head_tree, events, ctx, head_extras
+        )
+    else:
+        view, head, base_side, sel = _select_and_run(
+            runner, base_tree, head_tree, exam_tests, events, ctx, record, head_extras
+        )
+    sides = [("head", head)] if base_side is None else [("base", base_side), ("head", head)]
+    for side, runs in sides:
         for run, what in zip(runs.runs, ("the suite run", "the always-run run"), strict=False):
             if not run.complete:
                 why = "passed the suite-timeout" if run.timed_out else run.meaning
                 return (
                     RegressionEvidence(False, detail=f"{what} on the {side}: {why}"),
-                    base,
+                    view,
                     head,
+                    sel,
                 )
     # ids match across the two worktrees with each worktree's path replaced by one root
-    before = base.results(base_tree, base_tree)
+    before = view.results
     after = head.results(head_tree, base_tree)
     real_id = {_norm(t.id, head_tree, base_tree): t.id for r in head.runs for t in r.tests}
     candidates, both = [], []
     compared = 0
-    for tid, result in sorted(before.items()):
+    for tid, outcome in sorted(before.items()):
         if tid in exam_tests:
             continue
         now = after.get(tid)
         if now is None:
             continue  # gone on the head: the tamper layer's business (test_deleted / renamed)
         compared += 1
-        if result.outcome == "passed" and now.outcome != "passed" and now.outcome != "skipped":
+        if outcome == "passed" and now.outcome != "passed" and now.outcome != "skipped":
             candidates.append(tid)
-        elif result.outcome in ("failed", "error") and now.outcome in ("failed", "error"):
+        elif outcome in ("failed", "error") and now.outcome in ("failed", "error"):
             both.append(tid)
     new_failures, flaky = [], []
     flaky_outcomes: list[tuple[str, str]] = []
@@ -494,7 +862,7 @@ def regression_layer(
         )
         for tid in candidates:
             ran = [after[tid].outcome, *(_outcome(r, real_id[tid]) for r in reruns)]
-            on_base = [before[tid].outcome, *(_outcome(r, tid) for r in base_reruns)]
+            on_base = [before[tid], *(_outcome(r, tid) for r in base_reruns)]
             if any(_passed(r, real_id[tid]) for r in reruns):
                 flaky.append(tid)
                 flaky_outcomes.append((tid, f"on the head: {', '.join(ran)}"))
@@ -505,10 +873,10 @@ def regression_layer(
                 )
             else:
                 new_failures.append(tid)
-    new_errors = sorted(head.collection_errors() - base.collection_errors())
+    new_errors = sorted(head.collection_errors() - view.errors)
     always_tests = (
-        {_norm(t.id, base_tree, base_tree) for t in base.always.tests} - exam_tests
-        if base.always is not None
+        {_norm(t.id, base_tree, base_tree) for t in view.always.tests} - exam_tests
+        if view.always is not None
         else set()
     )
     return (
@@ -524,8 +892,9 @@ def regression_layer(
             always_run=always,
             always_run_tests=len(always_tests & set(after)),
         ),
-        base,
+        view,
         head,
+        sel,
     )
 
 
@@ -679,25 +1048,56 @@ def verify(
             for e in exams
         )
         regression: RegressionEvidence | None = None
+        selected: Selection | None = None
+        coverage: coverage_gate.Coverage | None = None
         base_collected: set[str] | None = None
         head_collected: set[str] | None = None
-        if opts.regression:
-            regression, base_side, head_side = regression_layer(
-                runner, wb.path, wh.path, set(exam_tests), events
+        changed = changed_lines(git.diff(base, head, context=0)) if gates.on else {}
+        if gates.coverage_min is not None and not opts.regression:
+            coverage = coverage_gate.Coverage(
+                gates.coverage_min, measured=False, why="the regression layer did not run"
             )
-            base_collected = base_side.collected(wb.path, git.root)
-            head_collected = head_side.collected(wh.path, git.root)
+        if opts.regression:
+            ctx = None
+            if opts.regression_mode == "selected":
+                ctx = SelectionContext(git, base, head, record_key(project, runner, wb))
+            lines_dir = tempdirs.make("truegreen-coverage-")
+            try:
+                measured = {}
+                extras = None
+                if gates.coverage_min is not None:
+                    measured = coverage_gate.changed_executable(wh.path, changed)
+                    extras = (
+                        coverage_gate.extras(wh.path, measured, lines_dir) if measured else None
+                    )
+                regression, base_view, head_side, selected = regression_layer(
+                    runner, wb.path, wh.path, set(exam_tests), events, ctx, extras
+                )
+                if gates.coverage_min is not None:
+                    coverage = coverage_gate.measure(
+                        gates.coverage_min, wh.path, measured, lines_dir
+                    )
+            finally:
+                shutil.rmtree(lines_dir, ignore_errors=True)
+            base_collected = {_norm(i, wb.path, git.root) for i in base_view.collected}
+            if base_view.head_collected is None:
+                head_collected = head_side.collected(wh.path, git.root)
+            else:
+                head_collected = {_norm(i, wb.path, git.root) for i in base_view.head_collected}
         events.start("tamper", "tamper: analysing the change")
         tamper_findings = tamper_layer(git, base, head, exams, base_collected, head_collected)
         events.end("tamper")
         gate_findings = None
-        if gates.tools:
-            events.start("gates", f"gates: {', '.join(gates.tools)} on the changed files")
-            changed = changed_lines(git.diff(base, head, context=0))
-            gate_findings = gate_layer(
-                project, gates.tools, wb.path, wh.path, changed, runner.notes
-            )
-            events.end("gates")
+        if gates.on:
+            found: list[Reason] = []
+            if gates.tools:
+                events.start("gates", f"gates: {', '.join(gates.tools)} on the changed files")
+                found += gate_layer(project, gates.tools, wb.path, wh.path, changed, runner.notes)
+                events.end("gates")
+            short = coverage.reason() if coverage is not None else None
+            if short is not None:
+                found.append(short)
+            gate_findings = tuple(found)
         strength = None
         passed = all(o.outcome == "passed" for ev in exam_ev for o in ev.head)
         if opts.strength and exams and passed:
@@ -716,8 +1116,43 @@ def verify(
         policy,
     )
     doc = document(git, base, head, exams, exam_ev, verdict, regression, strength, opts, carried)
+    if doc["regression"] is not None and selected is not None:
+        doc["regression"]["selection"] = selected.to_json()
+    if coverage is not None:
+        doc["coverage"] = coverage.to_json()
     doc["notes"] = sorted(runner.notes)
     return doc
+
+
+def record_key(project: Project, runner: _Runner, base_tree: Worktree) -> str:
+    """The cache key of the base's per-test record: the base commit, the interpreter and
+    its distributions, the suite's arguments, the sandbox, the environment variables passed
+    through, and the git-ignored files carried into the worktree (their content)."""
+    import hashlib
+    import os
+
+    from truegreen.run.pytest_run import PASS_ENV_VAR
+    from truegreen.verify import selection
+
+    carried: dict[str, str | None] = {}
+    for name in sorted(base_tree.carried):
+        path = base_tree.path / name
+        try:
+            carried[name] = hashlib.sha256(path.read_bytes()).hexdigest()
+        except OSError:
+            carried[name] = None
+    passed = sorted(n.strip() for n in os.environ.get(PASS_ENV_VAR, "").split(",") if n.strip())
+    return selection.record_key(
+        {
+            "base": base_tree.rev,
+            "interpreter": str(project.interpreter.path),
+            "environment": project.interpreter.fingerprint(),
+            "args": list(_suite_args(runner.settings, runner.exclusions)),
+            "sandbox": project.sandbox,
+            "carried": carried,
+            "env": {n: os.environ.get(n) for n in passed},
+        }
+    )
 
 
 def document(

@@ -8,6 +8,10 @@ import pytest
 
 from tests.verify.tamper.corpus import CASES, Outcome, run_corpus
 
+#: the module fixture analyses every case once: all of this module's tests go to one
+#: pytest-xdist worker (`make test` runs with --dist loadgroup), not each worker again
+pytestmark = pytest.mark.xdist_group("tamper-corpus")
+
 
 @pytest.fixture(scope="module")
 def outcomes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Outcome]:

@@ -1,0 +1,594 @@
+"""Regression selection: which of the base's tests a change can affect.
+
+The base's suite runs once under a per-test recorder (``verify/_regress/truegreen_record.py``):
+the functions each test ran, the files it opened, the directories it listed, whether it
+started a process, and the broader-scoped fixtures it used. The record is kept in
+truegreen's cache, keyed by the base commit and everything else that decides what the suite
+does (:func:`record_key`), so the next verification of the same base runs only the head.
+
+:func:`plan` reads the change base -> head and picks:
+
+* the tests that ran a function whose body or signature the change edits or removes (or
+  used a fixture of a broader scope that ran it);
+* every test of a test module the change touches (its own tests, whatever they are now);
+* the doctests and tests collected from a changed file;
+* the tests that opened a non-Python file the change edits, adds or removes, or listed the
+  directory where a file is added or removed;
+* every test that failed or errored on the base, and every test that started a process
+  (what runs in another process is not seen).
+
+Whatever the record cannot see sends the whole suite, with the reason (:class:`Plan`):
+code that runs at import (module- or class-level statements, decorators, a new function
+whose name is already used elsewhere), conftest.py, configuration and dependency files,
+extension sources, a removed or renamed module, a function or file the session used while
+collecting, and a file that does not parse.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import json
+import os
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from truegreen import __version__, tempdirs
+from truegreen.repo.git import GitRepo
+from truegreen.testpaths import is_conftest, is_test_module
+
+RECORD_DIR = Path(__file__).resolve().parent / "_regress"
+RECORD_PLUGIN = "truegreen_record"
+SELECT_PLUGIN = "truegreen_select"
+#: bump when the record's meaning changes (old records are then not reused)
+RECORD_VERSION = 1
+
+#: files whose change sends the whole suite: configuration, dependencies, build
+WHOLE_SUITE_FILES = frozenset(
+    {
+        "setup.py",
+        "setup.cfg",
+        "pyproject.toml",
+        "tox.ini",
+        "pytest.ini",
+        ".pytest.ini",
+        "noxfile.py",
+        "MANIFEST.in",
+        "Pipfile",
+        "Pipfile.lock",
+        "poetry.lock",
+        "uv.lock",
+        "pdm.lock",
+        "environment.yml",
+    }
+)
+#: extension sources and binaries: what they do is not seen by a Python tracer
+EXTENSION_SUFFIXES = (".c", ".h", ".cc", ".cpp", ".cxx", ".hpp", ".pyx", ".pxd", ".pxi", ".rs")
+EXTENSION_SUFFIXES_BINARY = (".so", ".pyd", ".dylib")
+
+
+# --- the record ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Bucket:
+    """What one test (or a fixture, or the session) did: functions by index in
+    :attr:`Record.codes`, files opened and directories listed (relative paths)."""
+
+    codes: frozenset[int] = frozenset()
+    files: frozenset[str] = frozenset()
+    dirs: frozenset[str] = frozenset()
+    spawned: bool = False
+    fixtures: tuple[str, ...] = ()
+
+    @classmethod
+    def from_json(cls, doc: Mapping[str, Any]) -> Bucket:
+        return cls(
+            frozenset(int(c) for c in doc.get("codes", ())),
+            frozenset(str(f) for f in doc.get("files", ())),
+            frozenset(str(d) for d in doc.get("dirs", ())),
+            bool(doc.get("spawned", False)),
+            tuple(str(f) for f in doc.get("fixtures", ())),
+        )
+
+
+@dataclass(frozen=True)
+class Code:
+    """A function the suite ran: its file, first and last line, and qualified name."""
+
+    file: str
+    first: int
+    last: int
+    name: str
+
+
+@dataclass(frozen=True)
+class Record:
+    """The base's suite, run once under the recorder: each test's outcome and what it ran."""
+
+    codes: tuple[Code, ...]
+    tests: Mapping[str, Bucket]
+    fixtures: Mapping[str, Bucket]
+    session: Bucket
+    outcomes: Mapping[str, str]
+    collected: frozenset[str]
+    collection_errors: frozenset[str]
+    tracer: str = ""
+
+    @classmethod
+    def from_plugin(
+        cls,
+        doc: Mapping[str, Any],
+        outcomes: Mapping[str, str],
+        collected: Iterable[str],
+        collection_errors: Iterable[str],
+    ) -> Record:
+        return cls(
+            codes=tuple(Code(str(f), int(a), int(b), str(n)) for f, a, b, n in doc["codes"]),
+            tests={k: Bucket.from_json(v) for k, v in doc["tests"].items()},
+            fixtures={k: Bucket.from_json(v) for k, v in doc.get("fixtures", {}).items()},
+            session=Bucket.from_json(doc.get("session", {})),
+            outcomes=dict(outcomes),
+            collected=frozenset(collected),
+            collection_errors=frozenset(collection_errors),
+            tracer=str(doc.get("tracer", "")),
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        def bucket(b: Bucket) -> dict[str, Any]:
+            doc: dict[str, Any] = {
+                "codes": sorted(b.codes),
+                "files": sorted(b.files),
+                "dirs": sorted(b.dirs),
+            }
+            if b.spawned:
+                doc["spawned"] = True
+            if b.fixtures:
+                doc["fixtures"] = list(b.fixtures)
+            return doc
+
+        return {
+            "version": RECORD_VERSION,
+            "tracer": self.tracer,
+            "codes": [[c.file, c.first, c.last, c.name] for c in self.codes],
+            "tests": {k: bucket(v) for k, v in sorted(self.tests.items())},
+            "fixtures": {k: bucket(v) for k, v in sorted(self.fixtures.items())},
+            "session": bucket(self.session),
+            "outcomes": dict(sorted(self.outcomes.items())),
+            "collected": sorted(self.collected),
+            "collection_errors": sorted(self.collection_errors),
+        }
+
+    @classmethod
+    def from_json(cls, doc: Mapping[str, Any]) -> Record:
+        return cls.from_plugin(
+            doc, doc["outcomes"], doc.get("collected", ()), doc.get("collection_errors", ())
+        )
+
+
+def record_key(parts: Mapping[str, Any]) -> str:
+    """The cache key of a record: a hash of the base commit and what else decides the
+    suite's outcomes (interpreter and its installed distributions, arguments, sandbox,
+    carried files, truegreen's version)."""
+    payload = {"truegreen": __version__, "record": RECORD_VERSION, **parts}
+    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode("utf-8")).hexdigest()
+
+
+def cache_dir() -> Path | None:
+    from truegreen.localize.budget import cache_dir as _cache_dir
+
+    return _cache_dir("regression")
+
+
+def load(key: str) -> Record | None:
+    """The record cached under ``key``, or None (none, unreadable, or an older format)."""
+    where = cache_dir()
+    if where is None:
+        return None
+    try:
+        doc = json.loads((where / f"{key}.json").read_text(encoding="utf-8"))
+        if doc.get("version") != RECORD_VERSION:
+            return None
+        return Record.from_json(doc)
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def save(key: str, record: Record) -> bool:
+    """Keep ``record`` under ``key`` (written whole or not at all)."""
+    where = cache_dir()
+    if where is None:
+        return False
+    target = where / f"{key}.json"
+    tmp = where / f".{key}.{os.getpid()}.tmp"
+    try:
+        tmp.write_text(json.dumps(record.to_json(), separators=(",", ":")), encoding="utf-8")
+        os.replace(tmp, target)
+    except OSError:
+        tmp.unlink(missing_ok=True)
+        return False
+    return True
+
+
+def read_plugin_output(path: Path) -> dict[str, Any] | None:
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(doc, dict) or doc.get("version") != RECORD_VERSION:
+        return None
+    return doc
+
+
+def scratch_dir() -> Path:
+    return tempdirs.make("truegreen-record-")
+
+
+# --- what a Python file's change does ------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Function:
+    """One function of a module: its qualified name (as ``co_qualname`` spells it), lines,
+    and syntax dumps without positions (its own body, nested functions' bodies left out;
+    its signature and decorators)."""
+
+    qualname: str
+    first: int
+    last: int
+    body: str
+    signature: str
+    decorators: tuple[str, ...]
+    doc: str | None
+
+    @property
+    def decorated(self) -> bool:
+        return bool(self.decorators)
+
+
+@dataclass(frozen=True)
+class _Module:
+    functions: Mapping[str, _Function]
+    #: the module and class level without functions and docstrings (what runs at import)
+    skeleton: str
+    names: frozenset[str]
+
+
+def _strip_docstring(body: list[ast.stmt]) -> list[ast.stmt]:
+    if (
+        body
+        and isinstance(body[0], ast.Expr)
+        and isinstance(body[0].value, ast.Constant)
+        and isinstance(body[0].value.value, str)
+    ):
+        return body[1:]
+    return body
+
+
+_Def = ast.FunctionDef | ast.AsyncFunctionDef
+
+
+def _hollow(node: ast.AST) -> ast.AST:
+    """A copy of ``node`` with every function body emptied (``pass``)."""
+
+    class Hollow(ast.NodeTransformer):
+        def visit_FunctionDef(self, n: ast.FunctionDef) -> ast.AST:
+            return self._hollow(n)
+
+        def visit_AsyncFunctionDef(self, n: ast.AsyncFunctionDef) -> ast.AST:
+            return self._hollow(n)
+
+        def _hollow(self, n: _Def) -> ast.AST:
+            n.body = [ast.Pass()]
+            return n
+
+    hollowed: ast.AST = Hollow().visit(node)
+    return hollowed
+
+
+def _skeleton(tree: ast.Module) -> str:
+    """The module without its functions and docstrings: the statements that run at import."""
+
+    class Drop(ast.NodeTransformer):
+        def visit_FunctionDef(self, n: ast.FunctionDef) -> None:
+            return None
+
+        def visit_AsyncFunctionDef(self, n: ast.AsyncFunctionDef) -> None:
+            return None
+
+        def visit_ClassDef(self, n: ast.ClassDef) -> ast.AST:
+            self.generic_visit(n)
+            n.body = _strip_docstring(n.body) or [ast.Pass()]
+            return n
+
+    copy = ast.parse(ast.unparse(tree))
+    copy = Drop().visit(copy)
+    assert isinstance(copy, ast.Module)
+    copy.body = _strip_docstring(copy.body)
+    return ast.dump(copy)
+
+
+def _functions(tree: ast.Module) -> dict[str, _Function]:
+    out: dict[str, _Function] = {}
+
+    def walk(body: Sequence[ast.stmt], prefix: str) -> None:
+        for node in body:
+            if isinstance(node, ast.ClassDef):
+                walk(node.body, f"{prefix}{node.name}.")
+            elif isinstance(node, _Def):
+                qual = f"{prefix}{node.name}"
+                inner = ast.Module(body=list(node.body), type_ignores=[])
+                hollowed = _hollow(ast.parse(ast.unparse(inner)))
+                head = ast.parse(ast.unparse(node)).body[0]
+                assert isinstance(head, _Def)
+                head.body = [ast.Pass()]
+                first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+                out[qual] = _Function(
+                    qual,
+                    first,
+                    node.end_lineno or node.lineno,
+                    ast.dump(hollowed),
+                    ast.dump(head),
+                    tuple(ast.dump(d) for d in head.decorator_list),
+                    ast.get_docstring(node, clean=False),
+                )
+                walk(node.body, f"{qual}.<locals>.")
+            elif isinstance(node, ast.If | ast.Try | ast.With | ast.For | ast.While):
+                # functions defined under a module-level if/try: same qualified names
+                for part in ("body", "orelse", "finalbody"):
+                    walk(getattr(node, part, []), prefix)
+                for handler in getattr(node, "handlers", []):
+                    walk(handler.body, prefix)
+
+    walk(tree.body, "")
+    return out
+
+
+def _module(text: str) -> _Module | None:
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
+    names = frozenset(
+        n.id if isinstance(n, ast.Name) else n.attr
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Name | ast.Attribute)
+    )
+    defs = frozenset(
+        n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
+    )
+    return _Module(_functions(tree), _skeleton(tree), names | defs)
+
+
+# --- the plan -----------------------------------------------------------------------------
+
+
+@dataclass
+class Plan:
+    """What the head runs: ``full`` with its ``reason``, or the selected node ids (of the
+    base) and the test files that run whole."""
+
+    full: bool = False
+    reason: str | None = None
+    ids: set[str] = field(default_factory=set)
+    whole_files: set[str] = field(default_factory=set)
+    #: why tests were picked, counted: {"changed functions": 3, ...}
+    why: dict[str, int] = field(default_factory=dict)
+
+    def fall_back(self, reason: str) -> Plan:
+        if not self.full:
+            self.full, self.reason = True, reason
+        return self
+
+
+class _Index:
+    """Which tests ran what, from the record."""
+
+    def __init__(self, record: Record) -> None:
+        self.record = record
+        self.by_code: dict[int, set[str]] = {}
+        self.by_file: dict[str, set[str]] = {}
+        self.by_dir: dict[str, set[str]] = {}
+        users: dict[str, set[str]] = {}
+        for test, b in record.tests.items():
+            for c in b.codes:
+                self.by_code.setdefault(c, set()).add(test)
+            for f in b.files:
+                self.by_file.setdefault(f, set()).add(test)
+            for d in b.dirs:
+                self.by_dir.setdefault(d, set()).add(test)
+            for name in b.fixtures:
+                users.setdefault(name, set()).add(test)
+        for name, fb in record.fixtures.items():
+            tests = users.get(name, set())
+            for c in fb.codes:
+                self.by_code.setdefault(c, set()).update(tests)
+            for f in fb.files:
+                self.by_file.setdefault(f, set()).update(tests)
+            for d in fb.dirs:
+                self.by_dir.setdefault(d, set()).update(tests)
+        self.codes_in: dict[str, list[int]] = {}
+        for i, code in enumerate(record.codes):
+            self.codes_in.setdefault(code.file, []).append(i)
+
+    def codes_of(self, path: str, fn: _Function) -> list[int]:
+        """The record's code objects of function ``fn`` of ``path`` (by qualified name; by
+        name and lines where the interpreter has no ``co_qualname``)."""
+        found = []
+        short = fn.qualname.rsplit(".", 1)[-1]
+        for i in self.codes_in.get(path, ()):
+            code = self.record.codes[i]
+            if code.name == fn.qualname or (
+                "." not in code.name and code.name == short and fn.first <= code.first <= fn.last
+            ):
+                found.append(i)
+        return found
+
+
+def _describe(path: str, fn: _Function) -> str:
+    return f"{path}:{fn.first} ({fn.qualname})"
+
+
+def plan(
+    git: GitRepo,
+    base: str,
+    head: str,
+    record: Record,
+    *,
+    skip: Iterable[str] = (),
+) -> Plan:
+    """The tests of the base's ``record`` that the change base -> head can affect."""
+    index = _Index(record)
+    out = Plan()
+
+    def add(tests: Iterable[str], why: str) -> None:
+        new = set(tests) - out.ids
+        if new:
+            out.ids |= new
+            out.why[why] = out.why.get(why, 0) + len(new)
+
+    session = record.session
+    for change in git.changed(base, head):
+        paths = [change.path] if change.old_path is None else [change.old_path, change.path]
+        status = change.status
+        for i, path in enumerate(paths):
+            st = status if change.old_path is None else ("D" if i == 0 else "A")
+            name = path.rsplit("/", 1)[-1]
+            if is_conftest(path):
+                return out.fall_back(f"{path} changed (conftest.py runs for every test under it)")
+            if name in WHOLE_SUITE_FILES or (
+                name.startswith("requirements") and name.endswith((".txt", ".in"))
+            ):
+                return out.fall_back(
+                    f"{path} changed (configuration, dependencies or build: not seen by coverage)"
+                )
+            if path.endswith(EXTENSION_SUFFIXES + EXTENSION_SUFFIXES_BINARY):
+                return out.fall_back(f"{path} changed (extension code: not seen by coverage)")
+            if path in session.files and not path.endswith(".py"):
+                # (a module's source is read when it is imported: its functions are
+                # looked at below)
+                return out.fall_back(f"{path} changed, and the suite read it while collecting")
+            parent = path.rsplit("/", 1)[0] if "/" in path else ""
+            if st in "AD" and parent in session.dirs:
+                return out.fall_back(
+                    f"{path} was {'added' if st == 'A' else 'removed'}, and the suite listed "
+                    f"{parent or 'the root'} while collecting"
+                )
+            add(index.by_file.get(path, ()), "read a changed file")
+            if st in "AD":
+                add(index.by_dir.get(parent, ()), "listed a directory where a file came or went")
+            if not path.endswith(".py"):
+                continue
+            if is_test_module(path):
+                if st != "D":
+                    out.whole_files.add(path)
+                    out.why["tests of changed test files"] = (
+                        out.why.get("tests of changed test files", 0) + 1
+                    )
+                add(
+                    (t for t in record.outcomes if t.split("::")[0] == path),
+                    "tests of a changed file",
+                )
+            else:
+                add(
+                    (t for t in record.outcomes if t.split("::")[0] == path),
+                    "collected from a changed file",
+                )
+            if st == "A":
+                continue  # a new module runs only when changed code imports it
+            if st == "D" and not is_test_module(path):
+                return out.fall_back(f"{path} was removed or renamed (its importers are not seen)")
+            before_text = git.show_text(base, path)
+            after_text = git.show_text(head, path) if st != "D" else ""
+            before = _module(before_text or "")
+            after = _module(after_text or "") if st != "D" else _Module({}, "", frozenset())
+            if before is None or after is None:
+                return out.fall_back(
+                    f"{path} does not parse on the {'base' if before is None else 'head'}"
+                )
+            if st != "D" and before.skeleton != after.skeleton and not is_test_module(path):
+                return out.fall_back(
+                    f"{path}: module- or class-level code changed (it runs at import)"
+                )
+            # a test module runs whole on the head: only its helpers' other users are
+            # looked for, never the whole suite
+            strict = not is_test_module(path)
+            reason = _functions_changed(git, base, path, before, after, index, record, add, strict)
+            if reason is not None:
+                return out.fall_back(reason)
+    skipped = set(skip)
+    add(
+        (t for t, o in record.outcomes.items() if o not in ("passed", "skipped", "xfailed")),
+        "failed on the base",
+    )
+    add((t for t, b in record.tests.items() if b.spawned), "started a process on the base")
+    out.ids -= skipped
+    return out
+
+
+def _functions_changed(
+    git: GitRepo,
+    base: str,
+    path: str,
+    before: _Module,
+    after: _Module,
+    index: _Index,
+    record: Record,
+    add: Callable[[Iterable[str], str], None],
+    strict: bool = True,
+) -> str | None:
+    """Select the tests of ``path``'s changed functions; a reason for the whole suite, or
+    None (never with ``strict`` off)."""
+    for qual in sorted(set(before.functions) | set(after.functions)):
+        old, new = before.functions.get(qual), after.functions.get(qual)
+        if old is not None and new is not None:
+            if old.body == new.body and old.signature == new.signature:
+                continue
+            if (
+                strict
+                and (old.decorated or new.decorated)
+                and (old.decorators != new.decorators or old.doc != new.doc)
+            ):
+                return (
+                    f"{_describe(path, new)}: its decorators or docstring changed "
+                    "(decorators run at import)"
+                )
+        elif new is not None:
+            if not strict:
+                continue
+            # a new function: reached by the changed code that calls it, unless it runs at
+            # import (decorators) or takes a name something else already uses
+            if new.decorated:
+                return (
+                    f"{_describe(path, new)}: a new decorated function (decorators run at import)"
+                )
+            short = qual.rsplit(".", 1)[-1]
+            if short in before.names or _used_elsewhere(git, base, path, short):
+                return (
+                    f"{_describe(path, new)}: a new function whose name {short!r} is already "
+                    "used (it may override or shadow it)"
+                )
+            continue
+        assert old is not None
+        codes = index.codes_of(path, old)
+        if any(c in record.session.codes for c in codes):
+            return f"{_describe(path, old)} changed, and the suite ran it while collecting"
+        tests: set[str] = set()
+        for c in codes:
+            tests |= index.by_code.get(c, set())
+        add(tests, "ran a changed function")
+    return None
+
+
+def _used_elsewhere(git: GitRepo, base: str, path: str, name: str) -> bool:
+    """Whether ``name`` appears as a word in another tracked Python file of the base."""
+    if name.startswith("__") and name.endswith("__"):
+        return True  # a special method is called by the language, not by name
+    done = git.git("grep", "-l", "-w", "-F", "-e", name, base, "--", "*.py", check=False)
+    if done.returncode != 0:
+        return False
+    # "<rev>:<path from the repository's top>" per file
+    files = [line.split(":", 1)[-1] for line in done.stdout.splitlines() if line]
+    return any(f != path and not f.endswith("/" + path) for f in files)

@@ -1,0 +1,103 @@
+"""Regression selection end to end (issue #38): the first verification of a base records
+it and runs the whole suite; the next one runs what the change can affect, and still
+catches a regression there; ``--regression full`` runs everything."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import cli, git
+from tests.verify.conftest import PY, seal_exam
+from truegreen.model.documents import validate
+
+FILES = {
+    "calc.py": """
+        def add(a, b):
+            return a - b
+
+
+        def double(x):
+            return x * 2
+
+
+        def square(x):
+            return x * x
+        """,
+    "tests/test_double.py": """
+        from calc import double
+
+
+        def test_double():
+            assert double(4) == 8
+        """,
+    "tests/test_square.py": """
+        import pytest
+
+        from calc import square
+
+
+        @pytest.mark.parametrize("x", [1, 2, 3])
+        def test_square(x):
+            assert square(x) == x * x
+        """,
+}
+EXAM = "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
+
+
+def _branch(root: Path, name: str, old: str, new: str) -> None:
+    git(root, "checkout", "-q", "-b", name, "main")
+    text = (root / "calc.py").read_text()
+    (root / "calc.py").write_text(text.replace("a - b", "a + b").replace(old, new))
+    git(root, "commit", "-q", "-am", name)
+    git(root, "checkout", "-q", "main")
+
+
+@pytest.mark.slow
+def test_the_second_verification_of_a_base_runs_what_the_change_can_affect(
+    capsys, tmp_path: Path, make_project
+):
+    root = make_project(FILES)
+    _branch(root, "fix", "x * 2", "x * 2")
+    _branch(root, "breaks-square", "x * x", "x * x + (x == 3)")
+    common = ["--repo", str(root), "--python", PY, "--sandbox", "none", "--runs", "1"]
+    seal_exam(capsys, root, tmp_path / "exam.py", EXAM)
+
+    def verify(head: str, *extra: str) -> dict:
+        code, out, err = cli(
+            capsys, "verify", *common, "--base", "main", "--head", head, "--no-strength",
+            "--json", *extra,
+        )  # fmt: skip
+        doc = json.loads(out)
+        validate(doc)
+        return doc
+
+    first = verify("fix")
+    assert first["decision"] == "approve", first["reasons"]
+    assert first["regression"]["selection"]["mode"] == "full"
+    assert first["regression"]["selection"]["base_record"] == "recorded"
+    assert first["regression"]["compared"] == 4
+
+    clean = verify("fix")
+    sel = clean["regression"]["selection"]
+    assert (sel["mode"], sel["base_record"], sel["tests"], sel["of"]) == (
+        "selected",
+        "reused",
+        0,
+        4,
+    ), sel
+    assert clean["decision"] == "approve"
+
+    broken = verify("breaks-square")
+    sel = broken["regression"]["selection"]
+    assert (sel["mode"], sel["tests"]) == ("selected", 3)
+    assert sel["why"] == {"ran a changed function": 3}
+    assert broken["regression"]["new_failures"] == ["tests/test_square.py::test_square[3]"]
+    assert broken["decision"] == "reject"
+
+    full = verify("breaks-square", "--regression", "full")
+    assert full["regression"]["selection"]["mode"] == "full"
+    assert full["regression"]["new_failures"] == broken["regression"]["new_failures"]
+    assert full["regression"]["compared"] == 4
