@@ -783,6 +783,12 @@ def one_project(project: Project, args: argparse.Namespace, db: str) -> dict[str
     return {
         "version": project.version,
         "found_at": cached.get("found_at") if cached else None,
+        "measured_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "truegreen": subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=HERE, capture_output=True, text=True
+        ).stdout.strip(),
+        "first": args.first,
+        "full_every": args.full_every,
         "tests_at_base": base["counts"],
         "base_suite_s": base["wall"],
         "testmon_record_s": record["wall"],
@@ -839,6 +845,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="regressions per project whose verification records the base")  # fmt: skip
     parser.add_argument("--full-every", type=int, default=1)
     parser.add_argument("--reuse-found", action="store_true")
+    parser.add_argument("--assemble", action="store_true",
+                        help="run nothing: the result of the projects measured before, one by one")  # fmt: skip
     parser.add_argument("--refallback", action="store_true",
                         help="with --reuse-found: make the fallback cases again")  # fmt: skip
     parser.add_argument("--find-only", action="store_true",
@@ -854,8 +862,17 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"unknown project(s) {', '.join(sorted(unknown))}")
     projects = {}
     for project in PROJECTS:
-        if project.name in wanted:
-            projects[project.name] = one_project(project, args, db)
+        if project.name not in wanted:
+            continue
+        saved = CACHE / f"{project.name}-result.json"
+        if args.assemble:
+            if not saved.exists():
+                raise SystemExit(f"{project.name} has not been measured: run it without --assemble")
+            projects[project.name] = json.loads(saved.read_text(encoding="utf-8"))
+            continue
+        projects[project.name] = one_project(project, args, db)
+        if not args.find_only:
+            saved.write_text(json.dumps(projects[project.name], indent=1), encoding="utf-8")
     rows = [r for p in projects.values() for r in p["regressions"]]
     result = {
         "benchmark": "regression",
