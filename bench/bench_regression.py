@@ -440,8 +440,15 @@ def verify(root: Path, python: str, branch: str, mode: str, db: str) -> dict[str
         if mode != "full":
             return {"available": False, "why": str(e).splitlines()[0][:200]}
         request = api.VerifyRequest(**common)
+    timeline: list[tuple[float, str, str, str]] = []
     started = time.perf_counter()
-    doc = api.verify(request, record=False).to_json()
+
+    def listen(event: Any) -> None:  # where the time goes: the layers' starts, notes, ends
+        if event.phase != "step":
+            at = round(time.perf_counter() - started, 2)
+            timeline.append((at, event.layer, event.phase, (event.message or "")[:120]))
+
+    doc = api.verify(request, record=False, listener=listen).to_json()
     wall = time.perf_counter() - started
     reg = doc.get("regression") or {}
     return {
@@ -453,6 +460,7 @@ def verify(root: Path, python: str, branch: str, mode: str, db: str) -> dict[str
         "flaky": sorted(reg.get("flaky") or []),
         "selection": reg.get("selection"),
         "detail": reg.get("detail"),
+        "timeline": timeline,
     }
 
 
