@@ -60,12 +60,14 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tarfile
 import time
 import tokenize
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _projects import sdist_repo
 
 HERE = Path(__file__).resolve().parent
 CACHE = HERE / ".cache" / "regression"
@@ -155,34 +157,7 @@ def fetch(project: Project) -> Path:
         git(root, "checkout", "-qf", "main")
         git(root, "clean", "-qfdx")
         return root
-    CACHE.mkdir(parents=True, exist_ok=True)
-    dl = CACHE / "sdists"
-    done = run([PYTHON, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", ":all:",
-                "-d", str(dl), f"{project.name}=={project.version}"], CACHE)  # fmt: skip
-    if done.returncode != 0:
-        raise SystemExit(f"pip download {project.name} failed: {done.stderr[-500:]}")
-    stem = f"{project.name.replace('-', '_').lower()}-{project.version}"
-    (archive,) = [p for p in dl.iterdir() if p.name.lower() == f"{stem}.tar.gz"]
-    unpack = CACHE / f"unpack-{project.name}"
-    shutil.rmtree(unpack, ignore_errors=True)
-    with tarfile.open(archive) as tar:
-        tar.extractall(unpack, filter="data")
-    (unpacked,) = list(unpack.iterdir())
-    unpacked.rename(root)
-    unpack.rmdir()
-    for info in root.glob("*.egg-info"):
-        shutil.rmtree(info)
-    # this checkout lives inside truegreen's repository: pytest's rootdir must be its own
-    configured = (root / "pytest.ini").exists() or any(
-        (root / f).exists() and mark in (root / f).read_text(encoding="utf-8", errors="replace")
-        for f, mark in (("pyproject.toml", "[tool.pytest"), ("tox.ini", "[pytest]"),
-                        ("setup.cfg", "[tool:pytest]"))
-    )  # fmt: skip
-    if not configured:
-        (root / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
-    git(root, "init", "-q", "-b", "main")
-    git(root, "add", "-A")
-    git(root, "commit", "-qm", "sdist")
+    sdist_repo(project.name, project.version, CACHE, root)
     return root
 
 
