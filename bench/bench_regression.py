@@ -32,6 +32,14 @@ pure Python, flat layout, its suite passing at the sdist in a venv of its own):
      copy gets the head's files and runs ``pytest --testmon``: caught when a test that
      passed at the base fails; wall time; how many tests it ran.
 
+5. three changes per project that break nothing (``_regbench = None`` added after a
+   statement inside a function body, branches ``clean/NN``): verify selected and full,
+   timed: the common case, where no new failure is rerun on both sides.
+
+Each project's verifications use a TRUEGREEN_HOME of their own (``$TRUEGREEN_HOME/NAME``,
+default ``bench/.cache/regression/home/NAME``), so removing one base's record leaves the
+others'.
+
 Goals (issue #38): caught by the selection == caught by the full suite on every
 regression; verify selected (second) / verify full <= 0.3 (median over the regressions);
 verify selected first (records) / verify full <= 1.3.
@@ -440,6 +448,7 @@ def verify(root: Path, python: str, branch: str, mode: str, db: str) -> dict[str
 
 
 def clear_record() -> None:
+    """Remove the project's base records (each project has a TRUEGREEN_HOME of its own)."""
     shutil.rmtree(Path(os.environ["TRUEGREEN_HOME"]) / "cache" / "regression", ignore_errors=True)
 
 
@@ -595,6 +604,10 @@ def measure(
             clear_record()
             tg["selected_first"] = verify(root, python, row["branch"], "selected", db)
         tg["selected"] = verify(root, python, row["branch"], "selected", db)
+        made = (tg["selected"].get("selection") or {}).get("base_record") == "recorded"
+        if made and n >= first:  # the record was not there (removed meanwhile): time a reuse
+            tg["selected_recorded_unexpectedly"] = tg["selected"]
+            tg["selected"] = verify(root, python, row["branch"], "selected", db)
         if full_every and n % full_every == 0:
             tg["full"] = verify(root, python, row["branch"], "full", db)
         row["truegreen"] = tg
@@ -603,6 +616,27 @@ def measure(
               f"{json.dumps(sel.get('selection'))}"
               + (f"; full {tg['full'].get('wall')} s caught {tg['full'].get('caught')}"
                  if "full" in tg else ""), file=sys.stderr)  # fmt: skip
+
+
+def clean_changes(project: Project, root: Path, n: int) -> list[dict[str, Any]]:
+    """``n`` changes that break nothing (the common case a verification sees): a statement
+    ``_regbench = None`` added after a one-line statement inside a function body, on
+    branches ``clean/NN``."""
+    rows: list[dict[str, Any]] = []
+    for branch in git(root, "branch", "--format=%(refname:short)", "--list", "clean/*").split():
+        git(root, "branch", "-qD", branch)
+    for c in candidates(project, root):
+        if len(rows) >= n:
+            break
+        if c["kind"] != "removed statement":
+            continue
+        indent = c["old"][: len(c["old"]) - len(c["old"].lstrip())]
+        text = with_line(root, c["file"], c["line"], f"{c['old']}\n{indent}_regbench = None")
+        branch = f"clean/{len(rows):02d}"
+        if commit_change(root, branch, {c["file"]: text}, "clean: a no-op statement"):
+            rows.append({"id": f"{project.name}/{branch}", "branch": branch, "file": c["file"],
+                         "line": c["line"] + 1, "change": f"{indent}_regbench = None"})  # fmt: skip
+    return rows
 
 
 def ratio(a: float | None, b: float | None) -> float | None:
@@ -697,6 +731,23 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+def clean_summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The changes that break nothing: what selection saves when there is no failure to
+    rerun."""
+    both = [r["truegreen"] for r in rows if r["truegreen"]["selected"].get("available")]
+    ratios = [x for t in both if (x := ratio(t["selected"]["wall"], t["full"]["wall"]))]
+    return {
+        "changes": len(rows),
+        "false_alarms_selected": sum(bool(t["selected"]["new_failures"]) for t in both),
+        "false_alarms_full": sum(bool(t["full"]["new_failures"]) for t in both),
+        "wall_median_s": {
+            "verify_full": med([t["full"]["wall"] for t in both]),
+            "verify_selected_second": med([t["selected"]["wall"] for t in both]),
+        },
+        "ratio_selected_second_over_full": {"median": med(ratios), "n": len(ratios)},
+    }
+
+
 def testmon_caught(got: dict[str, Any], failing_at_base: set[str]) -> dict[str, Any]:
     new = sorted(set(got.get("failing", [])) - failing_at_base)
     counts = got.get("counts", {})
@@ -724,8 +775,16 @@ def fallback_stage(
 
 def one_project(project: Project, args: argparse.Namespace, db: str) -> dict[str, Any]:
     load_before = os.getloadavg()
+    os.environ["TRUEGREEN_HOME"] = str(args.home / project.name)
     root = fetch(project)
     python = venv(project)
+    if args.clean_only:  # the changes that break nothing, added to the saved measurement
+        saved = json.loads((CACHE / f"{project.name}-result.json").read_text(encoding="utf-8"))
+        clean = clean_changes(project, root, args.clean)
+        measure(project, root, python, clean, 0, 1, db)
+        load = [round(x, 2) for x in (*load_before, *os.getloadavg())]
+        return {**saved, "clean": clean, "clean_summary": clean_summary(clean),
+                "clean_load_before_after": load}  # fmt: skip
     found_file = CACHE / f"{project.name}-found.json"
     cached = (
         json.loads(found_file.read_text()) if args.reuse_found and found_file.exists() else None
@@ -763,6 +822,10 @@ def one_project(project: Project, args: argparse.Namespace, db: str) -> dict[str
     if not args.find_only:
         measure(project, root, python, rows, args.first, args.full_every, db)
         measure(project, root, python, falls, 0, 0, db)  # the bare suite is their full run
+        clean = clean_changes(project, root, args.clean)
+        measure(project, root, python, clean, 0, 1, db)
+    else:
+        clean = []
     return {
         "version": project.version,
         "found_at": cached.get("found_at") if cached else None,
@@ -781,6 +844,8 @@ def one_project(project: Project, args: argparse.Namespace, db: str) -> dict[str
         "summary": summarize(rows),
         "regressions": rows,
         "fallbacks": falls,
+        "clean": clean,
+        "clean_summary": clean_summary(clean),
     }
 
 
@@ -807,6 +872,21 @@ def table(result: dict[str, Any]) -> str:
             f"{'-' if frac is None else f'{100 * frac:.0f}':>6}"
         )
     out.append("")
+    out.append(f"{'changes that break nothing':26} {'n':>3} {'vfull s':>7} {'sel2 s':>7} "
+               f"{'sel2/full':>9} {'false alarms sel/full':>21}")  # fmt: skip
+    for name, p in [
+        *result["projects"].items(),
+        ("ALL", {"clean_summary": result["clean_summary"]}),
+    ]:
+        c = p.get("clean_summary") or {}
+        if not c.get("changes"):
+            continue
+        w = c["wall_median_s"]
+        out.append(f"{name:26} {c['changes']:3} {w['verify_full'] or 0:7.2f} "
+                   f"{w['verify_selected_second'] or 0:7.2f} "
+                   f"{c['ratio_selected_second_over_full']['median'] or 0:9.2f} "
+                   f"{c['false_alarms_selected']:>10}/{c['false_alarms_full']}")  # fmt: skip
+    out.append("")
     out.append(f"{'fallback':34} {'mode':8} {'caught full/sel/tmon':20} reason")
     for name, p in result["projects"].items():
         for r in p["fallbacks"]:
@@ -828,6 +908,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="regressions per project whose verification records the base")  # fmt: skip
     parser.add_argument("--full-every", type=int, default=1)
     parser.add_argument("--reuse-found", action="store_true")
+    parser.add_argument("--clean", type=int, default=3,
+                        help="changes that break nothing, timed per project")  # fmt: skip
+    parser.add_argument("--clean-only", action="store_true",
+                        help="time only the changes that break nothing (of a measured project)")  # fmt: skip
     parser.add_argument("--assemble", action="store_true",
                         help="run nothing: the result of the projects measured before, one by one")  # fmt: skip
     parser.add_argument("--refallback", action="store_true",
@@ -837,7 +921,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=HERE / "results" / "regression.json")
     args = parser.parse_args(argv)
     CACHE.mkdir(parents=True, exist_ok=True)
-    os.environ.setdefault("TRUEGREEN_HOME", str(CACHE / "home"))
+    args.home = Path(os.environ.get("TRUEGREEN_HOME") or CACHE / "home")
     db = f"sqlite:///{CACHE / 'ledger.db'}"
     wanted = args.projects.split(",")
     unknown = set(wanted) - {p.name for p in PROJECTS}
@@ -863,6 +947,7 @@ def main(argv: list[str] | None = None) -> int:
         "cores": os.cpu_count(),
         "args": {k: str(v) for k, v in sorted(vars(args).items())},
         "summary": summarize(rows),
+        "clean_summary": clean_summary([r for p in projects.values() for r in p.get("clean", [])]),
         "projects": projects,
     }
     if args.find_only:
