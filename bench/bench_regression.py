@@ -747,6 +747,26 @@ def clean_summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+def record_gaps() -> dict[str, Any] | None:
+    """What the base's record (truegreen's cache) holds for tests that ran no function: by
+    their base outcome, and the first few (a test that passed yet ran nothing is a gap in the
+    record: it is never selected for a change of a function). None when it cannot be read."""
+    where = Path(os.environ["TRUEGREEN_HOME"]) / "cache" / "regression"
+    try:
+        (path,) = sorted(where.glob("*.json"))
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        tests, outcomes = doc["tests"], doc["outcomes"]
+        empty = sorted(t for t, rec in tests.items() if not rec["codes"])
+    except (ValueError, KeyError, TypeError, OSError):
+        return None
+    by: dict[str, int] = {}
+    for t in empty:
+        by[outcomes.get(t, "?")] = by.get(outcomes.get(t, "?"), 0) + 1
+    passed = [t for t in empty if outcomes.get(t) == "passed"]
+    return {"tests": len(tests), "tracer": doc.get("tracer"), "no_function_by_outcome": by,
+            "passed_with_no_function": passed[:10]}  # fmt: skip
+
+
 def testmon_caught(got: dict[str, Any], failing_at_base: set[str]) -> dict[str, Any]:
     new = sorted(set(got.get("failing", [])) - failing_at_base)
     counts = got.get("counts", {})
@@ -783,7 +803,7 @@ def one_project(project: Project, args: argparse.Namespace, db: str) -> dict[str
         measure(project, root, python, clean, 0, 1, db)
         load = [round(x, 2) for x in (*load_before, *os.getloadavg())]
         return {**saved, "clean": clean, "clean_summary": clean_summary(clean),
-                "clean_load_before_after": load}  # fmt: skip
+                "clean_load_before_after": load, "record": record_gaps()}  # fmt: skip
     found_file = CACHE / f"{project.name}-found.json"
     cached = (
         json.loads(found_file.read_text()) if args.reuse_found and found_file.exists() else None
@@ -823,7 +843,9 @@ def one_project(project: Project, args: argparse.Namespace, db: str) -> dict[str
         measure(project, root, python, falls, 0, 0, db)  # the bare suite is their full run
         clean = clean_changes(project, root, args.clean)
         measure(project, root, python, clean, 0, 1, db)
+        gaps = record_gaps()
     else:
+        gaps = None
         clean = []
     return {
         "version": project.version,
@@ -845,6 +867,7 @@ def one_project(project: Project, args: argparse.Namespace, db: str) -> dict[str
         "fallbacks": falls,
         "clean": clean,
         "clean_summary": clean_summary(clean),
+        "record": gaps,
     }
 
 
@@ -935,6 +958,9 @@ def main(argv: list[str] | None = None) -> int:
             if not saved.exists():
                 raise SystemExit(f"{project.name} has not been measured: run it without --assemble")
             projects[project.name] = json.loads(saved.read_text(encoding="utf-8"))
+            if projects[project.name].get("record") is None:  # measured before it was read
+                os.environ["TRUEGREEN_HOME"] = str(args.home / project.name)
+                projects[project.name]["record"] = record_gaps()
             continue
         projects[project.name] = one_project(project, args, db)
         if not args.find_only:
