@@ -91,3 +91,21 @@ def test_ratios_only_over_regressions_both_modes_timed():
     assert s["ratio_selected_second_over_full"]["median"] == 0.2
     assert s["ratio_selected_first_over_full"]["median"] == 1.2
     assert s["selected_tests_fraction_median"] == 0.1
+
+
+def test_a_passing_test_that_ran_no_function_is_a_gap_of_the_record(tmp_path, monkeypatch):
+    from bench_regression import record_gaps
+
+    where = tmp_path / "cache" / "regression"
+    where.mkdir(parents=True)
+    (where / "key.json").write_text(
+        '{"tracer": "settrace", "tests": {"t::a": {"codes": [1]}, "t::b": {"codes": []},'
+        ' "t::c": {"codes": []}}, "outcomes": {"t::a": "passed", "t::b": "passed",'
+        ' "t::c": "skipped"}}'
+    )
+    monkeypatch.setenv("TRUEGREEN_HOME", str(tmp_path))
+    got = record_gaps()
+    assert got["no_function_by_outcome"] == {"passed": 1, "skipped": 1}
+    assert got["passed_with_no_function"] == ["t::b"]
+    (where / "key.json").write_text("not json")
+    assert record_gaps() is None
