@@ -657,6 +657,7 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
     second = [ratio(wall(r, "selected"), wall(r, "full")) for r in sel]
     first = [ratio(wall(r, "selected_first"), wall(r, "full")) for r in sel]
     second_ok = [x for x in second if x is not None]
+    paired = [(wall(r, "selected"), wall(r, "full")) for r in sel if wall(r, "full") is not None]
     first_ok = [x for x in first if x is not None]
     missed = [
         {"id": r["id"], "where": f"{r['file']}:{r['line']}", "kind": r["kind"],
@@ -719,12 +720,15 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
             "median": med(second_ok),
             "max": max(second_ok, default=None),
             "n": len(second_ok),
+            "of_sums": ratio(sum(a or 0 for a, _ in paired), sum(b or 0 for _, b in paired)),
+            "within_goal": sum(x <= 0.3 for x in second_ok),
             "goal": 0.3,
         },
         "ratio_selected_first_over_full": {
             "median": med(first_ok),
             "max": max(first_ok, default=None),
             "n": len(first_ok),
+            "within_goal": sum(x <= 1.3 for x in first_ok),
             "goal": 1.3,
         },
     }
@@ -958,6 +962,9 @@ def main(argv: list[str] | None = None) -> int:
             if not saved.exists():
                 raise SystemExit(f"{project.name} has not been measured: run it without --assemble")
             projects[project.name] = json.loads(saved.read_text(encoding="utf-8"))
+            done = projects[project.name]  # summaries recomputed by this code
+            done["summary"] = summarize(done["regressions"])
+            done["clean_summary"] = clean_summary(done.get("clean", []))
             if projects[project.name].get("record") is None:  # measured before it was read
                 os.environ["TRUEGREEN_HOME"] = str(args.home / project.name)
                 projects[project.name]["record"] = record_gaps()
