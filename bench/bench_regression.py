@@ -47,6 +47,12 @@ verify selected first (records) / verify full <= 1.3.
     python bench/bench_regression.py [--projects a,b] [--regressions 22] [--first 3]
         [--full-every 1] [--out bench/results/regression.json]
 
+How the committed result was made (the finding stage and the verifications of one project
+can run while another project is being found): ``--find-only`` per project, then
+``--reuse-found`` per project (each saves ``bench/.cache/regression/NAME-result.json``),
+``--clean-only`` for projects measured before the clean changes existed, and ``--assemble``
+to join them into ``--out`` and print the table.
+
 ``--full-every K`` times truegreen's full verification on every K-th regression only (the
 ratios use the regressions both were timed on); the bare suite and testmon always run.
 The injected regressions, their bare-suite results and testmon's are cached per project
