@@ -178,3 +178,45 @@ def test_a_second_localize_of_the_revision_leaves_out_what_the_first_measured_sl
     assert second["budget"]["left_out_files"] == ["tests/test_slow.py"]
     assert second["ranking"][0]["file"] == "pkg/core.py"
     assert "an earlier run measured too slow (tests/test_slow.py)" in second["context"]["text"]
+
+
+def test_a_strict_deadline_keeps_only_the_targets_not_their_files() -> None:
+    import json
+
+    loose = json.loads(b.deadline_env(10.0, 0.5, TARGETS)[b.BUDGET_VAR])
+    strict = json.loads(b.deadline_env(10.0, 0.5, TARGETS, strict=True)[b.BUDGET_VAR])
+    assert "files" not in loose and strict["files"] is False
+    assert strict["keep"] == TARGETS
+    run = _run(Result("tests/test_fail.py::test_y", "skipped", reason=b.SKIP_REASON))
+    # a passing test of the target's own file stopped at the deadline: cut only when strict
+    assert b.not_run([run], TARGETS) == []
+    assert b.not_run([run], TARGETS, strict=True) == ["tests/test_fail.py::test_y"]
+
+
+@pytest.mark.slow
+def test_one_strict_run_stops_the_failing_files_own_slow_tests(
+    make_project: Callable[..., Path],
+) -> None:
+    files = dict(SLOW_PROJECT)
+    files["tests/test_fail.py"] += (
+        "\n\ndef test_slow_one():\n    import time\n    time.sleep(20)\n    assert double(1) == 2\n"
+        "\n\ndef test_slow_two():\n    import time\n    time.sleep(20)\n    assert double(3) == 6\n"
+    )
+    del files["tests/test_slow.py"]
+    root = make_project(files, use_git=False)
+    opts = LocalizeOptions(
+        timeout=120, mutants=False, check_measurement=False, strict_budget=True, budget_seconds=4.0
+    )
+    started = time.monotonic()
+    doc = localize(
+        open_project(root, sys.executable, "none"), ["tests/test_fail.py::test_triple"], opts
+    )
+    took = time.monotonic() - started
+    # one run, not two, and the deadline (3 s into it) stopped the 20 s sleeps of the
+    # failing test's own file
+    assert took < 15, took
+    assert doc["ranking"][0]["file"] == "pkg/core.py"
+    assert doc["budget"]["cut_files"] == ["tests/test_fail.py"]
+    assert doc["budget"]["cut_tests"] == 2
+    assert doc["measurement"]["checked"] is False
+    assert doc["order_dependence"]["alone"] is None
