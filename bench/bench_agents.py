@@ -18,12 +18,12 @@ truegreen's own interpreter):
      of its output, plus the bytes of the project files the first failure's traceback
      names (the files an agent would open to understand it); whether that output names
      the faulty line (``FILE:LINE`` in a traceback);
-   * **truegreen**: the hook (``python -m truegreen.claude.hook``, as Claude Code runs it)
-     fed the PostToolUseFailure payload of that run, with ``TRUEGREEN_HOOK_DEADLINE=90``
-     so that its context is made even on a loaded machine: its wall time (over 10 s, the
-     default deadline would have made it say nothing: ``hook_over_10s``), the bytes of the
-     context it injects, whether the faulty line is among the first three suspects it
-     names (or is its crash site), whether it names it at all;
+   * **truegreen**: the hook (``python -m truegreen.claude.hook``, as Claude Code runs it,
+     with its default deadline) fed the PostToolUseFailure payload of that run: its wall
+     time, whether it said nothing because its deadline passed (``hook_out_of_time``; a
+     silent hook names no line), the bytes of the context it injects, whether the faulty
+     line is among the first three suspects it names (or is its crash site), whether it
+     names it at all;
    * the wall time of ``python -m pytest`` of the failing test's file alone (the hook's
      goal is for suites whose failing file runs in under 5 s).
 
@@ -64,7 +64,8 @@ class Project:
     version: str
     package: str
     tests: str
-    #: the test file for a module's stem (None: run the whole suite)
+    #: the test file for a module: ``{stem}`` its name, ``{dir}`` its directory below the
+    #: package (None: run the whole suite)
     test_file: str | None = "tests/test_{stem}.py"
     #: source files not mutated (compat shims, generated tables)
     skip: tuple[str, ...] = ()
@@ -82,6 +83,9 @@ PROJECTS = (
     Project("sqlparse", "0.6.1", "sqlparse", "tests", test_file=None),
     Project("pyflakes", "4.1.0", "pyflakes", "pyflakes/test", test_file=None,
             skip=("pyflakes/__main__.py", "pyflakes/scripts/pyflakes.py")),
+    Project("pyasn1", "0.6.5", "pyasn1", "tests", test_file="tests/{dir}/test_{stem}.py"),
+    Project("sqlglot", "30.31.0", "sqlglot", "tests", test_file="tests/{dir}/test_{stem}.py",
+            skip=("sqlglot/_version.py", "sqlglot/__main__.py")),
 )  # fmt: skip
 
 #: one-line mutations: (pattern, replacement), tried in this order on a line
@@ -250,8 +254,13 @@ def find_bugs(project: Project, root: Path, want: int) -> list[dict[str, Any]]:
     for rel, line, old, new in pool[: want * 8]:
         if len(bugs) >= want:
             break
-        stem = Path(rel).stem
-        target = project.test_file.format(stem=stem) if project.test_file else project.tests
+        module = Path(rel)
+        where = module.parent.relative_to(project.package).as_posix().strip(".")
+        target = (
+            project.test_file.format(stem=module.stem, dir=where).replace("//", "/")
+            if project.test_file
+            else project.tests
+        )
         if not (root / target).exists():
             continue
         if target not in baseline:
@@ -308,11 +317,11 @@ def measure(project: Project, root: Path, bug: dict[str, Any], n: int) -> dict[s
             "error": f"Error: Exit code {raw.returncode}\n{output}", "is_interrupt": False,
         }  # fmt: skip
         started = time.monotonic()
-        # a deadline long enough for the context to be made even on a loaded machine: the
-        # wall time says whether the default (10 s) would have let the hook answer
+        # as Claude Code runs it: its default deadline (past it, the hook says nothing,
+        # which counts here as naming nothing)
+        env = {k: v for k, v in os.environ.items() if k != "TRUEGREEN_HOOK_DEADLINE"}
         hooked = run([PYTHON, "-m", "truegreen.claude.hook"], root, timeout=120,
-                     input=json.dumps(payload),
-                     env={**os.environ, "TRUEGREEN_HOOK_DEADLINE": "90"})  # fmt: skip
+                     input=json.dumps(payload), env=env)  # fmt: skip
         hook_wall = time.monotonic() - started
         context = ""
         if hooked.stdout.strip():
@@ -329,6 +338,7 @@ def measure(project: Project, root: Path, bug: dict[str, Any], n: int) -> dict[s
             "opened_bytes": opened_bytes, "raw_bytes": raw_bytes, "raw_names_faulty_line": raw_names,
             "context_bytes": ctx_bytes, "context_ratio": round(ctx_bytes / raw_bytes, 4) if raw_bytes else None,
             "hook_silent": not context, "hook_wall_s": round(hook_wall, 3),
+            "hook_out_of_time": "no answer within" in hooked.stderr,
             "hook_within_10s": hook_wall <= 10.0,
             "failing_file_s": round(file_time, 3) if file_time is not None else None,
             "top3": top3, "context_names_faulty_line": named, "suspects": suspects[:5],
@@ -378,6 +388,7 @@ def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
             "top3_rate": round(sum(r["top3"] for r in got) / len(got), 3) if got else None,
             "names_faulty_line": sum(r["context_names_faulty_line"] for r in got),
             "silent": sum(r["hook_silent"] for r in got),
+            "silent_out_of_time": sum(bool(r.get("hook_out_of_time")) for r in got),
             "hook_p50_s": statistics.median(quick) if quick else None,
             "hook_p95_s": p95(quick),
             "hook_max_s": max(quick) if quick else None,
