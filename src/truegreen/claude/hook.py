@@ -367,4 +367,8 @@ def main(stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    from truegreen import _console
+
+    # a process for one answer: no interpreter teardown when nothing else runs (about a
+    # second measured on a loaded machine, after the answer was written)
+    _console.end(SystemExit(main()))
