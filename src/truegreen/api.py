@@ -681,6 +681,8 @@ def localize(
         scope=list(request.scope) if request.scope is not None else None,
         budget_tokens=request.budget_tokens,
         budget_seconds=request.budget_seconds,
+        strict_budget=request.strict_budget,
+        check_measurement=request.check_measurement,
         formula=cast(Any, request.formula),
         timeout=request.timeout,
         limit=request.limit,

@@ -122,7 +122,9 @@ def test_a_malformed_payload_gets_silence_and_exit_0(raw: str) -> None:
     assert stdout.getvalue() == ""
 
 
-@pytest.mark.parametrize(("value", "seconds"), [("30", 30.0), ("", 8.5), ("x", 8.5), ("-1", 8.5)])
+@pytest.mark.parametrize(
+    ("value", "seconds"), [("30", 30.0), ("", hook.DEADLINE), ("x", hook.DEADLINE), ("-1", hook.DEADLINE)]
+)  # fmt: skip
 def test_the_deadline_can_be_set_for_a_slow_machine(
     monkeypatch: pytest.MonkeyPatch, value: str, seconds: float
 ) -> None:
@@ -130,13 +132,39 @@ def test_the_deadline_can_be_set_for_a_slow_machine(
     assert hook.deadline_from_env() == seconds
 
 
+def test_the_deadline_and_the_cleanup_fit_in_the_10_s_a_hook_may_take() -> None:
+    assert hook.DEADLINE + hook.CLEANUP <= 10.0
+
+
 def test_past_the_deadline_the_hook_says_nothing(
-    invoicekit: Path, new_session: Callable[[], str]
+    invoicekit: Path, new_session: Callable[[], str], capsys: pytest.CaptureFixture[str]
 ) -> None:
     data = payload("post_tool_use_failure_pytest", invoicekit, session_id=new_session())
     started = time.monotonic()
     assert hook.answer(json.dumps(data), deadline=0.3) == ""
     assert time.monotonic() - started < 0.3 + hook.CLEANUP + 0.5
+    # a line on stderr (Claude Code's verbose mode) says why
+    assert "no answer within 0.3 s" in capsys.readouterr().err
+
+
+def test_the_deadline_counts_from_the_hooks_start_its_imports_included(
+    invoicekit: Path, new_session: Callable[[], str]
+) -> None:
+    data = payload("post_tool_use_failure_pytest", invoicekit, session_id=new_session())
+    started = time.monotonic()
+    # begun 5 s ago with a 5.2 s deadline: 0.2 s are left
+    assert hook.answer(json.dumps(data), deadline=5.2, started=started - 5.0) == ""
+    assert time.monotonic() - started < 0.2 + hook.CLEANUP + 0.5
+
+
+def test_the_localize_gets_what_is_left_of_the_deadline() -> None:
+    now = 1000.0
+    # 6 s left: less the margin
+    assert hook.localize_seconds(now + 6.0, now) == 6.0 - hook.LOCALIZE_MARGIN
+    # never less than a second (the failing test still runs), never more than the cap
+    assert hook.localize_seconds(now + 0.5, now) == 1.0
+    assert hook.localize_seconds(now + 500.0, now) == hook.LOCALIZE_SECONDS
+    assert hook.localize_seconds(None) == hook.LOCALIZE_SECONDS
 
 
 @pytest.mark.slow

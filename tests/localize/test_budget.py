@@ -7,6 +7,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -141,20 +142,26 @@ def _project(make_project: Callable[..., Path], sleep: float, use_git: bool) -> 
     return make_project(files, use_git=use_git)
 
 
-@pytest.mark.slow
-def test_the_deadline_stops_a_slow_passing_file_and_the_answer_says_so(
-    make_project: Callable[..., Path],
-) -> None:
-    root = _project(make_project, 20.0, use_git=False)
-    opts = LocalizeOptions(timeout=120, mutants=False, budget_seconds=4.0)
+def _localize_fast(root: Path, opts: LocalizeOptions) -> dict[str, Any]:
+    """The localize of test_triple, which must end well before the slow tests' 20 s sleeps
+    and still rank the faulty module first."""
     started = time.monotonic()
     doc = localize(
         open_project(root, sys.executable, "none"), ["tests/test_fail.py::test_triple"], opts
     )
     took = time.monotonic() - started
-    # two 20 s sleeps were in the selection: the deadline (1 s into each run) cut them
     assert took < 15, took
     assert doc["ranking"][0]["file"] == "pkg/core.py"
+    return doc
+
+
+@pytest.mark.slow
+def test_the_deadline_stops_a_slow_passing_file_and_the_answer_says_so(
+    make_project: Callable[..., Path],
+) -> None:
+    root = _project(make_project, 20.0, use_git=False)
+    # two 20 s sleeps were in the selection: the deadline (1 s into each run) cut them
+    doc = _localize_fast(root, LocalizeOptions(timeout=120, mutants=False, budget_seconds=4.0))
     assert doc["budget"]["cut_files"] == ["tests/test_slow.py"]
     assert doc["budget"]["cut_tests"] == 2
     assert doc["budget"]["durations_reused"] is False
@@ -178,3 +185,39 @@ def test_a_second_localize_of_the_revision_leaves_out_what_the_first_measured_sl
     assert second["budget"]["left_out_files"] == ["tests/test_slow.py"]
     assert second["ranking"][0]["file"] == "pkg/core.py"
     assert "an earlier run measured too slow (tests/test_slow.py)" in second["context"]["text"]
+
+
+def test_a_strict_deadline_keeps_only_the_targets_not_their_files() -> None:
+    import json
+
+    loose = json.loads(b.deadline_env(10.0, 0.5, TARGETS)[b.BUDGET_VAR])
+    strict = json.loads(b.deadline_env(10.0, 0.5, TARGETS, strict=True)[b.BUDGET_VAR])
+    assert "files" not in loose and strict["files"] is False
+    assert strict["keep"] == TARGETS
+    run = _run(Result("tests/test_fail.py::test_y", "skipped", reason=b.SKIP_REASON))
+    # a passing test of the target's own file stopped at the deadline: cut only when strict
+    assert b.not_run([run], TARGETS) == []
+    assert b.not_run([run], TARGETS, strict=True) == ["tests/test_fail.py::test_y"]
+
+
+@pytest.mark.slow
+def test_one_strict_run_stops_the_failing_files_own_slow_tests(
+    make_project: Callable[..., Path],
+) -> None:
+    files = dict(SLOW_PROJECT)
+    files["tests/test_fail.py"] += (
+        "\n\ndef test_slow_one():\n    import time\n    time.sleep(20)\n    assert double(1) == 2\n"
+        "\n\ndef test_slow_two():\n    import time\n    time.sleep(20)\n    assert double(3) == 6\n"
+    )
+    del files["tests/test_slow.py"]
+    root = make_project(files, use_git=False)
+    opts = LocalizeOptions(
+        timeout=120, mutants=False, check_measurement=False, strict_budget=True, budget_seconds=4.0
+    )
+    # one run, not two, and the deadline (3 s into it) stopped the 20 s sleeps of the
+    # failing test's own file
+    doc = _localize_fast(root, opts)
+    assert doc["budget"]["cut_files"] == ["tests/test_fail.py"]
+    assert doc["budget"]["cut_tests"] == 2
+    assert doc["measurement"]["checked"] is False
+    assert doc["order_dependence"]["alone"] is None

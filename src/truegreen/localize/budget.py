@@ -35,6 +35,9 @@ from truegreen.run.results import PytestRun
 #: the share of the budget the test runs get (the measured run and the bare run run side
 #: by side); the rest goes to the analysis, the mutants and truegreen's own start
 RUN_SHARE = 0.5
+#: the share of a run made alone (no bare run, so no mutants either): what follows it,
+#: the analysis and the document, takes a second or two
+ALONE_SHARE = 0.75
 #: below this share of the budget left, the mutants are not run
 MUTANT_SHARE = 0.15
 #: the environment variable the tracer plugin reads: {"deadline": epoch s, "keep": [ids]}
@@ -100,11 +103,16 @@ def plan(
     return Plan(selection=kept, left_out=left_out, reused=reused, measured=measured)
 
 
-def deadline_env(seconds: float | None, share: float, keep: Sequence[str]) -> dict[str, str]:
-    """The tracer plugin's budget variable for a run starting now (none without a budget)."""
+def deadline_env(
+    seconds: float | None, share: float, keep: Sequence[str], *, strict: bool = False
+) -> dict[str, str]:
+    """The tracer plugin's budget variable for a run starting now (none without a budget).
+    ``strict``: only the tests ``keep`` always run, not the other tests of their files."""
     if seconds is None:
         return {}
-    spec = {"deadline": time.time() + seconds * share, "keep": list(keep)}
+    spec: dict[str, Any] = {"deadline": time.time() + seconds * share, "keep": list(keep)}
+    if strict:
+        spec["files"] = False
     return {BUDGET_VAR: json.dumps(spec)}
 
 
@@ -200,16 +208,18 @@ def save(project: Project, rev: str | None, runs: Iterable[PytestRun | None]) ->
 SKIP_REASON = "truegreen: stopped at the localize time budget"
 
 
-def not_run(runs: Iterable[PytestRun | None], targets: Sequence[str]) -> list[str]:
+def not_run(
+    runs: Iterable[PytestRun | None], targets: Sequence[str], *, strict: bool = False
+) -> list[str]:
     """The passing tests the deadline kept from running (or stopped), in any of ``runs``
-    (the targets' files always run)."""
+    (the targets' files always run, unless ``strict``: then only the targets)."""
     out: set[str] = set()
-    keep = {_file(t) for t in targets}
+    keep = set(targets) if strict else {_file(t) for t in targets}
     for run in runs:
         if run is None:
             continue
         for t in run.tests:
-            if _file(t.id) in keep:
+            if t.id in keep or t.id.partition("[")[0] in keep or _file(t.id) in keep:
                 continue
             if t.outcome == "no_report" or t.reason == SKIP_REASON:
                 out.add(t.id)

@@ -108,12 +108,14 @@ class LocalizeOptions:
     #: suspects whose values are compared
     value_lines: int = 15
     timeout: float | None = None
-    #: run the selection bare too and compare outcomes (the measurement check)
+    #: run the selection bare too and compare outcomes (the measurement check, and the
+    #: order check: the targets run first there); False, with ``mutants`` off: the
+    #: selection runs once, under the tracer (a caller that has the bare outcomes already)
     check_measurement: bool = True
     #: run the value capture (C); off in benchmarks that only score the spectrum
     values: bool = True
-    #: break ties near the top with mutants run in the bare run's process (needs the
-    #: measurement check or the values: the bare run; see docs/localize.md, Mutants)
+    #: break ties near the top with mutants run in the bare run's process (the bare run
+    #: is made for them when the values are on; see docs/localize.md, Mutants)
     mutants: bool = True
     #: break the ties left last by version history: the most recently changed line first
     #: (``git blame``; see :mod:`truegreen.localize.history`)
@@ -121,6 +123,9 @@ class LocalizeOptions:
     #: seconds the whole localize should take: passing tests that do not fit are left out
     #: (see :mod:`truegreen.localize.budget`); None: no budget
     budget_seconds: float | None = None
+    #: the deadline stops the passing tests of the failing tests' own files too (only the
+    #: failing tests always run): an answer in time matters more than all of them
+    strict_budget: bool = False
 
 
 @dataclass
@@ -339,10 +344,15 @@ def localize(
     started = time.monotonic()
     seconds = opts.budget_seconds
     selection = _selection(project, targets, opts.scope)
+    # the bare run: for the measurement check, or to run mutants in
+    wanted = opts.check_measurement or (opts.values and opts.mutants)
     # the time budget (None: none): without a sandbox the two runs take turns, and each
-    # gets its part of the runs' share
-    parallel = bool(opts.check_measurement or opts.values) and project.sandbox != "none"
+    # gets its part of the runs' share; a run alone gets more (nothing waits for mutants)
+    parallel = wanted and project.sandbox != "none"
     share = budget.RUN_SHARE if parallel else budget.RUN_SHARE / 2
+    if not wanted:
+        share = budget.ALONE_SHARE
+    strict = opts.strict_budget
     rev = budget.revision(project) if seconds is not None else None
     chosen = budget.plan(selection, targets, seconds, budget.load(project, rev), share=share)
     selection = chosen.selection
@@ -355,7 +365,6 @@ def localize(
         )
         cfg = _values_config(tmp, targets) if opts.values else None
         stmts = Statements(project.root)
-        wanted = opts.check_measurement or opts.values
         if wanted and opts.mutants:
             # its own temp dir: the sandbox hands a writable dir's entries to its uid only
             # while truegreen still owns them, and the measured run is handed ``tmp``'s
@@ -368,7 +377,9 @@ def localize(
                 first=targets,
                 keep=targets,
                 hold=hold,
-                deadline=budget.deadline_env(seconds, share if parallel else 2 * share, targets),
+                deadline=budget.deadline_env(
+                    seconds, share if parallel else 2 * share, targets, strict=strict
+                ),
             ),
             executor,
             runs,
@@ -384,7 +395,7 @@ def localize(
             tmp,
             cfg,
             runs,
-            budget.deadline_env(seconds, share, targets),
+            budget.deadline_env(seconds, share, targets, strict=strict),
         )
         try:
             _measure_and_bare(measure, bare, stmts, selection, wanted, project.sandbox)
@@ -406,7 +417,7 @@ def localize(
             # the values to compare with come from the watched neighbours that passed
             valued = [p for p in passing if p in runs.trace.values]
             best, best_sim = _most_similar(spec, primary, valued or passing)
-            cut = budget.not_run([runs.measured, runs.bare], targets)
+            cut = budget.not_run([runs.measured, runs.bare], targets, strict=strict)
             runs.budget_cut = frozenset(cut)
             budget_doc = budget.document(seconds, chosen, cut)
             said = budget.note(budget_doc) if budget_doc is not None else None
@@ -549,11 +560,13 @@ def _warm_meanwhile(
     stmts: Statements, selection: Sequence[str], traced: threading.Event, bare: _Bare
 ) -> None:
     """The traced run usually takes longer: analyse the modules the tests import meanwhile,
-    on the core the bare run freed (stopped when the traced run ends)."""
-    if bare.hold is None:
-        bare.thread.join()
-    while not traced.is_set() and not bare.ready() and bare.thread.is_alive():
-        traced.wait(0.002)
+    on the core the bare run freed (stopped when the traced run ends); without a bare run,
+    from the start."""
+    if bare.thread.ident is not None:
+        if bare.hold is None:
+            bare.thread.join()
+        while not traced.is_set() and not bare.ready() and bare.thread.is_alive():
+            traced.wait(0.002)
     with contextlib.suppress(Exception):
         warm(stmts, selection, traced.is_set)
 
@@ -616,12 +629,13 @@ def _measure_and_bare(
     parallel = wanted and sandbox != "none"
     if parallel:
         bare.thread.start()
+    if parallel or not wanted:
         warm_thread.start()
     try:
         measure()
     finally:
         traced.set()
-        if parallel:
+        if warm_thread.ident is not None:
             warm_thread.join()
     if wanted and not parallel:
         bare.thread.start()

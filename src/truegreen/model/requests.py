@@ -296,6 +296,9 @@ class LocalizeRequest(ProjectRequest):
     #: revision measured too slow are left out, and the runs stop starting passing tests
     #: at their deadline (the document's ``budget`` says what was left out); None: no budget
     budget_seconds: float | None = Field(default=120.0, gt=0)
+    #: the deadline stops the passing tests of the failing tests' own files too (only the
+    #: failing tests always run)
+    strict_budget: bool = False
     #: ochiai | dstar | tarantula
     formula: str = "ochiai"
     #: seconds for one run (default: the suite-timeout)
@@ -304,6 +307,9 @@ class LocalizeRequest(ProjectRequest):
     limit: int = Field(default=30, ge=1)
     mutants: bool = True
     history: bool = True
+    #: False, with ``mutants`` off: the selection runs once, under the tracer (no bare run:
+    #: no measurement or order check), for a caller that has the bare outcomes already
+    check_measurement: bool = True
 
 
 class FixTaskRequest(ProjectRequest, LedgerRequest):

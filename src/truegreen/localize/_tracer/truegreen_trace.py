@@ -1633,7 +1633,9 @@ def pytest_collection_modifyitems(session, config, items):
         items[:] = front + [i for i in items if i.nodeid not in at]
 
 
-_BUDGET_VAR = "TRUEGREEN_TRACE_BUDGET"  # {"deadline": epoch seconds, "keep": [node ids]}
+#: {"deadline": epoch seconds, "keep": [node ids], "files": false (optional: only the
+#: tests "keep" names always run, not the other tests of their files)}
+_BUDGET_VAR = "TRUEGREEN_TRACE_BUDGET"
 #: what a passing test stopped at the deadline is skipped with (truegreen.localize.budget)
 _BUDGET_REASON = "truegreen: stopped at the localize time budget"
 _budget_state: dict = {}
@@ -1665,8 +1667,8 @@ def pytest_runtest_protocol(item, nextitem):
     """Under a time budget, a passing test is not started once the deadline has passed
     (the probe then has no report of it: truegreen counts it as left out), and one still
     running at the deadline is stopped by an alarm (reported skipped, with
-    ``_BUDGET_REASON``). The targets, and the other tests of their files, always run to
-    their end."""
+    ``_BUDGET_REASON``). The targets, and the other tests of their files (unless the
+    budget says ``"files": false``), always run to their end."""
     spec = _budget()
     if spec is None:
         return None
@@ -1674,7 +1676,8 @@ def pytest_runtest_protocol(item, nextitem):
         ids = [i.nodeid for i in item.session.items]
         wanted = [k for k in spec.get("keep") or [] if isinstance(k, str)]
         _budget_state["keep"] = set(expand_ids(wanted, ids))
-        _budget_state["files"] = {k.split("::", 1)[0] for k in wanted}
+        whole = spec.get("files", True) is not False
+        _budget_state["files"] = {k.split("::", 1)[0] for k in wanted} if whole else set()
     if (
         item.nodeid in _budget_state["keep"]
         or item.nodeid.split("::", 1)[0] in _budget_state["files"]
