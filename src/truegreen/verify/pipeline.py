@@ -863,14 +863,16 @@ def regression_layer(
             "regression",
             f"regression: rerunning {len(candidates)} new failure(s) on the head and the base",
         )
-        # every rerun at once: they are independent processes, and most of their time is
-        # the interpreter's and pytest's start
-        ran_all = all_at_once(
-            [lambda: runner.run(head_tree, [real_id[t] for t in candidates])] * FLAKY_RERUNS
-            + [lambda: runner.run(base_tree, list(candidates))] * FLAKY_RERUNS,
+        # both sides at once, each side's reruns one after the other: two runs in one
+        # worktree at once could trip over each other's files (a suite that writes into
+        # its tree), which would read as flakiness
+        reruns, base_reruns = both_sides(
+            lambda: [
+                runner.run(head_tree, [real_id[t] for t in candidates]) for _ in range(FLAKY_RERUNS)
+            ],
+            lambda: [runner.run(base_tree, list(candidates)) for _ in range(FLAKY_RERUNS)],
             runner.project.cancel,
         )
-        reruns, base_reruns = ran_all[:FLAKY_RERUNS], ran_all[FLAKY_RERUNS:]
         for tid in candidates:
             ran = [after[tid].outcome, *(_outcome(r, real_id[tid]) for r in reruns)]
             on_base = [before[tid], *(_outcome(r, tid) for r in base_reruns)]
