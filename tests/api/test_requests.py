@@ -121,6 +121,10 @@ def test_a_request_s_defaults_are_the_command_line_s(
         if param is None or info.is_required():
             continue
         default = param.get_default(ctx)
+        if field == "regression":
+            # not given on the command line: the request's own default (ci's differs)
+            assert default is None
+            continue
         if field == "strength":
             default = not default  # --no-strength
         if getattr(param, "multiple", False) and not (isinstance(default, tuple) and default):

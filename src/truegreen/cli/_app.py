@@ -176,6 +176,12 @@ def project_options(f: F) -> F:
     return repo_option(python_option(sandbox_option(f)))
 
 
+def given(**options: Any) -> dict[str, Any]:
+    """The options given on the command line (not None): the rest keep the request's own
+    defaults."""
+    return {k: v for k, v in options.items() if v is not None}
+
+
 def grading_options(f: F) -> F:
     """``--runs``, ``--no-strength``, ``--regression`` and ``--report``: how a verification grades, and
     where its report goes (verify, ci)."""
@@ -189,11 +195,11 @@ def grading_options(f: F) -> F:
     f = click.option(
         "--regression",
         type=click.Choice(["selected", "full"]),
-        default="selected",
-        show_default=True,
+        default=None,
         help="selected: run on the head the tests the change can affect, picked from the "
         "base's per-test record (the first verification of a base records it and runs the "
-        "whole suite); full: the whole suite on both sides.",
+        "whole suite); full: the whole suite on both sides. Default: selected (ci: full, "
+        "as a CI job has no record to reuse).",
     )(f)
     return click.option(
         "--runs",

@@ -21,6 +21,7 @@ from truegreen.cli._app import (
     emit_json,
     err,
     fail,
+    given,
     grading_options,
     json_option,
     out,
@@ -84,7 +85,7 @@ def ci_command(
     outputs: Path | None,
     runs: int,
     no_strength: bool,
-    regression: str,
+    regression: str | None,
     report: Path | None,
     repo: Path,
     python: str | None,
@@ -120,7 +121,7 @@ def ci_command(
         writes=cast(Any, writes),
         runs=runs,
         strength=not no_strength,
-        regression=cast(Any, regression),
+        **given(regression=regression),
         report_dir=report,
     )
     result = ci(request, **call(), log=lambda line: err.print(line, markup=False))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import click
 
@@ -14,6 +14,7 @@ from truegreen.cli._app import (
     emit_json,
     err,
     fail,
+    given,
     grading_options,
     json_option,
     out,
@@ -111,7 +112,7 @@ def verify_command(
     exam: tuple[str, ...],
     runs: int,
     no_strength: bool,
-    regression: str,
+    regression: str | None,
     report: Path | None,
     repo: Path,
     python: str | None,
@@ -127,10 +128,10 @@ def verify_command(
     from truegreen.api import VerifyRequest, verify
 
     if pull_request is not None:
-        given = [n for n, v in (("--base", base), ("--head", head), ("--patch", patch)) if v]
-        if given or exam:
+        named = [n for n, v in (("--base", base), ("--head", head), ("--patch", patch)) if v]
+        if named or exam:
             fail(
-                f"{', '.join(given + (['--exam'] if exam else []))} cannot be given with a pull request",
+                f"{', '.join(named + (['--exam'] if exam else []))} cannot be given with a pull request",
                 "the pull request names its base, head and exams",
             )
         verify_pull_command(
@@ -158,7 +159,7 @@ def verify_command(
         exams=exam,
         runs=runs,
         strength=not no_strength,
-        regression=cast(Any, regression),
+        **given(regression=regression),
         report_dir=report,
     )
     doc = verify(request, **call()).to_json()
@@ -226,7 +227,7 @@ def verify_pull_command(
     post: bool,
     runs: int,
     no_strength: bool,
-    regression: str,
+    regression: str | None,
     report: Path | None,
     python: str | None,
     sandbox: str | None,
@@ -245,7 +246,7 @@ def verify_pull_command(
         db=db,
         runs=runs,
         strength=not no_strength,
-        regression=cast(Any, regression),
+        **given(regression=regression),
         report_dir=report,
     )
     result = verify_pull(request, **call(), log=lambda line: err.print(line, markup=False))

@@ -217,7 +217,10 @@ class CiRequest(ProjectRequest, LedgerRequest):
     #: the regression layer: "selected" runs on the head the tests the change can affect,
     #: picked from the base's per-test record (made by the first verification of a base,
     #: which runs the whole suite); "full" runs the whole suite on both sides
-    regression: Literal["selected", "full"] = "selected"
+    #: (default full here: a CI job starts on a fresh runner, with no record of the base to
+    #: reuse, and the recording run costs more than a plain one; "selected" pays off where
+    #: the cache directory is kept between jobs)
+    regression: Literal["selected", "full"] = "full"
     report_dir: Path | None = None
     #: the REST API's URL (default: ``$GITHUB_API_URL``, else api.github.com)
     api_url: str | None = None

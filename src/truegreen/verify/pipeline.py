@@ -487,7 +487,7 @@ class Selection:
         }
 
 
-FULL_ASKED = "the full suite was asked for (--regression full)"
+FULL_ASKED = "--regression full: the whole suite on both sides, no selection"
 
 
 @dataclass(frozen=True)
