@@ -185,3 +185,24 @@ def test_an_always_run_entry_the_base_does_not_have_is_an_error(capsys, tmp_path
     line = err.strip().splitlines()[-1]  # after the progress lines
     assert line.startswith("truegreen: error: always-run names " + named), err
     assert "fix always-run in the base's [tool.truegreen]" in line
+
+
+@pytest.mark.slow
+def test_always_run_tests_run_on_both_sides_when_the_base_record_is_reused(capsys, tmp_path):
+    # the second verification of main selects from the record: the always-run tests are
+    # still run on both sides (the base's outside the record), and the broken legacy is seen
+    root = _project(tmp_path, CONFIG + ALWAYS)
+    _seal(capsys, root, tmp_path)
+    first = json.loads(_verify(capsys, root, "fix", "--json")[1])
+    assert first["regression"]["selection"]["base_record"] == "recorded"
+    code, out, err = _verify(capsys, root, "fix", "--json")
+    doc = json.loads(out)
+    validate(doc)
+    reg = doc["regression"]
+    assert (reg["selection"]["mode"], reg["selection"]["base_record"]) == ("selected", "reused")
+    assert (doc["decision"], code) == ("reject", 1)
+    assert reg["new_failures"] == first["regression"]["new_failures"] == [
+        "tests/smoke/test_smoke.py::test_legacy",
+        "tests/unit/net/test_net.py::test_net",
+    ]
+    assert reg["always_run"]["tests"] == 2
