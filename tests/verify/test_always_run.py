@@ -201,8 +201,12 @@ def test_always_run_tests_run_on_both_sides_when_the_base_record_is_reused(capsy
     reg = doc["regression"]
     assert (reg["selection"]["mode"], reg["selection"]["base_record"]) == ("selected", "reused")
     assert (doc["decision"], code) == ("reject", 1)
-    assert reg["new_failures"] == first["regression"]["new_failures"] == [
-        "tests/smoke/test_smoke.py::test_legacy",
-        "tests/unit/net/test_net.py::test_net",
-    ]
+    assert (
+        reg["new_failures"]
+        == first["regression"]["new_failures"]
+        == [
+            "tests/smoke/test_smoke.py::test_legacy",
+            "tests/unit/net/test_net.py::test_net",
+        ]
+    )
     assert reg["always_run"]["tests"] == 2
