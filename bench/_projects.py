@@ -47,11 +47,11 @@ def write_suite(root: Path, modules: int = 10, tests_per_module: int = 20) -> li
     return files
 
 
-def sdist_repo(name: str, version: str, cache: Path, root: Path) -> None:
+def sdist_repo(name: str, version: str, cache: Path, root: Path, ini: str = "") -> None:
     """``NAME==VERSION``'s sdist from the package index (``pip download`` into
     ``cache/sdists``), unpacked at ``root`` and committed as a git repository whose ``main``
     is the sdist. ``root`` lives inside truegreen's checkout, so pytest's rootdir is made
-    its own (an empty ``pytest.ini`` where the sdist configures no pytest)."""
+    its own (a ``pytest.ini`` holding ``ini`` where the sdist configures no pytest)."""
     import shutil
     import subprocess
     import sys
@@ -83,7 +83,7 @@ def sdist_repo(name: str, version: str, cache: Path, root: Path) -> None:
                         ("setup.cfg", "[tool:pytest]"))
     )  # fmt: skip
     if not configured:
-        (root / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
+        (root / "pytest.ini").write_text("[pytest]\n" + ini, encoding="utf-8")
     ident = ["-c", "user.name=bench", "-c", "user.email=bench@localhost"]
     run("git", "init", "-q", "-b", "main", cwd=root)
     run("git", "add", "-A", cwd=root)

@@ -46,11 +46,12 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tarfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from _projects import sdist_repo
 
 HERE = Path(__file__).resolve().parent
 CACHE = HERE / ".cache" / "agents"
@@ -132,33 +133,7 @@ def fetch(project: Project) -> Path:
         run(["git", "checkout", "-q", "--", "."], root)
         run(["git", "clean", "-qfdx", "-e", ".pytest_cache"], root)
         return root
-    CACHE.mkdir(parents=True, exist_ok=True)
-    dl = CACHE / "sdists"
-    done = run([PYTHON, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", ":all:",
-                "-d", str(dl), f"{project.name}=={project.version}"], CACHE)  # fmt: skip
-    if done.returncode != 0:
-        raise SystemExit(f"pip download {project.name} failed: {done.stderr[-500:]}")
-    archive = next(p for p in dl.iterdir() if p.name.lower().startswith(
-        project.name.replace("-", "_").lower()) and p.name.endswith(".tar.gz"))  # fmt: skip
-    unpack = CACHE / f"unpack-{project.name}"
-    shutil.rmtree(unpack, ignore_errors=True)
-    with tarfile.open(archive) as tar:
-        tar.extractall(unpack, filter="data")
-    (unpacked,) = list(unpack.iterdir())
-    unpacked.rename(root)
-    unpack.rmdir()
-    # this checkout lives inside truegreen's repository: pytest's rootdir must be its own
-    configured = (root / "pytest.ini").exists() or any(
-        (root / f).exists() and mark in (root / f).read_text(encoding="utf-8", errors="replace")
-        for f, mark in (("pyproject.toml", "[tool.pytest"), ("tox.ini", "[pytest]"),
-                        ("setup.cfg", "[tool:pytest]"))
-    )  # fmt: skip
-    if not configured:
-        (root / "pytest.ini").write_text("[pytest]\n" + project.ini, encoding="utf-8")
-    for cmd in (["git", "init", "-q", "-b", "main"], ["git", "add", "-A"],
-                ["git", "-c", "user.name=bench", "-c", "user.email=bench@localhost",
-                 "commit", "-qm", "sdist"]):  # fmt: skip
-        run(cmd, root)
+    sdist_repo(project.name, project.version, CACHE, root, project.ini)
     return root
 
 
