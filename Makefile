@@ -34,10 +34,9 @@ typecheck: dev
 	$(BIN)/mypy
 
 # The tests are independent: one pytest-xdist worker per core (PYTEST_WORKERS=0 runs them
-# in one process, for debugging). --dist loadgroup keeps the tests of one xdist_group (a
-# corpus verified once per module) on one worker.
+# in one process, for debugging).
 PYTEST_WORKERS ?= auto
-PYTEST_XDIST = -n $(PYTEST_WORKERS) --dist loadgroup
+PYTEST_XDIST = -n $(PYTEST_WORKERS)
 unit: dev
 	$(BIN)/python -m pytest $(PYTEST_XDIST)
 
