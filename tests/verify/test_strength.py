@@ -71,5 +71,5 @@ def test_an_exam_that_runs_no_changed_line_has_no_strength(tmp_path: Path, monke
 
 def test_module_level_lines_are_kept_and_function_bodies_known() -> None:
     text = "X = 1\n\n\ndef f():\n    '''Doc.'''\n    return X\n\n\nY = f()\n"
-    assert strength._function_lines(text) == {5, 6}
-    assert strength._function_lines("def (:\n") == set()
+    assert strength.function_lines(text) == {5, 6}
+    assert strength.function_lines("def (:\n") == set()

@@ -25,7 +25,7 @@ from typing import Any
 
 from truegreen.model.reasons import GATE_COVERAGE_WORSE, Reason
 from truegreen.testpaths import is_test_code
-from truegreen.verify.strength import LINES_DIR, LINES_PLUGIN, _function_lines
+from truegreen.verify.strength import LINES_DIR, LINES_PLUGIN, function_lines
 
 
 def executable_lines(text: str, name: str = "<file>") -> set[int]:
@@ -168,7 +168,7 @@ def measure(
     not_run: dict[str, tuple[int, ...]] = {}
     for path, wanted in sorted(lines.items()):
         text = (head_tree / path).read_text(encoding="utf-8", errors="replace")
-        inside = _function_lines(text)
+        inside = function_lines(text)
         imported = bool(seen[path])
         ran = {n for n in wanted if n in seen[path] or (n not in inside and imported)}
         total += len(wanted)

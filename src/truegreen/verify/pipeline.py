@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from truegreen import __version__, canonical, config, tempdirs
 from truegreen.errors import ConfigError, UsageError
@@ -60,6 +60,9 @@ from truegreen.verify.verdict import (
     decide,
     strength_label,
 )
+
+if TYPE_CHECKING:
+    from truegreen.verify.selection import Record
 
 #: pytest configuration files; the base's copy is what the head is graded under.
 PYTEST_CONFIG_FILES = ("pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml")
@@ -314,18 +317,11 @@ def both_sides(
     separate worktrees). When one side fails, or on Ctrl-C, the call is cancelled: every
     process tree it runs is killed, and the other side starts nothing more (its runs are
     in sessions of their own, never see SIGINT, and would otherwise go on)."""
-    a, b = all_at_once([first, second], cancel)
-    return a, b
-
-
-def all_at_once(calls: Sequence[Callable[[], T]], cancel: Cancellation) -> list[T]:
-    """Run independent calls at once, each in a thread of its own; their results in the
-    calls' order. One failing (or Ctrl-C) cancels the call's token, as :func:`both_sides`
-    says."""
-    pool = ThreadPoolExecutor(max_workers=max(1, len(calls)), thread_name_prefix="truegreen-side")
+    pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="truegreen-side")
     try:
-        futures = [pool.submit(call) for call in calls]
-        return [f.result() for f in futures]
+        a = pool.submit(first)
+        b = pool.submit(second)
+        return a.result(), b.result()
     except BaseException:
         cancel.cancel()
         raise
@@ -589,8 +585,6 @@ def _record_and_compare(
 ) -> tuple[_BaseView, SideRuns, SideRuns | None, Selection]:
     """The first verification of a base: the base's suite runs under the recorder while
     the head's runs whole; the record is kept for the next verification."""
-    import shutil
-
     from truegreen.verify import selection
 
     events.note(
@@ -652,14 +646,13 @@ def _select_and_run(
     exam_tests: set[str],
     events: Events,
     ctx: SelectionContext,
-    record: Any,
+    record: Record,
     extras: Extras | None = None,
 ) -> tuple[_BaseView, SideRuns, SideRuns | None, Selection]:
     """A later verification of a base: the record stands for the base's suite, and the
     head runs the tests the change can affect (or the whole suite, when the change is one
     the record cannot see)."""
     import json
-    import shutil
 
     from truegreen.verify import selection
 
@@ -1076,7 +1069,7 @@ def verify(
                 ctx = SelectionContext(git, base, head, record_key(project, runner, wb))
             lines_dir = tempdirs.make("truegreen-coverage-")
             try:
-                measured = {}
+                measured: dict[str, set[int]] = {}
                 extras = None
                 if gates.coverage_min is not None:
                     measured = coverage_gate.changed_executable(wh.path, changed)

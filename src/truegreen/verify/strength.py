@@ -133,7 +133,7 @@ def _executed(
     return seen, duration if isinstance(duration, float) else None, run, early, kept
 
 
-def _function_lines(text: str) -> set[int]:
+def function_lines(text: str) -> set[int]:
     """The lines inside function bodies (what runs only when the function is called)."""
     import ast
 
@@ -229,7 +229,7 @@ def _measure(
     for path in sorted(changed):
         lines = changed[path]
         if executed is not None:
-            inside = _function_lines(texts[path])
+            inside = function_lines(texts[path])
             lines = {n for n in lines if n in executed[path] or n not in inside}
         mutants += mutants_for(path, texts[path], sorted(lines), per_line=MAX_MUTANTS)
     if not mutants:
@@ -263,7 +263,7 @@ def _in_place(mutants: Sequence[Mutant], texts: dict[str, str], early: Early | N
     is not known, and then none can)."""
     if early is None or not hasattr(os, "fork"):
         return [False] * len(mutants)
-    bodies = {p: _function_lines(t) for p, t in texts.items()}
+    bodies = {p: function_lines(t) for p, t in texts.items()}
     ok = []
     for m in mutants:
         before = early.get(m.path, set())

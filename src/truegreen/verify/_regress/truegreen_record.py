@@ -215,12 +215,8 @@ def _switch(bucket):
 
 
 if _OUT:
+    # loaded with -p: tracing starts at import, before the project's conftest files
     _begin()
-
-
-def pytest_configure(config):
-    # loaded with -p: the tracing started at import, before the project's conftest files
-    pass
 
 
 def _hookwrapper(function):
