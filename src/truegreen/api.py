@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import dataclasses
 import importlib
 import io
 from collections.abc import Callable, Iterator, Sequence
@@ -120,6 +121,7 @@ if TYPE_CHECKING:
     from truegreen.exam.chain import ChainReport
     from truegreen.exam.receipt import ReceiptCheck
     from truegreen.exam.store import Ledger
+    from truegreen.localize.engine import Related
     from truegreen.project import Project
     from truegreen.repo.git import GitRepo
     from truegreen.report.markdown import compared_tests, shown_layers
@@ -692,8 +694,32 @@ def localize(
     check_options(request.test_ids, opts)  # said before anything is opened or run
     events = Events("localize", listener)
     project = _project(request, events, cancel, executor, need_git=False)
+    if opts.scope is None:
+        opts = dataclasses.replace(opts, related=_related(project, request.test_ids, events))
     doc = run_localize(project, list(request.test_ids), opts, events=events)
     return Localization.model_validate(doc)
+
+
+def _related(project: Project, test_ids: Sequence[str], events: Events) -> Related | None:
+    """What a verification's per-test record of the checkout's commit says about the
+    failing tests (a :class:`truegreen.localize.engine.Related`), or None: no record of
+    that commit here, or none of the tests in it."""
+    from truegreen.localize.budget import revision
+    from truegreen.localize.engine import Related
+    from truegreen.verify import selection
+
+    rev = revision(project)
+    record = selection.for_revision(rev) if rev is not None else None
+    found = selection.related_test_files(record, test_ids) if record is not None else None
+    if rev is None or found is None:
+        return None
+    files, known = found
+    events.note(
+        "trace",
+        f"localize: passing tests from {len(files)} test file(s) the per-test record of "
+        f"{rev[:12]} relates to the failing tests (a verification of that commit made it)",
+    )
+    return Related(files=tuple(files), known=known, revision=rev)
 
 
 def reproduce(

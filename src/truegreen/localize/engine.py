@@ -126,6 +126,21 @@ class LocalizeOptions:
     #: the deadline stops the passing tests of the failing tests' own files too (only the
     #: failing tests always run): an answer in time matters more than all of them
     strict_budget: bool = False
+    #: test files to take passing tests from, from a per-test record of the checkout's
+    #: commit (see :class:`Related`); None: chosen by what the test files import
+    related: Related | None = None
+
+
+@dataclass(frozen=True)
+class Related:
+    """What a per-test record of the checkout's commit (made by a verification whose base
+    it was) says about the failing tests: the test files whose tests ran the same project
+    functions, most related first, and every test file it knows (a file it does not know
+    is new since, and is judged by its imports)."""
+
+    files: Sequence[str]
+    known: frozenset[str]
+    revision: str
 
 
 @dataclass
@@ -158,7 +173,12 @@ def _ignored(project: Project) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return tuple(p for p in norm if p), tuple(globs)
 
 
-def _selection(project: Project, test_ids: Sequence[str], scope: Sequence[str] | None) -> list[str]:
+def _selection(
+    project: Project,
+    test_ids: Sequence[str],
+    scope: Sequence[str] | None,
+    related: Related | None = None,
+) -> list[str]:
     root = project.root
     if scope is not None and list(scope) == ["suite"]:
         paths = list(project.settings.tests)
@@ -177,10 +197,32 @@ def _selection(project: Project, test_ids: Sequence[str], scope: Sequence[str] |
             if not any(c == i or c.startswith(i + "/") for i in ignored)
             and not any(fnmatch.fnmatch(c, g) for g in globs)
         ]
-        files = choose_test_files(root, test_ids, candidates)
+        if related is None:
+            files = choose_test_files(root, test_ids, candidates)
+        else:
+            files = _related_files(root, test_ids, candidates, related)
     covered = set(files)
     extra = [t for t in test_ids if t.split("::", 1)[0] not in covered]
     return [*extra, *files]
+
+
+def _related_files(
+    root: Path,
+    test_ids: Sequence[str],
+    candidates: Sequence[str],
+    related: Related,
+    max_files: int = 60,
+) -> list[str]:
+    """The failing tests' own files, the files the record relates to them (those that are
+    still candidates), then the files new since the record, chosen by their imports."""
+    own = sorted({t.split("::", 1)[0] for t in test_ids})
+    present = set(candidates)
+    chosen = [*own, *(f for f in related.files if f in present and f not in own)]
+    new = [c for c in candidates if c not in related.known]
+    for f in choose_test_files(root, test_ids, new, max_files=max_files):
+        if f not in chosen:
+            chosen.append(f)
+    return chosen[: max(max_files, len(own))]
 
 
 def _request(
@@ -343,7 +385,7 @@ def localize(
     targets = list(dict.fromkeys(test_ids))
     started = time.monotonic()
     seconds = opts.budget_seconds
-    selection = _selection(project, targets, opts.scope)
+    selection = _selection(project, targets, opts.scope, opts.related)
     # the bare run: for the measurement check, or to run mutants in
     wanted = opts.check_measurement or (opts.values and opts.mutants)
     # the time budget (None: none): without a sandbox the two runs take turns, and each
@@ -1129,6 +1171,7 @@ def _document(
             "other_failures": sorted(
                 t.id for t in runs.measured.tests if t.outcome in FAILED and t.id not in targets
             ),
+            "chosen_by": _chosen_by(opts),
         },
         "failure": {
             "test": primary,
@@ -1160,6 +1203,15 @@ def _document(
     doc = scrub.document(doc)
     doc["context"] = _context(doc, project.root, src, opts.budget_tokens, scrub)
     return dict(doc)
+
+
+def _chosen_by(opts: LocalizeOptions) -> str:
+    """How the passing tests were chosen, as the document says it."""
+    if opts.scope is not None:
+        return "suite" if list(opts.scope) == ["suite"] else "scope"
+    if opts.related is not None:
+        return f"record of {opts.related.revision[:12]}"
+    return "imports"
 
 
 def _warnings(runs: _Runs) -> list[str]:

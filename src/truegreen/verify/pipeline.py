@@ -624,7 +624,7 @@ def _record_and_compare(
         (i.replace(marked, _ROOT_MARK) for i in suite.collected),
         (c.nodeid for c in suite.collection_errors),
     )
-    selection.save(ctx.key, record)
+    selection.save(ctx.key, record, revision=ctx.base)
     return (
         view,
         head,

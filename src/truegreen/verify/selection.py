@@ -37,7 +37,7 @@ from typing import Any
 
 from truegreen import __version__, tempdirs
 from truegreen.repo.git import GitRepo
-from truegreen.testpaths import is_conftest, is_test_module
+from truegreen.testpaths import is_conftest, is_test_code, is_test_module
 
 RECORD_DIR = Path(__file__).resolve().parent / "_regress"
 RECORD_PLUGIN = "truegreen_record"
@@ -201,20 +201,95 @@ def load(key: str) -> Record | None:
         return None
 
 
-def save(key: str, record: Record) -> bool:
-    """Keep ``record`` under ``key`` (written whole or not at all)."""
+def save(key: str, record: Record, revision: str | None = None) -> bool:
+    """Keep ``record`` under ``key`` (written whole or not at all); with ``revision`` (the
+    commit it was recorded at), also as that revision's newest record, which localize
+    reads (:func:`for_revision`)."""
     where = cache_dir()
     if where is None:
         return False
-    target = where / f"{key}.json"
-    tmp = where / f".{key}.{os.getpid()}.tmp"
+    if not _write(where / f"{key}.json", json.dumps(record.to_json(), separators=(",", ":"))):
+        return False
+    if revision is not None:
+        (where / REVISIONS).mkdir(exist_ok=True)
+        _write(where / REVISIONS / revision, key)
+    return True
+
+
+#: the directory of the cache that names, per commit, the key of its newest record
+REVISIONS = "revisions"
+
+
+def _write(target: Path, text: str) -> bool:
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     try:
-        tmp.write_text(json.dumps(record.to_json(), separators=(",", ":")), encoding="utf-8")
+        tmp.write_text(text, encoding="utf-8")
         os.replace(tmp, target)
     except OSError:
         tmp.unlink(missing_ok=True)
         return False
     return True
+
+
+def for_revision(revision: str) -> Record | None:
+    """The newest record made at commit ``revision`` (by a verification whose base it was),
+    whatever its environment, or None. For choosing what to run next to a failing test,
+    where an approximate record is worth more than none; never for selection itself, which
+    needs the exact key."""
+    where = cache_dir()
+    if where is None or not revision.isalnum():
+        return None
+    try:
+        key = (where / REVISIONS / revision).read_text(encoding="utf-8").strip()
+    except OSError:
+        return None
+    return load(key) if key.isalnum() else None
+
+
+def related_test_files(
+    record: Record, targets: Sequence[str], limit: int = 60
+) -> tuple[list[str], frozenset[str]] | None:
+    """The test files whose tests ran the project code the ``targets`` ran in ``record``,
+    most related first, and every test file the record knows (a file it does not know is
+    new, and another way must judge it); None when no target is in the record.
+
+    A file's weight is its best test's: the sum, over the functions outside test code that
+    it shares with the targets (their fixtures' included), of one over the number of tests
+    that ran the function (a helper every test runs says little; a function only the
+    target and one other test run says much). Ties go by file name."""
+
+    def codes(test: str) -> set[int]:
+        bucket = record.tests[test]
+        out = set(bucket.codes)
+        for name in bucket.fixtures:
+            fixture = record.fixtures.get(name)
+            if fixture is not None:
+                out |= fixture.codes
+        return out
+
+    source = {i for i, c in enumerate(record.codes) if not is_test_code(c.file)}
+    present = [t for t in targets if t in record.tests]
+    if not present:
+        return None
+    wanted: set[int] = set()
+    for t in present:
+        wanted |= codes(t) & source
+    ran = {t: codes(t) & wanted for t in record.tests if t not in present}
+    runs_of: dict[int, int] = {}
+    for shared in ran.values():
+        for c in shared:
+            runs_of[c] = runs_of.get(c, 0) + 1
+    best: dict[str, float] = {}
+    for test, shared in ran.items():
+        if not shared:
+            continue
+        weight = sum(1.0 / runs_of[c] for c in shared)
+        path = test.split("::", 1)[0]
+        best[path] = max(best.get(path, 0.0), weight)
+    own = {t.split("::", 1)[0] for t in present}
+    order = sorted((f for f in best if f not in own), key=lambda f: (-best[f], f))
+    known = frozenset(t.split("::", 1)[0] for t in record.tests)
+    return order[:limit], known
 
 
 def read_plugin_output(path: Path) -> dict[str, Any] | None:
