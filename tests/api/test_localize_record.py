@@ -4,10 +4,9 @@ which a test file's imports alone do not tell."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
+from tests.conftest import git
 from tests.verify.conftest import PY
 from truegreen import api
 from truegreen.localize.engine import Related, _related_files
@@ -157,8 +156,6 @@ def test_localize_takes_passing_tests_from_a_verifications_record(make_project) 
 
     # a verification of a change whose base is the checkout's commit records the base
     (root / "calc.py").write_text((root / "calc.py").read_text() + "\n# note\n")
-    from tests.conftest import git
-
     git(root, "checkout", "-q", "-b", "note")
     git(root, "commit", "-q", "-am", "a note")
     git(root, "checkout", "-q", "main")
