@@ -100,7 +100,8 @@ def _trace(frame, event, arg):
 def _profiler():
     import _lsprof
 
-    return _lsprof.Profiler(builtins=False)
+    # no builtins, no per-caller tables: the code objects called are all that is read
+    return _lsprof.Profiler(builtins=False, subcalls=False)
 
 
 def _thread_start(frame, event, arg):
