@@ -273,8 +273,92 @@ RECORDED = {
             import os
 
             return sorted(os.listdir("data"))
+
+
+        def triple(x):
+            return x * 3
+
+
+        def halve(x):
+            return x // 2
+
+
+        def counting(n):
+            for i in range(n):
+                yield step(i)
+
+
+        def step(i):
+            return i
+
+
+        def deep(n):
+            return deep(n + 1)
         """,
     "data/input.txt": "hello\n",
+    # alike functions at the same line of two files: equal code objects, both recorded
+    "pkg/twin_a.py": "def twin():\n    return 1\n",
+    "pkg/twin_b.py": "def twin():\n    return 1\n",
+    "tests/test_twins.py": """
+        from pkg import twin_a, twin_b
+
+
+        def test_twins():
+            assert twin_a.twin() == twin_b.twin()
+        """,
+    "tests/test_threads.py": """
+        import cProfile
+        import sys
+        import threading
+        from concurrent.futures import ThreadPoolExecutor
+
+        import pytest
+
+        from pkg.core import counting, deep, halve, triple, work
+
+        POOL = ThreadPoolExecutor(1)
+
+
+        def test_in_a_thread():
+            out = []
+            thread = threading.Thread(target=lambda: out.append(triple(2)))
+            thread.start()
+            thread.join()
+            assert out == [6]
+
+
+        def test_pool_first():
+            assert POOL.submit(triple, 1).result() == 3
+
+
+        def test_pool_second():
+            assert POOL.submit(halve, 4).result() == 2
+
+
+        def test_a_generator_made_elsewhere():
+            assert list(GENERATED) == [0, 1]
+
+
+        GENERATED = counting(2)
+
+
+        def test_profiles_itself():
+            assert cProfile.Profile().runcall(work, 5) == 10
+
+
+        def test_switches_profiling_off():
+            sys.setprofile(None)
+            assert work(1) == 2
+
+
+        def test_after_profiling():
+            assert halve(8) == 4
+
+
+        def test_deep_recursion():
+            with pytest.raises(RecursionError):
+                deep(0)
+        """,
     "conftest.py": """
         import pytest
 
@@ -326,37 +410,57 @@ RECORDED = {
 }
 
 
-@pytest.mark.parametrize("tracer", ["settrace", "monitoring"])
-def test_the_recorder_attributes_functions_files_processes_and_broad_fixtures(tmp_path, tracer):
-    python = sys.executable if tracer == "settrace" else modern_python(tmp_path)
-    root = tmp_path / "rec"
-    root.mkdir()
-    write_files(root, RECORDED)
-    out = tmp_path / "record.json"
-    env = {
-        "PATH": "/usr/bin:/bin",
-        "PYTHONPATH": str(selection.RECORD_DIR),
-        "TRUEGREEN_RECORD_OUT": str(out),
-        "TRUEGREEN_RECORD_ROOT": str(root),
-        "PYTHONDONTWRITEBYTECODE": "1",
-        # the 3.12 interpreter borrows this one's site-packages: no compiled plugins
-        "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
-    }
-    done = subprocess.run(
-        [python, "-m", "pytest", "-q", "-p", "truegreen_record", "-p", "no:cacheprovider"],
-        cwd=root,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
-    doc = json.loads(out.read_text())
+#: the tracers the recorder has: the version's own, or the one TRUEGREEN_RECORD_TRACER asks for
+TRACERS = ("settrace", "profile", "monitoring")
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """The recorder's document of ``RECORDED``'s suite under each tracer (run once)."""
+    docs: dict[str, dict[str, Any]] = {}
+
+    def run(tracer: str) -> dict[str, Any]:
+        if tracer in docs:
+            return docs[tracer]
+        base = tmp_path_factory.mktemp(tracer)
+        python = modern_python(base) if tracer == "monitoring" else sys.executable
+        root = base / "rec"
+        root.mkdir()
+        write_files(root, RECORDED)
+        out = base / "record.json"
+        env = {
+            "PATH": "/usr/bin:/bin",
+            "PYTHONPATH": str(selection.RECORD_DIR),
+            "TRUEGREEN_RECORD_OUT": str(out),
+            "TRUEGREEN_RECORD_ROOT": str(root),
+            "PYTHONDONTWRITEBYTECODE": "1",
+            # the 3.12 interpreter borrows this one's site-packages: no compiled plugins
+            "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
+        }
+        if tracer != "monitoring":
+            env["TRUEGREEN_RECORD_TRACER"] = tracer
+        argv = [python, "-m", "pytest", "-q", "-p", "truegreen_record", "-p", "no:cacheprovider"]
+        done = subprocess.run(argv, cwd=root, env=env, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stdout + done.stderr
+        docs[tracer] = json.loads(out.read_text())
+        return docs[tracer]
+
+    return run
+
+
+def _ran(doc: dict[str, Any], test: str) -> set[str]:
+    names = [c[3] for c in doc["codes"]]
+    return {names[i] for i in doc["tests"][test]["codes"]}
+
+
+@pytest.mark.parametrize("tracer", TRACERS)
+def test_the_recorder_attributes_functions_files_processes_and_broad_fixtures(recorded, tracer):
+    doc = recorded(tracer)
     assert doc["tracer"] == tracer
     names = [c[3] for c in doc["codes"]]
 
     def ran(test: str) -> set[str]:
-        return {names[i] for i in doc["tests"][f"tests/test_core.py::{test}"]["codes"]}
+        return _ran(doc, f"tests/test_core.py::{test}")
 
     assert "work" in ran("test_work") and "work" not in ran("test_read")
     assert "read" in ran("test_read")
@@ -379,3 +483,79 @@ def test_the_recorder_attributes_functions_files_processes_and_broad_fixtures(tm
     assert "<module>" in {names[i] for i in doc["session"]["codes"]}
     # only files under the root are recorded
     assert all(not c[0].startswith(("/", "<")) for c in doc["codes"])
+    # code objects are told apart by identity, not by their (equal) content
+    twins = doc["tests"]["tests/test_twins.py::test_twins"]["codes"]
+    assert sorted(doc["codes"][i][0] for i in twins if doc["codes"][i][3] == "twin") == [
+        "pkg/twin_a.py",
+        "pkg/twin_b.py",
+    ]
+
+
+@pytest.mark.parametrize("tracer", TRACERS)
+def test_the_recorder_sees_threads_generators_and_a_profiler_of_the_tests_own(recorded, tracer):
+    doc = recorded(tracer)
+
+    def ran(test: str) -> set[str]:
+        return _ran(doc, f"tests/test_threads.py::{test}")
+
+    def unrecorded(test: str) -> bool:
+        return bool(doc["tests"][f"tests/test_threads.py::{test}"].get("unrecorded", False))
+
+    # a thread the test started, and a pool's thread that outlives the test that started it:
+    # what it runs is the test's that runs then
+    assert "triple" in ran("test_in_a_thread")
+    assert "triple" in ran("test_pool_first") and "halve" not in ran("test_pool_first")
+    assert "halve" in ran("test_pool_second") and "triple" not in ran("test_pool_second")
+    # a generator made while collecting runs its body (and what it calls) in the test
+    assert {"counting", "step"} <= ran("test_a_generator_made_elsewhere")
+    assert "counting" not in {doc["codes"][i][3] for i in doc["session"]["codes"]}
+    # cProfile takes the profile function's place (3.11): the test is said unrecorded, and
+    # so is one that switches profiling off; the recorder is back for the next test
+    assert unrecorded("test_profiles_itself") is (tracer == "profile")
+    assert unrecorded("test_switches_profiling_off") is (tracer == "profile")
+    if tracer != "profile":
+        assert "work" in ran("test_profiles_itself") and "work" in ran(
+            "test_switches_profiling_off"
+        )
+    assert "halve" in ran("test_after_profiling") and not unrecorded("test_after_profiling")
+    # a RecursionError may switch a trace function off (then the test is said unrecorded);
+    # not the C profiler, which runs no Python code
+    deep = doc["tests"]["tests/test_threads.py::test_deep_recursion"]
+    if tracer != "settrace":
+        assert "deep" in ran("test_deep_recursion") and not deep.get("unrecorded")
+    lost = [
+        n.split("::")[1]
+        for n, b in doc["tests"].items()
+        if b.get("unrecorded") and not n.endswith("::test_deep_recursion")
+    ]
+    off = ["test_switches_tracing_off"] if tracer == "settrace" else []
+    if tracer == "profile":
+        off = ["test_profiles_itself", "test_switches_profiling_off"]
+    assert lost == off
+
+
+def test_the_profile_tracer_records_what_the_trace_function_does(recorded):
+    """The C profiler (3.11's default) and the trace function record the same functions,
+    per test, per fixture and for the session, where both saw the whole test."""
+    old, new = recorded("settrace"), recorded("profile")
+
+    def named(doc: dict[str, Any], bucket: dict[str, Any]) -> set[tuple[str, int, str]]:
+        return {
+            (doc["codes"][i][0], doc["codes"][i][1], doc["codes"][i][3]) for i in bucket["codes"]
+        }
+
+    assert old["tests"].keys() == new["tests"].keys()
+    compared = 0
+    for test, bucket in old["tests"].items():
+        if bucket.get("unrecorded") or new["tests"][test].get("unrecorded"):
+            continue
+        assert named(old, bucket) == named(new, new["tests"][test]), test
+        assert {k: v for k, v in bucket.items() if k != "codes"} == {
+            k: v for k, v in new["tests"][test].items() if k != "codes"
+        }
+        compared += 1
+    # all but the two switched off, the self-profiler and (when the RecursionError switched
+    # the trace function off) the deep recursion
+    assert compared >= len(old["tests"]) - 4
+    assert named(old, old["fixtures"]["db"]) == named(new, new["fixtures"]["db"])
+    assert named(old, old["session"]) == named(new, new["session"])
