@@ -517,12 +517,23 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> Any:
             # the 3.12 interpreter borrows this one's site-packages: no compiled plugins
             "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
         }
-        if tracer != "monitoring":
+        if tracer == "cached":
+            # the markers, from code a first run kept (one file of it spoilt)
+            env["TRUEGREEN_RECORD_TRACER"] = "markers"
+            env["TRUEGREEN_RECORD_CODE_CACHE"] = str(base / "code")
+        elif tracer != "monitoring":
             env["TRUEGREEN_RECORD_TRACER"] = tracer
         argv = [python, "-m", "pytest", "-q", "-p", "pkg.early", "-p", "truegreen_record"]
         argv += ["-p", "no:cacheprovider"]
-        done = subprocess.run(argv, cwd=root, env=env, capture_output=True, text=True, timeout=120)
-        assert done.returncode == 0, done.stdout + done.stderr
+        for attempt in range(2 if tracer == "cached" else 1):
+            if attempt:
+                kept = sorted((base / "code").iterdir())
+                assert len(kept) >= 4  # pkg/core.py, later.py, twin_a.py, twin_b.py
+                kept[0].write_bytes(b"not code")
+            done = subprocess.run(
+                argv, cwd=root, env=env, capture_output=True, text=True, timeout=120
+            )
+            assert done.returncode == 0, done.stdout + done.stderr
         docs[tracer] = json.loads(out.read_text())
         return docs[tracer]
 
@@ -721,3 +732,20 @@ def test_a_change_inside_a_lambda_selects_the_tests_that_ran_only_the_lambda(rep
     record = _record(add={"codes": [2]}, other={"codes": [4]})
     chosen = _plan(repo, _calc("return 1", "return 2"), record)
     assert chosen.ids == {"tests/test_calc.py::test_add", "tests/test_other.py::test_other"}
+
+
+def test_the_markers_from_kept_code_record_the_same(recorded):
+    """Marked code kept from an earlier run (TRUEGREEN_RECORD_CODE_CACHE) is read back, a
+    spoilt file of it compiled again, and the record is the same."""
+    fresh, cached = recorded("markers"), recorded("cached")
+
+    def named(doc: dict[str, Any], bucket: dict[str, Any]) -> set[tuple[str, int, str]]:
+        return {
+            (doc["codes"][i][0], doc["codes"][i][1], doc["codes"][i][3]) for i in bucket["codes"]
+        }
+
+    assert cached["tracer"] == "markers"
+    assert fresh["tests"].keys() == cached["tests"].keys()
+    for test, bucket in fresh["tests"].items():
+        assert named(fresh, bucket) == named(cached, cached["tests"][test]), test
+    assert named(fresh, fresh["session"]) == named(cached, cached["session"])
