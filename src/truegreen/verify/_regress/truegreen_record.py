@@ -800,7 +800,8 @@ def _markers_begin():
                     source = f.read()
                 _unmarked(compile(source, path, "exec", dont_inherit=True))
             except Exception:
-                pass
+                # what it defines is not known: nothing the session ran is
+                _SESSION.lost = True
 
 
 def _markers_end():
