@@ -753,16 +753,19 @@ class _MarkingFinder:
 def _patch_rewrite():
     """Test modules and conftest files are compiled by pytest's assertion rewriting, not by
     the import system's loader: their rewritten tree gets its markers too, and no rewritten
-    code is read from or written to pytest's cache (it would have none, or keep them).
-    Where pytest's internals are not as expected, they run unmarked (all the session's)."""
+    code is read from or written to pytest's cache (it would have none, or keep them);
+    with ``TRUEGREEN_RECORD_CODE_CACHE``, it is kept there instead, by the file's path and
+    source, pytest's version and the options that change the rewritten code. Where
+    pytest's internals are not as expected, they run unmarked (all the session's)."""
     try:
         from _pytest.assertion import rewrite
     except ImportError:
         return
-    names = ("rewrite_asserts", "_read_pyc", "_write_pyc")
+    names = ("rewrite_asserts", "_read_pyc", "_write_pyc", "_rewrite_test")
     if not all(callable(getattr(rewrite, n, None)) for n in names):
         return
     original = rewrite.rewrite_asserts
+    original_test = rewrite._rewrite_test
 
     def rewrite_asserts(mod, source, module_path=None, config=None):
         original(mod, source, module_path, config)
@@ -775,10 +778,47 @@ def _patch_rewrite():
     def _write_pyc(*args, **kwargs):
         return False
 
+    def _rewrite_test(fn, config):
+        if not (_CODE_CACHE and _MARKS[0]):
+            return original_test(fn, config)
+        import marshal
+
+        import pytest
+
+        path = str(fn)
+        with open(path, "rb") as f:
+            source = f.read()
+        try:
+            hook = repr(config.getini("enable_assertion_pass_hook")).encode()
+        except Exception:
+            hook = b"?"
+        parts = (path.encode("utf-8", "surrogateescape"), source, _version())
+        parts += (b"rewritten", pytest.__version__.encode(), hook)
+        key = hashlib.blake2b(b"\0".join(parts), digest_size=16).hexdigest()
+        name = os.path.join(_CODE_CACHE, key + ".tgm")
+        try:
+            with open(name, "rb") as f:
+                kept = marshal.loads(f.read())
+            if type(kept) is tuple and len(kept) == 2 and type(kept[1]) is _CodeType:
+                return kept
+        except (OSError, ValueError, EOFError, TypeError):
+            pass
+        done = original_test(fn, config)
+        try:
+            os.makedirs(_CODE_CACHE, exist_ok=True)
+            tmp = f"{name}.{os.getpid()}"
+            with open(tmp, "wb") as f:
+                f.write(marshal.dumps(tuple(done)))
+            os.replace(tmp, name)
+        except (OSError, ValueError):
+            pass
+        return done
+
     for name, new in (
         ("rewrite_asserts", rewrite_asserts),
         ("_read_pyc", _read_pyc),
         ("_write_pyc", _write_pyc),
+        ("_rewrite_test", _rewrite_test),
     ):
         _PATCHED.append((rewrite, name, getattr(rewrite, name)))
         setattr(rewrite, name, new)
