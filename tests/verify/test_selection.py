@@ -750,3 +750,14 @@ def test_the_markers_from_kept_code_record_the_same(recorded):
     for test, bucket in fresh["tests"].items():
         assert named(fresh, bucket) == named(cached, cached["tests"][test]), test
     assert named(fresh, fresh["session"]) == named(cached, cached["session"])
+
+
+def test_a_modules_own_code_is_not_a_functions(repo, monkeypatch):
+    """The module's own code (run while collecting) is not code written inside one of its
+    functions: a change to ``add`` selects its tests, not the whole suite."""
+    # (as a module whose first line is ``def add``: its code starts on that line)
+    monkeypatch.setitem(globals(), "CODES", [*CODES, ["pkg/calc.py", 4, 18, "<module>"]])
+    record = _record(session={"codes": [4]}, **RAN)
+    chosen = _plan(repo, _calc("return a + b", "return b + a"), record)
+    assert not chosen.full, chosen.reason
+    assert chosen.ids == {"tests/test_calc.py::test_add"}

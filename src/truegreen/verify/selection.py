@@ -390,6 +390,11 @@ class Plan:
         return self
 
 
+#: the names of the code objects written inside a function's body that are not functions
+#: of their own (before 3.11 they have no qualified name: told by their lines)
+_INNER_CODE = frozenset(("<lambda>", "<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>"))
+
+
 class _Index:
     """Which tests ran what, from the record."""
 
@@ -436,7 +441,7 @@ class _Index:
                 or code.name.startswith(inner)
                 or (
                     "." not in code.name
-                    and (code.name == short or code.name.startswith("<"))
+                    and (code.name == short or code.name in _INNER_CODE)
                     and fn.first <= code.first <= fn.last
                 )
             ):
