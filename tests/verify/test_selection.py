@@ -297,6 +297,86 @@ RECORDED = {
         """,
     "data/input.txt": "hello\n",
     # alike functions at the same line of two files: equal code objects, both recorded
+    # what runs in a later test than the one that made it
+    "pkg/later.py": """
+        def ticker():
+            yield 1
+            yield tick()
+
+
+        def tick():
+            return 2
+
+
+        def maker():
+            return lambda x: scaled(x)
+
+
+        def scaled(x):
+            return x * 10
+
+
+        def nothing():
+            return [x for x in ()]
+
+
+        def lazy():
+            return (tick() + x for x in range(1))
+        """,
+    # a plugin of the project's, imported before the recorder (-p pkg.early comes first)
+    "pkg/early.py": "def early_fn():\n    return 7\n",
+    "tests/test_later.py": """
+        from pkg.early import early_fn
+        from pkg.later import lazy, maker, nothing, ticker
+
+        MADE = {}
+
+
+        def test_starts_a_generator():
+            MADE["gen"] = ticker()
+            assert next(MADE["gen"]) == 1
+
+
+        def test_resumes_it():
+            assert next(MADE["gen"]) == 2
+
+
+        def test_makes_a_lambda():
+            MADE["fn"] = maker()
+            MADE["lazy"] = lazy()
+
+
+        def test_calls_it():
+            assert MADE["fn"](1) == 10
+
+
+        def test_resumes_a_generator_expression():
+            assert list(MADE["lazy"]) == [2]
+
+
+        def test_an_empty_comprehension():
+            assert nothing() == []
+
+
+        def test_an_early_module():
+            assert early_fn() == 7
+        """,
+    # a helper of one test module used by another
+    "tests/test_helpers_a.py": """
+        def helper():
+            return 5
+
+
+        def test_own():
+            assert helper() == 5
+        """,
+    "tests/test_helpers_b.py": """
+        from test_helpers_a import helper
+
+
+        def test_borrows():
+            assert helper() == 5
+        """,
     "pkg/twin_a.py": "def twin():\n    return 1\n",
     "pkg/twin_b.py": "def twin():\n    return 1\n",
     "tests/test_twins.py": """
@@ -411,7 +491,7 @@ RECORDED = {
 
 
 #: the tracers the recorder has: the version's own, or the one TRUEGREEN_RECORD_TRACER asks for
-TRACERS = ("settrace", "profile", "monitoring")
+TRACERS = ("settrace", "profile", "markers", "monitoring")
 
 
 @pytest.fixture(scope="module")
@@ -437,11 +517,24 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> Any:
             # the 3.12 interpreter borrows this one's site-packages: no compiled plugins
             "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
         }
-        if tracer != "monitoring":
+        if tracer == "cached":
+            # the markers, from code a first run kept (one file of it spoilt)
+            env["TRUEGREEN_RECORD_TRACER"] = "markers"
+            env["TRUEGREEN_RECORD_CODE_CACHE"] = str(base / "code")
+        elif tracer != "monitoring":
             env["TRUEGREEN_RECORD_TRACER"] = tracer
-        argv = [python, "-m", "pytest", "-q", "-p", "truegreen_record", "-p", "no:cacheprovider"]
-        done = subprocess.run(argv, cwd=root, env=env, capture_output=True, text=True, timeout=120)
-        assert done.returncode == 0, done.stdout + done.stderr
+        argv = [python, "-m", "pytest", "-q", "-p", "pkg.early", "-p", "truegreen_record"]
+        argv += ["-p", "no:cacheprovider"]
+        for attempt in range(2 if tracer == "cached" else 1):
+            if attempt:
+                kept = sorted((base / "code").iterdir())
+                # pkg/core.py, later.py, twin_a.py, twin_b.py and the test modules
+                assert len(kept) >= 10
+                kept[0].write_bytes(b"not code")
+            done = subprocess.run(
+                argv, cwd=root, env=env, capture_output=True, text=True, timeout=120
+            )
+            assert done.returncode == 0, done.stdout + done.stderr
         docs[tracer] = json.loads(out.read_text())
         return docs[tracer]
 
@@ -559,3 +652,112 @@ def test_the_profile_tracer_records_what_the_trace_function_does(recorded):
     assert compared >= len(old["tests"]) - 4
     assert named(old, old["fixtures"]["db"]) == named(new, new["fixtures"]["db"])
     assert named(old, old["session"]) == named(new, new["session"])
+
+
+@pytest.mark.parametrize("tracer", TRACERS)
+def test_the_recorder_sees_code_that_runs_in_a_later_test_and_test_helpers(recorded, tracer):
+    doc = recorded(tracer)
+    names = [c[3] for c in doc["codes"]]
+
+    def ran(test: str) -> set[str]:
+        return _ran(doc, f"tests/test_later.py::{test}")
+
+    # a generator resumed in a later test: its body ran in that test too
+    assert {"ticker", "tick"} <= ran("test_resumes_it")
+    # a lambda made in one test and called in another, a generator expression resumed
+    assert {"maker.<locals>.<lambda>", "scaled"} <= ran("test_calls_it")
+    assert "maker" not in ran("test_calls_it")
+    assert {"lazy.<locals>.<genexpr>", "tick"} <= ran("test_resumes_a_generator_expression")
+    # a comprehension over nothing still ran (3.12 has none: it is inlined)
+    if tracer != "monitoring":
+        assert "nothing.<locals>.<listcomp>" in ran("test_an_empty_comprehension")
+    # a test module's helper, used by another test module
+    helper = doc["tests"]["tests/test_helpers_b.py::test_borrows"]["codes"]
+    assert ["tests/test_helpers_a.py", "helper"] in [
+        [doc["codes"][i][0], doc["codes"][i][3]] for i in helper
+    ]
+    # a module imported before the recorder: the markers cannot see its functions run, so
+    # every one of them is the session's (a change to it runs the whole suite)
+    session = {(doc["codes"][i][0], doc["codes"][i][3]) for i in doc["session"]["codes"]}
+    if tracer == "markers":
+        assert ("pkg/early.py", "early_fn") in session
+    else:
+        assert "early_fn" in ran("test_an_early_module")
+    assert "early_fn" in names
+
+
+def test_the_markers_record_what_the_profiler_does(recorded):
+    """The markers (3.11's default) and the C profiler record the same functions, per test,
+    per fixture and for the session, but for the module imported before the recorder and
+    the generator expressions made (not resumed) in a test."""
+    prof, marks = recorded("profile"), recorded("markers")
+
+    def named(doc: dict[str, Any], bucket: dict[str, Any]) -> set[tuple[str, int, str]]:
+        return {
+            (doc["codes"][i][0], doc["codes"][i][1], doc["codes"][i][3]) for i in bucket["codes"]
+        }
+
+    early = ("pkg/early.py", 1, "early_fn")
+    assert prof["tests"].keys() == marks["tests"].keys()
+    compared = 0
+    for test, bucket in prof["tests"].items():
+        if bucket.get("unrecorded"):
+            continue
+        seen = named(marks, marks["tests"][test])
+        assert named(prof, bucket) - {early} <= seen, test
+        # and more only where a generator expression is made: said to run there (it may
+        # never be resumed)
+        assert all(c[2].endswith("<genexpr>") for c in seen - named(prof, bucket)), test
+        assert {k: v for k, v in bucket.items() if k != "codes"} == {
+            k: v for k, v in marks["tests"][test].items() if k != "codes"
+        }
+        compared += 1
+    # all but the two the profiler lost (cProfile in a test)
+    assert compared == len(prof["tests"]) - 2
+    assert named(prof, prof["fixtures"]["db"]) == named(marks, marks["fixtures"]["db"])
+    # the session's: the same, and all the code of the early module and of its package
+    assert named(marks, marks["session"]) - named(prof, prof["session"]) == {
+        ("pkg/__init__.py", 1, "<module>"),
+        ("pkg/early.py", 1, "<module>"),
+        early,
+    }
+    assert named(prof, prof["session"]) <= named(marks, marks["session"])
+
+
+def test_a_change_inside_a_lambda_selects_the_tests_that_ran_only_the_lambda(repo, monkeypatch):
+    """A lambda written in ``Box.size`` and run in another test than the one that called
+    ``Box.size``: its code object is recorded under its own name, and changing its text
+    changes ``Box.size``'s body."""
+    inner = ["pkg/calc.py", 14, 14, "Box.size.<locals>.<lambda>"]
+    monkeypatch.setitem(globals(), "CODES", [*CODES, inner])
+    record = _record(add={"codes": [2]}, other={"codes": [4]})
+    chosen = _plan(repo, _calc("return 1", "return 2"), record)
+    assert chosen.ids == {"tests/test_calc.py::test_add", "tests/test_other.py::test_other"}
+
+
+def test_the_markers_from_kept_code_record_the_same(recorded):
+    """Marked code kept from an earlier run (TRUEGREEN_RECORD_CODE_CACHE) is read back, a
+    spoilt file of it compiled again, and the record is the same."""
+    fresh, cached = recorded("markers"), recorded("cached")
+
+    def named(doc: dict[str, Any], bucket: dict[str, Any]) -> set[tuple[str, int, str]]:
+        return {
+            (doc["codes"][i][0], doc["codes"][i][1], doc["codes"][i][3]) for i in bucket["codes"]
+        }
+
+    assert cached["tracer"] == "markers"
+    assert fresh["tests"].keys() == cached["tests"].keys()
+    for test, bucket in fresh["tests"].items():
+        assert named(fresh, bucket) == named(cached, cached["tests"][test]), test
+    assert named(fresh, fresh["session"]) == named(cached, cached["session"])
+
+
+def test_a_modules_own_code_is_not_a_functions(repo, monkeypatch):
+    """The module's own code (run while collecting) is not code written inside one of its
+    functions: a change to ``add`` selects its tests, not the whole suite."""
+    # (as a module whose first line is ``def add``: its code starts on that line)
+    monkeypatch.setitem(globals(), "CODES", [*CODES, ["pkg/calc.py", 4, 18, "<module>"]])
+    record = _record(session={"codes": [4]}, **RAN)
+    chosen = _plan(repo, _calc("return a + b", "return b + a"), record)
+    assert not chosen.full, chosen.reason
+    assert chosen.ids == {"tests/test_calc.py::test_add"}

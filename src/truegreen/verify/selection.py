@@ -465,6 +465,11 @@ class Plan:
         return self
 
 
+#: the names of the code objects written inside a function's body that are not functions
+#: of their own (before 3.11 they have no qualified name: told by their lines)
+_INNER_CODE = frozenset(("<lambda>", "<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>"))
+
+
 class _Index:
     """Which tests ran what, from the record."""
 
@@ -497,13 +502,23 @@ class _Index:
 
     def codes_of(self, path: str, fn: _Function) -> list[int]:
         """The record's code objects of function ``fn`` of ``path`` (by qualified name; by
-        name and lines where the interpreter has no ``co_qualname``)."""
+        name and lines where the interpreter has no ``co_qualname``), and those of the
+        code written inside its body: a lambda, a comprehension or a generator expression
+        may run in a test that never called ``fn`` (returned, stored, resumed later), and
+        its text is ``fn``'s body."""
         found = []
         short = fn.qualname.rsplit(".", 1)[-1]
+        inner = fn.qualname + ".<locals>."
         for i in self.codes_in.get(path, ()):
             code = self.record.codes[i]
-            if code.name == fn.qualname or (
-                "." not in code.name and code.name == short and fn.first <= code.first <= fn.last
+            if (
+                code.name == fn.qualname
+                or code.name.startswith(inner)
+                or (
+                    "." not in code.name
+                    and (code.name == short or code.name in _INNER_CODE)
+                    and fn.first <= code.first <= fn.last
+                )
             ):
                 found.append(i)
         return found
