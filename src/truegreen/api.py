@@ -234,6 +234,7 @@ __all__ = [
     "VerificationsQuery",
     "VerifyRequest",
     "build_env",
+    "child_ender",
     "ci",
     "compared_tests",
     "demo",
@@ -1198,3 +1199,20 @@ def give_up(cancel: Cancellation) -> None:
         tempdirs.remove_own()
     finally:
         sys.setswitchinterval(before)
+
+
+def child_ender() -> Callable[[int], None]:
+    """What ends this process's child ``pid``, a fork doing a call's work, at once (taken
+    before the fork: nothing is imported when it is used): it and every process it
+    started are killed (its reaper kills what escaped both its process group and its
+    tree), it is reaped, and the temporary directories of the processes that are gone,
+    its own included, are removed (:func:`truegreen.tempdirs.sweep`). The Claude Code
+    hook at its deadline: nothing there waits for the child's interpreter."""
+    from truegreen import tempdirs
+    from truegreen.run.executor import kill_child
+
+    def end(pid: int) -> None:
+        kill_child(pid)
+        tempdirs.sweep()
+
+    return end

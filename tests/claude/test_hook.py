@@ -281,14 +281,14 @@ def respond(payload, cancel, until):
     trees = []
     source = open(ast.__file__).read()
     while True:
-        trees.append(ast.parse(source))
+        trees = [*trees[-30:], ast.parse(source)]  # about 100 MB
 
 hook.respond = respond
 hook.run()
 """
 
 # one call that holds the interpreter's lock past the deadline (a catastrophic regex
-# stands for the compile of a huge module): nothing in Python can run, the backstop ends it
+# stands for the compile of a huge module, the read of a large trace)
 HELD = """
 import re
 
@@ -296,7 +296,6 @@ def respond(payload, cancel, until):
     re.match(r"(a+)+$", "a" * 40 + "b")
 
 hook.respond = respond
-hook.run()
 """
 
 
@@ -306,19 +305,35 @@ def test_at_its_deadline_the_hook_does_not_wait_for_a_busy_analysis(
     tmp = tmp_path / "tmp"
     tmp.mkdir()
     data = payload("post_tool_use_failure_pytest", invoicekit, session_id=new_session())
-    done, wall = _hook_process(invoicekit, data, 2.0, tmp, code=BUSY)
+    done, wall = _hook_process(invoicekit, data, 3.0, tmp, code=BUSY)
     assert done.returncode == 0 and done.stdout == ""
-    assert "no answer within 2 s" in done.stderr
-    assert wall < 2.0 + 0.5 + 0.3
+    assert "no answer within 3 s" in done.stderr
+    assert wall < 3.0 + 0.5 + 0.3
 
 
-def test_a_hook_whose_work_holds_the_interpreter_is_ended_by_its_backstop(
+def test_at_its_deadline_the_hook_ends_though_its_work_holds_the_interpreter(
     invoicekit: Path, new_session: Callable[[], str], tmp_path: Path
 ) -> None:
     tmp = tmp_path / "tmp"
     tmp.mkdir()
     data = payload("post_tool_use_failure_pytest", invoicekit, session_id=new_session())
-    done, wall = _hook_process(invoicekit, data, 1.0, tmp, code=HELD)
+    # the work is done in a forked child: the hook's own process is free to end it (3 s:
+    # the hook's own imports before the fork take a second at load 10)
+    done, wall = _hook_process(invoicekit, data, 3.0, tmp, code=HELD + "hook.run()")
+    assert done.returncode == 0 and done.stdout == ""
+    assert "no answer within 3 s" in done.stderr
+    assert wall < 3.0 + 0.5 + 0.3
+
+
+def test_without_fork_a_backstop_ends_the_hook_whose_work_holds_the_interpreter(
+    invoicekit: Path, new_session: Callable[[], str], tmp_path: Path
+) -> None:
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    data = payload("post_tool_use_failure_pytest", invoicekit, session_id=new_session())
+    # as where there is no fork (Windows): the work in a thread of the hook's process
+    code = HELD + "import os\ndel os.fork\nhook.run()"
+    done, wall = _hook_process(invoicekit, data, 3.0, tmp, code=code)
     # ended CLEANUP after its deadline: status 1 (a hook's non-blocking error), no answer
     assert done.returncode == 1 and done.stdout == ""
-    assert 1.0 + hook.CLEANUP - 0.05 < wall < 1.0 + hook.CLEANUP + 0.3
+    assert 3.0 + hook.CLEANUP - 0.05 < wall < 3.0 + hook.CLEANUP + 0.3
