@@ -27,9 +27,11 @@ doing (deep in the analysis of a large project there is no cancellation point, a
 call, the compile of a large module, can hold the interpreter's lock for a second). In a
 caller's process (:func:`answer`) the work is a thread, and at the deadline its process
 trees are killed and its temporary directories removed (:func:`api.give_up`). Measured on
-sqlglot (a 2-core machine at load 6 to 7): the hook used to end 0.4 to 6.7 s after its
+sqlglot (a 2-core machine at load 6 to 10.6, the process's wall time against its
+deadline, its interpreter's start included): it used to end 0.35 to 6.7 s after its
 deadline (the kill, the threads and the teardown of a heap of syntax trees fighting for
-the interpreter's lock); now within about 0.3 s of it (0.03 s of it the ending itself).
+the interpreter's lock); now 0.37 to 0.49 s after it (of which the ending itself, the
+kill and the removal, about 0.03 s).
 
 Speed: the agent's own pytest run is the bare run (its output names the failing tests),
 so the failing test's file runs once, under the tracer, and stops starting passing tests
