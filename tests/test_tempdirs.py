@@ -120,3 +120,21 @@ def test_worktrees_of_a_dead_process_are_removed_those_of_a_live_one_kept(
     ]  # fmt: skip
     assert listed == [f"worktree {root.resolve()}", f"worktree {live.resolve()}"]
     assert not dead.parent.exists() and not locked.parent.exists() and live.is_dir()
+
+
+def test_a_process_giving_up_removes_its_own_directories_only(tmp: Path, sleeper) -> None:
+    mine = [tempdirs.make("truegreen-localize-"), tempdirs.make("truegreen-probe-")]
+    (mine[0] / "measured").mkdir()
+    (mine[0] / "measured" / "trace.json").write_text("{}")
+    # a live process's and a dead one's: not this process's to remove (the dead one's is
+    # the sweep's)
+    live = tmp / f"truegreen-probe-{owner_of(sleeper.pid)}-abc"
+    dead = tmp / f"truegreen-probe-{dead_owner()}-def"
+    other = tmp / "not-truegreen-at-all"
+    for d in (live, dead, other):
+        d.mkdir()
+    assert sorted(tempdirs.remove_own(tmp)) == sorted(mine)
+    assert not any(d.exists() for d in mine)
+    assert live.is_dir() and dead.is_dir() and other.is_dir()
+    # nothing of its own left: nothing to do
+    assert tempdirs.remove_own(tmp) == []

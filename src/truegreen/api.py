@@ -236,6 +236,7 @@ __all__ = [
     "VerificationsQuery",
     "VerifyRequest",
     "build_env",
+    "child_ender",
     "ci",
     "compared_tests",
     "demo",
@@ -249,6 +250,7 @@ __all__ = [
     "export_exams",
     "fix_task",
     "flaky",
+    "give_up",
     "import_exams",
     "list_exams",
     "list_verifications",
@@ -1199,3 +1201,44 @@ def working_tree_changes(repo: Path | str) -> tuple[str, ...]:
     from truegreen.repo.git import GitRepo
 
     return tuple(GitRepo.discover(repo).changed_paths())
+
+
+def give_up(cancel: Cancellation) -> None:
+    """Give up at once the work of the calls ``cancel`` was handed to, in a process about
+    to end without waiting for them (the Claude Code hook at its deadline): their process
+    trees are killed and refused from now on (``cancel.cancel()``), and this process's
+    temporary directories, whose ``finally`` clauses will not run, are removed. Only for a
+    process that runs nothing else: another call's directories go too. What a process
+    started after the kill would leave, the reaper (its process trees) and the next
+    truegreen process's sweep (its directories) remove."""
+    import sys
+
+    from truegreen import tempdirs
+
+    # the abandoned threads are busy in Python (an analysis has no cancellation point):
+    # with the default switch interval each of the many system calls of the kill and the
+    # removal waits up to 5 ms for the interpreter's lock (measured: seconds on sqlglot)
+    before = sys.getswitchinterval()
+    sys.setswitchinterval(1e-4)
+    try:
+        cancel.cancel()
+        tempdirs.remove_own()
+    finally:
+        sys.setswitchinterval(before)
+
+
+def child_ender() -> Callable[[int], None]:
+    """What ends this process's child ``pid``, a fork doing a call's work, at once (taken
+    before the fork: nothing is imported when it is used): it and every process it
+    started are killed (its reaper kills what escaped both its process group and its
+    tree), it is reaped, and the temporary directories of the processes that are gone,
+    its own included, are removed (:func:`truegreen.tempdirs.sweep`). The Claude Code
+    hook at its deadline: nothing there waits for the child's interpreter."""
+    from truegreen import tempdirs
+    from truegreen.run.executor import kill_child
+
+    def end(pid: int) -> None:
+        kill_child(pid)
+        tempdirs.sweep()
+
+    return end

@@ -108,6 +108,26 @@ def stale(name: str) -> bool:
     return now is None or (start != 0 and now != 0 and now != start)
 
 
+def remove_own(tmp: Path | None = None) -> list[Path]:
+    """Remove this process's own directories (a process giving up its work at once, whose
+    ``finally`` clauses will not run: the Claude Code hook at its deadline, before it
+    exits); the ones removed. Those of other processes, live or dead, are left alone."""
+    where = tmp or Path(tempfile.gettempdir())
+    mine = f"-{owner()}-"
+    removed: list[Path] = []
+    try:
+        entries = list(os.scandir(where))
+    except OSError:
+        return removed
+    for entry in entries:
+        if entry.name.startswith(PREFIX) and mine in entry.name:
+            with contextlib.suppress(OSError):
+                if entry.is_dir(follow_symlinks=False):
+                    shutil.rmtree(entry.path, ignore_errors=True)
+                    removed.append(Path(entry.path))
+    return removed
+
+
 def sweep(tmp: Path | None = None) -> list[Path]:
     """Remove the truegreen directories of owners that are gone; the ones removed."""
     where = tmp or Path(tempfile.gettempdir())

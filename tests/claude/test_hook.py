@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -197,3 +200,140 @@ def test_stop_reminds_once_to_verify_when_code_changed_with_an_exam_open(
     assert _said(stop) is None  # reminded about this state already
     assert _said(payload("stop_active", invoicekit, session_id=new_session())) is None
     assert git(invoicekit, "status", "--porcelain").strip() == "M invoicekit/discounts.py"
+
+
+#: what each script run as the hook starts with: it says when the hook's clock started
+#: (``STARTED``, the deadline counts from it; monotonic, the same clock as the test's)
+PRELUDE = """
+import sys
+from truegreen.claude import hook
+print("started", hook.STARTED, file=sys.stderr, flush=True)
+"""
+
+
+def _hook_process(
+    project: Path, data: dict[str, Any], deadline: float, tmp: Path, code: str = "hook.run()"
+) -> tuple[subprocess.CompletedProcess[str], float]:
+    """The hook as Claude Code runs it (:func:`hook.run`, or ``code`` ending the same way),
+    with ``deadline``, temp dir ``tmp``; its result, and the seconds from its start (its
+    ``STARTED``: the interpreter's own start, slow on a loaded machine, is not counted) to
+    its end."""
+    env = {
+        **os.environ,
+        "TRUEGREEN_HOOK_DEADLINE": str(deadline),
+        "TMPDIR": str(tmp),
+        "TRUEGREEN_HOME": str(tmp.parent / "home"),
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", PRELUDE + code], cwd=project, input=json.dumps(data),
+        capture_output=True, text=True, env=env, timeout=120, check=False,
+    )  # fmt: skip
+    ended = time.monotonic()
+    started = float(done.stderr.split("started ", 1)[1].split()[0])
+    return done, ended - started
+
+
+def _gone(pid: int) -> bool:
+    """No process ``pid``, or only its zombie."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return True
+    return stat[stat.rfind(")") + 2] in "ZX"
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="reads /proc")
+def test_at_its_deadline_the_hook_ends_at_once_and_leaves_no_process_or_temp_dir(
+    invoicekit: Path, new_session: Callable[[], str], tmp_path: Path
+) -> None:
+    # the failing test runs for a minute: the deadline falls in the traced run
+    started = invoicekit / "started.txt"
+    (invoicekit / "tests" / "test_issue_42.py").write_text(
+        "import os, time\n\n\n"
+        "def test_bulk_discount_starts_at_exactly_ten():\n"
+        f"    open({str(started)!r}, 'w').write(str(os.getpid()))\n"
+        "    time.sleep(60)\n"
+        "    assert False\n",
+        encoding="utf-8",
+    )
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    data = payload("post_tool_use_failure_pytest", invoicekit, session_id=new_session())
+    # the traced run starts about 2 s after the hook (6 s at load 7)
+    done, wall = _hook_process(invoicekit, data, 9.0, tmp)
+    assert done.returncode == 0 and done.stdout == ""
+    assert "no answer within 9 s" in done.stderr
+    # it ended within half a second of its deadline (a loaded machine gets 0.3 s more)
+    assert wall < 9.0 + 0.5 + 0.3
+    # the test had started under the tracer: it was killed with its tree, before the exit
+    assert started.exists(), "the deadline fell before the traced run: nothing was killed"
+    assert _gone(int(started.read_text()))
+    # its temp dirs (the localize's, the probe's) are gone too
+    assert [p.name for p in tmp.iterdir() if p.name.startswith("truegreen-")] == []
+
+
+# the analysis of a large project at the deadline: a thread busy in Python, with a heap of
+# syntax trees (no cancellation point; the teardown of such a heap took seconds)
+BUSY = """
+import ast
+
+def respond(payload, cancel, until):
+    trees = []
+    source = open(ast.__file__).read()
+    while True:
+        trees = [*trees[-30:], ast.parse(source)]  # about 100 MB
+
+hook.respond = respond
+hook.run()
+"""
+
+# one call that holds the interpreter's lock past the deadline (a catastrophic regex
+# stands for the compile of a huge module, the read of a large trace)
+HELD = """
+import re
+
+def respond(payload, cancel, until):
+    re.match(r"(a+)+$", "a" * 40 + "b")
+
+hook.respond = respond
+"""
+
+
+def test_at_its_deadline_the_hook_does_not_wait_for_a_busy_analysis(
+    invoicekit: Path, new_session: Callable[[], str], tmp_path: Path
+) -> None:
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    data = payload("post_tool_use_failure_pytest", invoicekit, session_id=new_session())
+    done, wall = _hook_process(invoicekit, data, 3.0, tmp, code=BUSY)
+    assert done.returncode == 0 and done.stdout == ""
+    assert "no answer within 3 s" in done.stderr
+    assert wall < 3.0 + 0.5 + 0.3
+
+
+def test_at_its_deadline_the_hook_ends_though_its_work_holds_the_interpreter(
+    invoicekit: Path, new_session: Callable[[], str], tmp_path: Path
+) -> None:
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    data = payload("post_tool_use_failure_pytest", invoicekit, session_id=new_session())
+    # the work is done in a forked child: the hook's own process is free to end it (3 s:
+    # the hook's own imports before the fork take a second at load 10)
+    done, wall = _hook_process(invoicekit, data, 3.0, tmp, code=HELD + "hook.run()")
+    assert done.returncode == 0 and done.stdout == ""
+    assert "no answer within 3 s" in done.stderr
+    assert wall < 3.0 + 0.5 + 0.3
+
+
+def test_without_fork_a_backstop_ends_the_hook_whose_work_holds_the_interpreter(
+    invoicekit: Path, new_session: Callable[[], str], tmp_path: Path
+) -> None:
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    data = payload("post_tool_use_failure_pytest", invoicekit, session_id=new_session())
+    # as where there is no fork (Windows): the work in a thread of the hook's process
+    code = HELD + "import os\ndel os.fork\nhook.run()"
+    done, wall = _hook_process(invoicekit, data, 3.0, tmp, code=code)
+    # ended CLEANUP after its deadline: status 1 (a hook's non-blocking error), no answer
+    assert done.returncode == 1 and done.stdout == ""
+    assert 3.0 + hook.CLEANUP - 0.05 < wall < 3.0 + hook.CLEANUP + 0.3

@@ -264,3 +264,34 @@ def test_a_wrong_literal_ranks_above_higher_scores(make_project):
     own = ranked['return f"{n}"']  # only the failing test ran it: the top score
     assert (own["counts"]["ep"], literal["counts"]["ep"]) == (0, 1)
     assert literal["rank"] == 1 and own["rank"] > 1
+
+
+def test_a_statements_literals_are_found_by_its_first_line_and_only_when_asked_for():
+    import ast
+
+    source = (
+        'GREETING = "hello {0}"\n'  # 1
+        "def f(x):\n"  # 2: a def has no literals of its own
+        '    if x == "yes": y = "chosen"\n'  # 3: the header's literal, not its body's
+        '    if x: z = "only in the body"\n'  # 4: the header has none: the body's
+        '    a = 1; b = "second"\n'  # 5: the first statement there holding one
+        "    return [\n"  # 6: a statement of several lines, by its first
+        '        "multi",\n'
+        "    ]\n"
+    )
+    tree = ast.parse(source)
+    found = texts._Literals(tree)
+    assert found.get(1) == ("hello {0}",)
+    assert found.get(2) == ()
+    assert found.get(3) == ("yes",)
+    assert found.get(4) == ("only in the body",)
+    assert found.get(5) == ("second",)
+    assert found.get(6) == ("multi",)
+    assert found.get(7) == () and found.get(99) == ()
+    assert texts._literals_by_line(tree) == {
+        1: ("hello {0}",),
+        3: ("yes",),
+        4: ("only in the body",),
+        5: ("second",),
+        6: ("multi",),
+    }

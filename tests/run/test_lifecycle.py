@@ -238,3 +238,38 @@ def test_a_forked_child_does_not_keep_the_reaper_waiting() -> None:
     done = subprocess.run([PY, "-W", "error", "-c", FORKS], capture_output=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert gone_within([int(done.stdout)], 5) == []
+
+
+#: a truegreen process doing a call's work: a run (in a session of its own) of HIDER,
+#: whose child hides from the run's group and marker; argv[1]: where HIDER writes its pid
+WORKER = textwrap.dedent(
+    """
+    import os, sys
+    from pathlib import Path
+    from truegreen.run.executor import Command, SubprocessExecutor
+    SubprocessExecutor().run(Command(
+        argv=[sys.executable, "-c", sys.argv[2], sys.argv[1]], cwd=Path.cwd(), timeout=60,
+        env=dict(os.environ),
+    ))
+    """
+)
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="reads /proc")
+def test_a_child_doing_a_calls_work_is_ended_with_every_process_it_started(
+    tmp_path: Path,
+) -> None:
+    from truegreen.run.executor import kill_child
+
+    hidden = tmp_path / "hidden.pid"
+    proc = subprocess.Popen([PY, "-c", WORKER, str(hidden), HIDER], cwd=tmp_path)
+    grandchild = int(wait_for(hidden, proc))
+    found = _reaper.find((), (proc.pid,))
+    # the run's process, its hider, the worker's reaper
+    assert grandchild in found and len(found) >= 3
+    kill_child(proc.pid)
+    # reaped here: no zombie of it is left either
+    with pytest.raises(ChildProcessError):
+        os.waitpid(proc.pid, os.WNOHANG)
+    proc.wait(timeout=5)  # Popen learns it is gone (reaped already)
+    assert gone_within(found, 2.0) == []

@@ -29,6 +29,7 @@ from typing import Any
 
 from truegreen.localize.keys import produced_side
 from truegreen.localize.spectrum import Line, Statements
+from truegreen.localize.syntax import statements
 
 #: the shortest constant part of a literal that counts (without surrounding blanks)
 MIN_PART = 4
@@ -97,26 +98,56 @@ def _header(node: ast.stmt) -> list[ast.AST]:
 
 def _literals_by_line(tree: ast.Module) -> dict[int, tuple[str, ...]]:
     """Each statement's string literals (its header's, for a compound statement), by the
-    statement's first line."""
+    statement's first line (the first statement there that holds any)."""
+    found = _Literals(tree)
     out: dict[int, tuple[str, ...]] = {}
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.stmt) or node.lineno in out:
-            continue
-        found = [
-            n.value
-            for part in _header(node)
-            for n in ast.walk(part)
-            if isinstance(n, ast.Constant) and isinstance(n.value, str)
-        ]
-        if found:
-            out[node.lineno] = tuple(found)
+    for line in found.lines():
+        got = found.get(line)
+        if got:
+            out[line] = got
     return out
 
 
-def _literals(stmts: Statements, rel: str) -> dict[int, tuple[str, ...]]:
-    def make() -> dict[int, tuple[str, ...]]:
+def _statement_literals(node: ast.stmt) -> tuple[str, ...]:
+    return tuple(
+        n.value
+        for part in _header(node)
+        for n in ast.walk(part)
+        if isinstance(n, ast.Constant) and isinstance(n.value, str)
+    )
+
+
+class _Literals:
+    """A file's statements' string literals, by line, found when a line is first asked
+    for: the failing test ran a few thousand of a large project's statements, of hundreds
+    of thousands of syntax nodes (walking them all was seconds on sqlglot)."""
+
+    def __init__(self, tree: ast.Module) -> None:
+        self._at: dict[int, list[ast.stmt]] = {}
+        for node in statements(tree):  # each before those nested in it, as on its line
+            self._at.setdefault(node.lineno, []).append(node)
+        self._found: dict[int, tuple[str, ...]] = {}
+
+    def lines(self) -> list[int]:
+        return sorted(self._at)
+
+    def get(self, line: int) -> tuple[str, ...]:
+        """The literals of the first statement at ``line`` that holds any; () if none."""
+        got = self._found.get(line)
+        if got is None:
+            got = ()
+            for node in self._at.get(line, ()):
+                got = _statement_literals(node)
+                if got:
+                    break
+            self._found[line] = got
+        return got
+
+
+def _literals(stmts: Statements, rel: str) -> _Literals | None:
+    def make() -> _Literals | None:
         tree = stmts.tree(rel)
-        return _literals_by_line(tree) if tree is not None else {}
+        return _Literals(tree) if tree is not None else None
 
     return stmts.memo("texts.literals", rel, make)
 
@@ -128,7 +159,8 @@ def _executed_literals(
     literals, in file and line order, each with its literals."""
     for file, line in sorted(set(executed)):
         if file.endswith(".py") and source(file):
-            found = _literals(stmts, file).get(line)
+            literals = _literals(stmts, file)
+            found = literals.get(line) if literals is not None else ()
             if found:
                 yield (file, line), found
 

@@ -78,6 +78,12 @@ def stat_fields(pid: int | str) -> list[bytes] | None:
     return raw[raw.rfind(b")") + 2 :].split()
 
 
+def command_line(pid: int) -> str:
+    """The command line of process ``pid``, its arguments joined by spaces ("" when it
+    is gone or cannot be read)."""
+    return _read(f"/proc/{pid}/cmdline").replace(b"\0", b" ").decode("utf-8", "replace")
+
+
 def start_time(pid: int) -> int | None:
     """When process ``pid`` started (clock ticks since boot), a zombie too; None when
     there is no such process (or no /proc)."""

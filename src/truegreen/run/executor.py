@@ -353,6 +353,34 @@ class _Reaper:
                 proc.stdin.close()
 
 
+def kill_child(pid: int) -> None:
+    """Kill this process's child ``pid`` and every process it started, and reap it: the
+    processes descending from it are found first (once it is dead they are init's), then
+    it, they and their process groups (a run's own) are killed. Its reaper, if it
+    started one, is left to do what it does when its truegreen is gone: kill the runs it
+    was told of (a process that left both the group and the tree carries their marker),
+    then exit."""
+    import signal
+
+    found = _reaper.find((), (pid,))
+    me = os.getpgid(0)
+    groups: set[int] = set()
+    for p in found:
+        with contextlib.suppress(OSError):
+            if p != pid and os.getpgid(p) == p and p != me:
+                groups.add(p)
+    watchers = {p for p in found if _reaper.__file__ in _reaper.command_line(p)}
+    for p in [pid, *found]:
+        if p not in watchers:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(p, signal.SIGKILL)
+    for g in groups - watchers:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(g, signal.SIGKILL)
+    with contextlib.suppress(ChildProcessError):
+        os.waitpid(pid, 0)
+
+
 def _group_line(marker: str, pid: int) -> str:
     """The reaper's line for a run's group: its first process's pid and start time."""
     return f"g {marker} {pid} {_reaper.start_time(pid) or 0}\n"
