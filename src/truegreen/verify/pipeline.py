@@ -38,7 +38,12 @@ from truegreen.project import Project
 from truegreen.repo.git import Carry, GitRepo, Worktree
 from truegreen.run.executor import Cancellation
 from truegreen.run.pytest_ini import INI_FILES, suite_exclusions
-from truegreen.run.pytest_run import PytestRequest, UnknownTestError, run_pytest
+from truegreen.run.pytest_run import (
+    PytestRequest,
+    UnknownTestError,
+    run_from_records,
+    run_pytest,
+)
 from truegreen.run.results import PytestRun, TestResult
 from truegreen.seal import conftest_paths, refuse_another_checkouts_code
 from truegreen.verify import coverage_gate
@@ -766,6 +771,31 @@ def _select_and_run(
     return view, maybe_head, None, sel
 
 
+def rerun(
+    runner: _Runner, tree: Path, ids: Sequence[str], times: int = FLAKY_RERUNS
+) -> list[PytestRun]:
+    """``ids`` run ``times`` times in ``tree``, one run after the other, each from the state
+    of a fresh process: one pytest process collects them once and forks a child per run
+    (``_regress/truegreen_repeat.py``); where it cannot fork, a process per run."""
+    from truegreen.verify import selection
+
+    where = selection.scratch_dir()
+    try:
+        first = runner.run(
+            tree,
+            ids,
+            plugins=(selection.REPEAT_PLUGIN,),
+            pythonpath=(selection.RECORD_DIR,),
+            env={"TRUEGREEN_REPEAT_DIR": str(where), "TRUEGREEN_REPEAT": str(times)},
+            writable=(where,),
+        )
+        if not (where / "forked").is_file():  # pytest's own loop ran them once
+            return [first, *(runner.run(tree, ids) for _ in range(times - 1))]
+        return [run_from_records(where / f"run-{k}.jsonl", first, ids) for k in range(1, times + 1)]
+    finally:
+        shutil.rmtree(where, ignore_errors=True)
+
+
 def regression_layer(
     runner: _Runner,
     base_tree: Path,
@@ -860,10 +890,8 @@ def regression_layer(
         # worktree at once could trip over each other's files (a suite that writes into
         # its tree), which would read as flakiness
         reruns, base_reruns = both_sides(
-            lambda: [
-                runner.run(head_tree, [real_id[t] for t in candidates]) for _ in range(FLAKY_RERUNS)
-            ],
-            lambda: [runner.run(base_tree, list(candidates)) for _ in range(FLAKY_RERUNS)],
+            lambda: rerun(runner, head_tree, [real_id[t] for t in candidates]),
+            lambda: rerun(runner, base_tree, list(candidates)),
             runner.project.cancel,
         )
         for tid in candidates:

@@ -42,6 +42,7 @@ from truegreen.testpaths import is_conftest, is_test_module
 RECORD_DIR = Path(__file__).resolve().parent / "_regress"
 RECORD_PLUGIN = "truegreen_record"
 SELECT_PLUGIN = "truegreen_select"
+REPEAT_PLUGIN = "truegreen_repeat"
 #: bump when the record's meaning changes (old records are then not reused)
 RECORD_VERSION = 1
 
