@@ -123,6 +123,42 @@ def test_the_reruns_of_a_selected_verification_start_no_process(make_project, mo
 
 
 @pytest.mark.slow
+def test_a_test_that_fails_in_any_forked_child_is_judged_by_fresh_processes(
+    make_project, monkeypatch
+):
+    # a suite that does not bear a fork: this test passes only in the process that
+    # collected it; with the head's real regression it must still be a new failure, not
+    # "flaky" because its forked reruns on the base failed
+    files = {
+        **FILES,
+        "pidcheck.py": "import os\n\nPID = os.getpid()\n",
+        "tests/test_fork_shy.py": """
+            import os
+
+            import pidcheck
+            from calc import cube
+
+
+            def test_fork_shy():
+                assert os.getpid() == pidcheck.PID, "not the process that collected it"
+                assert cube(3) == 27
+            """,
+    }
+    root = make_project(files)
+    _branch(root, "breaks-cube", "return x * x * x", "return x * x * x + 1")
+    caught = ["tests/test_cube.py::test_cube", "tests/test_fork_shy.py::test_fork_shy"]
+    first, _ = _verify(root, "breaks-cube", monkeypatch)  # records; reruns forked too
+    assert first["regression"]["new_failures"] == caught
+    doc, started = _verify(root, "breaks-cube", monkeypatch)
+    assert doc["regression"]["selection"]["mode"] == "selected"
+    assert doc["regression"]["new_failures"] == caught
+    assert doc["regression"]["flaky"] == []
+    # the head's run, the held base, then the fresh reruns of the one suspect: 2 per side
+    assert len(started) == 2 + 2 * FLAKY_RERUNS
+    assert [r.test_ids for r in started[2:]] == [("tests/test_fork_shy.py::test_fork_shy",)] * 4
+
+
+@pytest.mark.slow
 def test_a_clean_change_stops_the_held_base_process(make_project, monkeypatch):
     root = make_project(FILES)
     _branch(root, "clean", "return x * x * x", "y = x\n    return y * y * y")

@@ -314,11 +314,12 @@ class _Runner:
 
 
 T = TypeVar("T")
+U = TypeVar("U")
 
 
 def both_sides(
-    first: Callable[[], T], second: Callable[[], T], cancel: Cancellation
-) -> tuple[T, T]:
+    first: Callable[[], T], second: Callable[[], U], cancel: Cancellation
+) -> tuple[T, U]:
     """Run the base side and the head side at once (they are independent processes in
     separate worktrees). When one side fails, or on Ctrl-C, the call is cancelled: every
     process tree it runs is killed, and the other side starts nothing more (its runs are
@@ -837,6 +838,20 @@ def rerun(
     """``ids`` run ``times`` times in ``tree``, one run after the other, each from the state
     of a fresh process: one pytest process collects them once and forks a child per run
     (``_regress/truegreen_repeat.py``); where it cannot fork, a process per run."""
+    return rerun_forked(runner, tree, ids, times)[0]
+
+
+def fresh_reruns(
+    runner: _Runner, tree: Path, ids: Sequence[str], times: int = FLAKY_RERUNS
+) -> list[PytestRun]:
+    """``ids`` run ``times`` times in ``tree``, a pytest process per run."""
+    return [runner.run(tree, ids) for _ in range(times)]
+
+
+def rerun_forked(
+    runner: _Runner, tree: Path, ids: Sequence[str], times: int = FLAKY_RERUNS
+) -> tuple[list[PytestRun], bool]:
+    """:func:`rerun`, and whether its runs were forked children (not fresh processes)."""
     from truegreen.verify import selection
 
     where = selection.scratch_dir()
@@ -850,9 +865,11 @@ def rerun(
             writable=(where,),
         )
         if not (where / "forked").is_file():  # pytest's own loop ran them once
-            return [first, *(runner.run(tree, ids) for _ in range(times - 1))]
+            return [first, *fresh_reruns(runner, tree, ids, times - 1)], False
         got = _forked_runs(where, first, ids, times)
-        return got if got is not None else [runner.run(tree, ids) for _ in range(times)]
+        if got is None:
+            return fresh_reruns(runner, tree, ids, times), False
+        return got, True
     finally:
         shutil.rmtree(where, ignore_errors=True)
 
@@ -938,16 +955,20 @@ class _Prepared:
 
     def reruns(
         self, head_ids: Sequence[str], base_ids: Sequence[str]
-    ) -> tuple[list[PytestRun], list[PytestRun]]:
+    ) -> tuple[list[PytestRun], tuple[list[PytestRun], bool]]:
+        """The head's reruns, and the base's with whether they were forked children."""
+
         def head() -> list[PytestRun]:
             got = None
             if self.head_run is not None:
                 got = _forked_runs(self.head_dir, self.head_run, head_ids, FLAKY_RERUNS)
             return got if got is not None else rerun(self.runner, self.head_tree, head_ids)
 
-        def base() -> list[PytestRun]:
+        def base() -> tuple[list[PytestRun], bool]:
             got = self.base.reruns(base_ids) if self.base is not None else None
-            return got if got is not None else rerun(self.runner, self.base_tree, base_ids)
+            if got is not None:
+                return got, True
+            return rerun_forked(self.runner, self.base_tree, base_ids)
 
         return both_sides(head, base, self.runner.project.cancel)
 
@@ -996,14 +1017,15 @@ def regression_layer(
     base_side: SideRuns | None
     prepared: _Prepared | None = None
     if ctx is None:
-        base_side, head = both_sides(
+        full_base, head = both_sides(
             lambda: _side_runs(runner, base_tree, "base", events),
             lambda: _side_runs(
                 runner, head_tree, "head", events, _head_suite(runner, head_tree, head_extras)
             ),
             runner.project.cancel,
         )
-        view = _BaseView.of(base_side, base_tree)
+        base_side = full_base
+        view = _BaseView.of(full_base, base_tree)
         sel = Selection("full", FULL_ASKED)
     elif record is None:
         view, head, base_side, sel = _record_and_compare(
@@ -1079,20 +1101,39 @@ def _compare(
         # its tree), which would read as flakiness
         head_ids = [real_id[t] for t in candidates]
         if prepared is not None:
-            reruns, base_reruns = prepared.reruns(head_ids, candidates)
+            reruns, (base_reruns, forked) = prepared.reruns(head_ids, candidates)
         else:
-            reruns, base_reruns = both_sides(
+            reruns, (base_reruns, forked) = both_sides(
                 lambda: rerun(runner, head_tree, head_ids),
-                lambda: rerun(runner, base_tree, list(candidates)),
+                lambda: rerun_forked(runner, base_tree, list(candidates)),
+                runner.project.cancel,
+            )
+        # a test that did not pass in a forked rerun on the base is rerun in fresh
+        # processes on both sides, and those runs decide: a suite that does not bear a
+        # fork (a thread, a connection made at import) must not make a regression "flaky"
+        suspect = (
+            [t for t in candidates if not all(_passed(r, t) for r in base_reruns)] if forked else []
+        )
+        fresh: tuple[list[PytestRun], list[PytestRun]] = ([], [])
+        if suspect:
+            events.note(
+                "regression",
+                f"regression: {len(suspect)} failed in a forked rerun on the base: rerun in "
+                "fresh processes on both sides",
+            )
+            fresh = both_sides(
+                lambda: fresh_reruns(runner, head_tree, [real_id[t] for t in suspect]),
+                lambda: fresh_reruns(runner, base_tree, suspect),
                 runner.project.cancel,
             )
         for tid in candidates:
-            ran = [after[tid].outcome, *(_outcome(r, real_id[tid]) for r in reruns)]
-            on_base = [before[tid], *(_outcome(r, tid) for r in base_reruns)]
-            if any(_passed(r, real_id[tid]) for r in reruns):
+            head_runs, base_runs = fresh if tid in suspect else (reruns, base_reruns)
+            ran = [after[tid].outcome, *(_outcome(r, real_id[tid]) for r in head_runs)]
+            on_base = [before[tid], *(_outcome(r, tid) for r in base_runs)]
+            if any(_passed(r, real_id[tid]) for r in head_runs):
                 flaky.append(tid)
                 flaky_outcomes.append((tid, f"on the head: {', '.join(ran)}"))
-            elif not all(_passed(r, tid) for r in base_reruns):
+            elif not all(_passed(r, tid) for r in base_runs):
                 flaky.append(tid)
                 flaky_outcomes.append(
                     (tid, f"on the base: {', '.join(on_base)}; on the head: {', '.join(ran)}")
