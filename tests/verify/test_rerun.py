@@ -93,6 +93,8 @@ def test_reruns_are_children_of_one_process_each_from_a_fresh_state(project: Pat
     assert _outcomes(runs, "tests/test_x.py::test_fails") == ["failed", "failed"]
     failed = runs[0].outcome_of("tests/test_x.py::test_fails")
     assert failed is not None and failed.signature and "always" in (failed.message or "")
+    # read for its outcome only: no traceback formatted (its frames' source is not read)
+    assert "tests/test_x.py:" not in failed.excerpt
     # the order of the runs is kept: the counter flips from one to the next
     assert _outcomes(runs, "tests/test_x.py::test_flips") == ["passed", "failed"]
     # a child process per rerun, and random seeded afresh in each, as in a new interpreter

@@ -841,11 +841,17 @@ def rerun(
     return rerun_forked(runner, tree, ids, times)[0]
 
 
+#: a rerun is read for its outcomes only: no traceback is formatted (pytest reads and
+#: parses the source of every frame of a failure's: most of a rerun of many failures)
+RERUN_ARGS = ("--tb=no",)
+
+
 def fresh_reruns(
     runner: _Runner, tree: Path, ids: Sequence[str], times: int = FLAKY_RERUNS
 ) -> list[PytestRun]:
     """``ids`` run ``times`` times in ``tree``, a pytest process per run."""
-    return [runner.run(tree, ids) for _ in range(times)]
+    args = (*runner.settings.pytest_args, *RERUN_ARGS)
+    return [runner.run(tree, ids, args=args) for _ in range(times)]
 
 
 def rerun_forked(
@@ -859,6 +865,7 @@ def rerun_forked(
         first = runner.run(
             tree,
             ids,
+            args=(*runner.settings.pytest_args, *RERUN_ARGS),
             plugins=(selection.REPEAT_PLUGIN,),
             pythonpath=(selection.RECORD_DIR,),
             env={REPEAT_DIR_VAR: str(where), REPEAT_COUNT_VAR: str(times)},
@@ -903,7 +910,10 @@ class _HeldBase:
         try:
             self._run = self.runner.run(
                 self.tree,
-                args=_suite_args(self.runner.settings, self.runner.exclusions, files),
+                args=(
+                    *_suite_args(self.runner.settings, self.runner.exclusions, files),
+                    *RERUN_ARGS,
+                ),
                 plugins=(selection.REPEAT_PLUGIN,),
                 pythonpath=(selection.RECORD_DIR,),
                 env={

@@ -95,6 +95,11 @@ def _fork_run(session, items, out: str | None) -> tuple[bool, int]:
             if "random" in sys.modules:
                 sys.modules["random"].seed()  # a fresh interpreter seeds from the system
             probe = sys.modules.get("truegreen_probe")
+            if out is not None:
+                # a repetition is read for its outcomes only: no traceback is formatted
+                # (pytest reads and parses the source of every frame of a failure's, which
+                # made most of the time of a rerun of many failures)
+                session.config.option.tbstyle = "no"
             if probe is not None and out is not None:
                 os.environ[_PROBE_OUT] = out
                 session.items = list(items)  # what this run collected: its items
