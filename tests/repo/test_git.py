@@ -215,6 +215,41 @@ def test_a_worktree_is_removed_when_the_block_raises(repo) -> None:
     assert str(where) not in git(g.root, "worktree", "list", "--porcelain")
 
 
+def test_a_worktree_whose_removal_fails_is_still_pruned(repo, monkeypatch) -> None:
+    g, _, head = repo
+    real = g.git
+    calls: list[tuple[str, ...]] = []
+
+    def failing_remove(*args: str, **kw):  # `git worktree remove` fails (and does nothing)
+        calls.append(args[:2])
+        if args[:2] == ("worktree", "remove"):
+            return real("worktree", "remove", "--not-an-option", check=False)
+        return real(*args, **kw)
+
+    with g.worktree(head) as wt:
+        where = wt.path
+        monkeypatch.setattr(g, "git", failing_remove)
+    assert ("worktree", "prune") in calls and ("worktree", "unlock") in calls
+    assert not where.exists()
+    assert str(where) not in git(g.root, "worktree", "list", "--porcelain")
+
+
+def test_a_worktree_removed_at_once_needs_no_prune(repo, monkeypatch) -> None:
+    g, _, head = repo
+    real = g.git
+    calls: list[tuple[str, ...]] = []
+
+    def seen(*args: str, **kw):
+        calls.append(args[:2])
+        return real(*args, **kw)
+
+    with g.worktree(head) as wt:
+        where = wt.path
+        monkeypatch.setattr(g, "git", seen)
+    assert calls == [("worktree", "remove")]
+    assert str(where) not in git(g.root, "worktree", "list", "--porcelain")
+
+
 def test_a_worktree_of_a_revision_that_does_not_exist_is_refused_before_anything(repo) -> None:
     g, _, _ = repo
     with pytest.raises(UsageError, match="does not exist"), g.worktree("nope"):

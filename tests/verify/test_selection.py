@@ -186,6 +186,38 @@ def test_what_the_record_cannot_see_runs_the_whole_suite(repo, edits, why):
         assert why in (chosen.reason or ""), chosen.reason
 
 
+def test_a_function_that_only_moved_selects_nothing(repo):
+    # lines added above it: the same code at other lines (its text is compared first)
+    chosen = _plan(repo, _calc("LIMIT = 10\n", "LIMIT = 10\n# a comment\n\n\n"), _record(**RAN))
+    assert not chosen.full, chosen.reason
+    assert chosen.ids == set()
+
+
+def test_a_functions_lines_are_counted_as_the_parser_counts_them():
+    # a form feed is not a line break for the parser (str.splitlines would make it one,
+    # and every later function's text would be read one line off)
+    text = "def add(a, b):\n    return 1\n\x0c\ndef sub(a, b):\n    x = 1\n    return a - b\n"
+    module = selection._module(text)
+    assert module is not None
+    assert module.functions["sub"].text == "def sub(a, b):\n    x = 1\n    return a - b"
+    assert module.functions["add"].text == "def add(a, b):\n    return 1"
+
+
+def test_a_change_after_a_form_feed_is_seen(repo):
+    root, _ = repo
+    calc = root / "pkg" / "calc.py"
+    calc.write_text(calc.read_text().replace("def sub(a, b):", "\x0c\ndef sub(a, b):"))
+    git(root, "commit", "-q", "-am", "a form feed")
+    text = calc.read_text()
+    chosen = _plan(
+        repo,
+        {"pkg/calc.py": text.replace("return a - b", "return b - a")},
+        _record(add={"codes": [0]}, sub={"codes": [1]}),
+    )
+    assert not chosen.full, chosen.reason
+    assert chosen.ids == {"tests/test_calc.py::test_sub"}
+
+
 def test_a_function_the_session_ran_while_collecting_runs_the_whole_suite(repo):
     record = _record(session={"codes": [1]}, **RAN)
     chosen = _plan(repo, _calc("return a - b", "return b - a"), record)

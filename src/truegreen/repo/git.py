@@ -423,16 +423,28 @@ class GitRepo:
         finally:
             # twice --force: a worktree whose `git worktree add` was cut short (a Ctrl-C
             # while it checked out) is still locked "initializing", and one --force leaves
-            # it; unlock it too, since prune keeps the record of a locked one
+            # it; when the removal fails, unlock it too, since prune keeps the record of a
+            # locked one (a removal that succeeded left no record: two git calls saved)
+            removed = False
             with contextlib.suppress(Exception):
-                self.git(
-                    "worktree", "remove", "--force", "--force", str(path), check=False, cleanup=True
+                removed = (
+                    self.git(
+                        "worktree",
+                        "remove",
+                        "--force",
+                        "--force",
+                        str(path),
+                        check=False,
+                        cleanup=True,
+                    ).returncode
+                    == 0
                 )
             shutil.rmtree(parent, ignore_errors=True)
-            with contextlib.suppress(Exception):
-                self.git("worktree", "unlock", str(path), check=False, cleanup=True)
-            with contextlib.suppress(Exception):
-                self.git("worktree", "prune", check=False, cleanup=True)
+            if not removed:
+                with contextlib.suppress(Exception):
+                    self.git("worktree", "unlock", str(path), check=False, cleanup=True)
+                with contextlib.suppress(Exception):
+                    self.git("worktree", "prune", check=False, cleanup=True)
 
 
 @dataclass(frozen=True)

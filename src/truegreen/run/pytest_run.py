@@ -307,6 +307,23 @@ def read_held(request: PytestRequest) -> PytestRun | None:
     )
 
 
+def run_from_records(path: Path, like: PytestRun, requested: Sequence[str] = ()) -> PytestRun:
+    """A run a plugin of ``like``'s process made in a child of its own (a forked
+    repetition), from the probe records the child wrote at ``path``: complete only when
+    the child reported the end of its session and ``like`` did not time out."""
+    records = list(_read_records(path))
+    status = _finish_status(records)
+    return parse_records(
+        records,
+        command=like.command,
+        cwd=like.cwd,
+        exit_code=like.exit_code if status is None else status,
+        timed_out=like.timed_out,
+        duration=like.duration,
+        requested=requested,
+    )
+
+
 def _read_records(path: Path) -> Iterable[dict[str, Any]]:
     try:
         text = path.read_text(encoding="utf-8", errors="replace")

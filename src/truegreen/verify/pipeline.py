@@ -17,6 +17,7 @@ The configuration graded is the base's.
 from __future__ import annotations
 
 import contextlib
+import json
 import shlex
 import shutil
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -38,7 +39,12 @@ from truegreen.project import Project
 from truegreen.repo.git import Carry, GitRepo, Worktree
 from truegreen.run.executor import Cancellation
 from truegreen.run.pytest_ini import INI_FILES, suite_exclusions
-from truegreen.run.pytest_run import PytestRequest, UnknownTestError, run_pytest
+from truegreen.run.pytest_run import (
+    PytestRequest,
+    UnknownTestError,
+    run_from_records,
+    run_pytest,
+)
 from truegreen.run.results import PytestRun, TestResult
 from truegreen.seal import conftest_paths, refuse_another_checkouts_code
 from truegreen.verify import coverage_gate
@@ -308,11 +314,12 @@ class _Runner:
 
 
 T = TypeVar("T")
+U = TypeVar("U")
 
 
 def both_sides(
-    first: Callable[[], T], second: Callable[[], T], cancel: Cancellation
-) -> tuple[T, T]:
+    first: Callable[[], T], second: Callable[[], U], cancel: Cancellation
+) -> tuple[T, U]:
     """Run the base side and the head side at once (they are independent processes in
     separate worktrees). When one side fails, or on Ctrl-C, the call is cancelled: every
     process tree it runs is killed, and the other side starts nothing more (its runs are
@@ -648,12 +655,11 @@ def _select_and_run(
     ctx: SelectionContext,
     record: Record,
     extras: Extras | None = None,
-) -> tuple[_BaseView, SideRuns, SideRuns | None, Selection]:
+) -> tuple[_BaseView, SideRuns, SideRuns | None, Selection, _Prepared | None]:
     """A later verification of a base: the record stands for the base's suite, and the
     head runs the tests the change can affect (or the whole suite, when the change is one
-    the record cannot see)."""
-    import json
-
+    the record cannot see). With the selected tests, the reruns of new failures are made
+    ready as they run (:class:`_Prepared`): the caller closes what it returns."""
     from truegreen.verify import selection
 
     here = str(base_tree)
@@ -671,6 +677,7 @@ def _select_and_run(
             return None
         return _side_runs(runner, base_tree, "base", events, lambda: _nothing_ran(base_tree))
 
+    prepared: _Prepared | None = None
     if chosen.full:
         events.note("regression", f"regression: the whole suite runs on the head: {chosen.reason}")
         maybe_head, always_base = both_sides(
@@ -697,6 +704,26 @@ def _select_and_run(
             "per-test record",
         )
         spec_dir = selection.scratch_dir()
+        if extras is None and files:
+            # the head's process reruns its own new failures, each from the state after
+            # collection; while it runs, a process on the base collects the same files
+            # and holds for the base's reruns (not beside the base's always-run run: two
+            # runs in one worktree at once could trip over each other's files)
+            eligible = spec_dir / "eligible.json"
+            eligible.write_text(
+                json.dumps(
+                    sorted(
+                        k.replace(_ROOT_MARK, str(head_tree))
+                        for k, v in record.outcomes.items()
+                        if v == "passed"
+                    )
+                ),
+                encoding="utf-8",
+            )
+            prepared = _Prepared(runner, head_tree, base_tree, selection.scratch_dir())
+            on_base = [f for f in files if (base_tree / f).is_file()]
+            if on_base and not runner.settings.always_run:
+                prepared.base = _HeldBase(runner, base_tree, on_base, FLAKY_RERUNS)
         try:
             spec = spec_dir / "select.json"
             spec.write_text(
@@ -714,20 +741,38 @@ def _select_and_run(
                 if not files:
                     return _nothing_ran(head_tree)
                 more = extras or Extras()
-                return runner.run(
+                plugins: tuple[str, ...] = (selection.SELECT_PLUGIN, *more.plugins)
+                env = {"TRUEGREEN_SELECT": str(spec), **more.env}
+                writable = tuple(more.writable)
+                if prepared is not None:
+                    plugins += (selection.REPEAT_PLUGIN,)
+                    env |= {
+                        REPEAT_DIR_VAR: str(prepared.head_dir),
+                        REPEAT_COUNT_VAR: str(FLAKY_RERUNS),
+                        REPEAT_FIRST_VAR: str(spec_dir / "eligible.json"),
+                    }
+                    writable += (prepared.head_dir,)
+                run = runner.run(
                     head_tree,
                     args=_suite_args(runner.settings, runner.exclusions, files),
-                    plugins=(selection.SELECT_PLUGIN, *more.plugins),
+                    plugins=plugins,
                     pythonpath=(selection.RECORD_DIR, *more.pythonpath),
-                    env={"TRUEGREEN_SELECT": str(spec), **more.env},
-                    writable=more.writable,
+                    env=env,
+                    writable=writable,
                 )
+                if prepared is not None:
+                    prepared.head_run = run
+                return run
 
             maybe_head, always_base = both_sides(
                 lambda: _side_runs(runner, head_tree, "head", events, head_run),
                 base_always,
                 runner.project.cancel,
             )
+        except BaseException:
+            if prepared is not None:
+                prepared.close()
+            raise
         finally:
             shutil.rmtree(spec_dir, ignore_errors=True)
         assert maybe_head is not None
@@ -763,7 +808,186 @@ def _select_and_run(
         head_collected,
     )
     assert maybe_head is not None
-    return view, maybe_head, None, sel
+    return view, maybe_head, None, sel, prepared
+
+
+#: the rerun plugin's environment (``_regress/truegreen_repeat.py``)
+REPEAT_DIR_VAR = "TRUEGREEN_REPEAT_DIR"
+REPEAT_COUNT_VAR = "TRUEGREEN_REPEAT"
+REPEAT_FIRST_VAR = "TRUEGREEN_REPEAT_FIRST"
+REPEAT_HOLD_VAR = "TRUEGREEN_REPEAT_HOLD"
+
+
+def _forked_runs(
+    where: Path, like: PytestRun, ids: Sequence[str], times: int
+) -> list[PytestRun] | None:
+    """The repetitions the rerun plugin of ``like``'s process made in ``where``, when they
+    cover every one of ``ids``; None otherwise (they run the slow way)."""
+    try:
+        reran = json.loads((where / "reran.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(reran, list) or not set(ids) <= set(reran):
+        return None
+    return [run_from_records(where / f"run-{k}.jsonl", like, ids) for k in range(1, times + 1)]
+
+
+def rerun(
+    runner: _Runner, tree: Path, ids: Sequence[str], times: int = FLAKY_RERUNS
+) -> list[PytestRun]:
+    """``ids`` run ``times`` times in ``tree``, one run after the other, each from the state
+    of a fresh process: one pytest process collects them once and forks a child per run
+    (``_regress/truegreen_repeat.py``); where it cannot fork, a process per run."""
+    return rerun_forked(runner, tree, ids, times)[0]
+
+
+#: a rerun is read for its outcomes only: no traceback is formatted (pytest reads and
+#: parses the source of every frame of a failure's: most of a rerun of many failures)
+RERUN_ARGS = ("--tb=no",)
+
+
+def fresh_reruns(
+    runner: _Runner, tree: Path, ids: Sequence[str], times: int = FLAKY_RERUNS
+) -> list[PytestRun]:
+    """``ids`` run ``times`` times in ``tree``, a pytest process per run."""
+    args = (*runner.settings.pytest_args, *RERUN_ARGS)
+    return [runner.run(tree, ids, args=args) for _ in range(times)]
+
+
+def rerun_forked(
+    runner: _Runner, tree: Path, ids: Sequence[str], times: int = FLAKY_RERUNS
+) -> tuple[list[PytestRun], bool]:
+    """:func:`rerun`, and whether its runs were forked children (not fresh processes)."""
+    from truegreen.verify import selection
+
+    where = selection.scratch_dir()
+    try:
+        first = runner.run(
+            tree,
+            ids,
+            args=(*runner.settings.pytest_args, *RERUN_ARGS),
+            plugins=(selection.REPEAT_PLUGIN,),
+            pythonpath=(selection.RECORD_DIR,),
+            env={REPEAT_DIR_VAR: str(where), REPEAT_COUNT_VAR: str(times)},
+            writable=(where,),
+        )
+        if not (where / "forked").is_file():  # pytest's own loop ran them once
+            return [first, *fresh_reruns(runner, tree, ids, times - 1)], False
+        got = _forked_runs(where, first, ids, times)
+        if got is None:
+            return fresh_reruns(runner, tree, ids, times), False
+        return got, True
+    finally:
+        shutil.rmtree(where, ignore_errors=True)
+
+
+class _HeldBase:
+    """A pytest process on the base that collects ``files`` while the head's selected
+    tests run, then holds until it is told which of its tests to rerun (or to stop): when
+    the head's new failures are known, the base's reruns do not wait for a start-up."""
+
+    def __init__(self, runner: _Runner, tree: Path, files: Sequence[str], times: int) -> None:
+        import threading
+
+        from truegreen.verify import selection
+
+        self.runner, self.tree, self.times = runner, tree, times
+        self.where = selection.scratch_dir()
+        self._run: PytestRun | None = None
+        self._done = False
+        timeout = runner.settings.suite_timeout
+        self._thread = threading.Thread(
+            target=self._target,
+            args=(files, timeout),
+            daemon=True,
+            name="truegreen-held-base",
+        )
+        self._thread.start()
+
+    def _target(self, files: Sequence[str], timeout: float) -> None:
+        from truegreen.verify import selection
+
+        try:
+            self._run = self.runner.run(
+                self.tree,
+                args=(
+                    *_suite_args(self.runner.settings, self.runner.exclusions, files),
+                    *RERUN_ARGS,
+                ),
+                plugins=(selection.REPEAT_PLUGIN,),
+                pythonpath=(selection.RECORD_DIR,),
+                env={
+                    REPEAT_DIR_VAR: str(self.where),
+                    REPEAT_COUNT_VAR: str(self.times),
+                    REPEAT_HOLD_VAR: str(timeout),
+                },
+                writable=(self.where,),
+            )
+        except Exception:  # nothing to read: the reruns run the slow way
+            self._run = None
+
+    def reruns(self, ids: Sequence[str]) -> list[PytestRun] | None:
+        """``ids`` rerun by the held process (None: it could not; they run the slow way)."""
+        if self._done:
+            return None
+        self._done = True
+        part = self.where / "spec.json.tmp"
+        part.write_text(json.dumps({"ids": list(ids)}), encoding="utf-8")
+        part.replace(self.where / "spec.json")
+        self._thread.join()
+        if self._run is None:
+            return None
+        return _forked_runs(self.where, self._run, ids, self.times)
+
+    def close(self) -> None:
+        """Let the process end (told to stop if it holds), wait for it, remove its files."""
+        try:
+            if not self._done:
+                self._done = True
+                (self.where / "stop").write_text("stop\n", encoding="utf-8")
+            self._thread.join()
+        finally:
+            shutil.rmtree(self.where, ignore_errors=True)
+
+
+@dataclass
+class _Prepared:
+    """Reruns made ready while the head's selected tests ran: the head's process reran its
+    own new failures (``head_dir``: its repetitions), and the base may have a held
+    process."""
+
+    runner: _Runner
+    head_tree: Path
+    base_tree: Path
+    head_dir: Path
+    base: _HeldBase | None = None
+    head_run: PytestRun | None = None
+
+    def reruns(
+        self, head_ids: Sequence[str], base_ids: Sequence[str]
+    ) -> tuple[list[PytestRun], tuple[list[PytestRun], bool]]:
+        """The head's reruns, and the base's with whether they were forked children."""
+
+        def head() -> list[PytestRun]:
+            got = None
+            if self.head_run is not None:
+                got = _forked_runs(self.head_dir, self.head_run, head_ids, FLAKY_RERUNS)
+            return got if got is not None else rerun(self.runner, self.head_tree, head_ids)
+
+        def base() -> tuple[list[PytestRun], bool]:
+            got = self.base.reruns(base_ids) if self.base is not None else None
+            if got is not None:
+                return got, True
+            return rerun_forked(self.runner, self.base_tree, base_ids)
+
+        return both_sides(head, base, self.runner.project.cancel)
+
+    def close(self) -> None:
+        try:
+            if self.base is not None:
+                self.base.close()
+        finally:
+            shutil.rmtree(self.head_dir, ignore_errors=True)
 
 
 def regression_layer(
@@ -801,24 +1025,50 @@ def regression_layer(
             f"leave out: {shlex.join(always)}",
         )
     base_side: SideRuns | None
+    prepared: _Prepared | None = None
     if ctx is None:
-        base_side, head = both_sides(
+        full_base, head = both_sides(
             lambda: _side_runs(runner, base_tree, "base", events),
             lambda: _side_runs(
                 runner, head_tree, "head", events, _head_suite(runner, head_tree, head_extras)
             ),
             runner.project.cancel,
         )
-        view = _BaseView.of(base_side, base_tree)
+        base_side = full_base
+        view = _BaseView.of(full_base, base_tree)
         sel = Selection("full", FULL_ASKED)
     elif record is None:
         view, head, base_side, sel = _record_and_compare(
             runner, base_tree, head_tree, events, ctx, head_extras
         )
     else:
-        view, head, base_side, sel = _select_and_run(
+        view, head, base_side, sel, prepared = _select_and_run(
             runner, base_tree, head_tree, exam_tests, events, ctx, record, head_extras
         )
+    try:
+        return _compare(
+            runner, base_tree, head_tree, exam_tests, events, view, head, base_side, sel, prepared
+        )
+    finally:
+        if prepared is not None:
+            prepared.close()
+
+
+def _compare(
+    runner: _Runner,
+    base_tree: Path,
+    head_tree: Path,
+    exam_tests: set[str],
+    events: Events,
+    view: _BaseView,
+    head: SideRuns,
+    base_side: SideRuns | None,
+    sel: Selection,
+    prepared: _Prepared | None,
+) -> tuple[RegressionEvidence, _BaseView, SideRuns, Selection]:
+    """Each test's outcome on both sides compared; the new failures rerun on both sides
+    (by ``prepared`` where it can)."""
+    always = runner.settings.always_run
     sides = [("head", head)] if base_side is None else [("base", base_side), ("head", head)]
     for side, runs in sides:
         for run, what in zip(runs.runs, ("the suite run", "the always-run run"), strict=False):
@@ -859,20 +1109,41 @@ def regression_layer(
         # both sides at once, each side's reruns one after the other: two runs in one
         # worktree at once could trip over each other's files (a suite that writes into
         # its tree), which would read as flakiness
-        reruns, base_reruns = both_sides(
-            lambda: [
-                runner.run(head_tree, [real_id[t] for t in candidates]) for _ in range(FLAKY_RERUNS)
-            ],
-            lambda: [runner.run(base_tree, list(candidates)) for _ in range(FLAKY_RERUNS)],
-            runner.project.cancel,
+        head_ids = [real_id[t] for t in candidates]
+        if prepared is not None:
+            reruns, (base_reruns, forked) = prepared.reruns(head_ids, candidates)
+        else:
+            reruns, (base_reruns, forked) = both_sides(
+                lambda: rerun(runner, head_tree, head_ids),
+                lambda: rerun_forked(runner, base_tree, list(candidates)),
+                runner.project.cancel,
+            )
+        # a test that did not pass in a forked rerun on the base is rerun in fresh
+        # processes on both sides, and those runs decide: a suite that does not bear a
+        # fork (a thread, a connection made at import) must not make a regression "flaky"
+        suspect = (
+            [t for t in candidates if not all(_passed(r, t) for r in base_reruns)] if forked else []
         )
+        fresh: tuple[list[PytestRun], list[PytestRun]] = ([], [])
+        if suspect:
+            events.note(
+                "regression",
+                f"regression: {len(suspect)} failed in a forked rerun on the base: rerun in "
+                "fresh processes on both sides",
+            )
+            fresh = both_sides(
+                lambda: fresh_reruns(runner, head_tree, [real_id[t] for t in suspect]),
+                lambda: fresh_reruns(runner, base_tree, suspect),
+                runner.project.cancel,
+            )
         for tid in candidates:
-            ran = [after[tid].outcome, *(_outcome(r, real_id[tid]) for r in reruns)]
-            on_base = [before[tid], *(_outcome(r, tid) for r in base_reruns)]
-            if any(_passed(r, real_id[tid]) for r in reruns):
+            head_runs, base_runs = fresh if tid in suspect else (reruns, base_reruns)
+            ran = [after[tid].outcome, *(_outcome(r, real_id[tid]) for r in head_runs)]
+            on_base = [before[tid], *(_outcome(r, tid) for r in base_runs)]
+            if any(_passed(r, real_id[tid]) for r in head_runs):
                 flaky.append(tid)
                 flaky_outcomes.append((tid, f"on the head: {', '.join(ran)}"))
-            elif not all(_passed(r, tid) for r in base_reruns):
+            elif not all(_passed(r, tid) for r in base_runs):
                 flaky.append(tid)
                 flaky_outcomes.append(
                     (tid, f"on the base: {', '.join(on_base)}; on the head: {', '.join(ran)}")

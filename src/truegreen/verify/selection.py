@@ -27,9 +27,11 @@ collecting, and a file that does not parse.
 from __future__ import annotations
 
 import ast
+import functools
 import hashlib
 import json
 import os
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,6 +44,7 @@ from truegreen.testpaths import is_conftest, is_test_code, is_test_module
 RECORD_DIR = Path(__file__).resolve().parent / "_regress"
 RECORD_PLUGIN = "truegreen_record"
 SELECT_PLUGIN = "truegreen_select"
+REPEAT_PLUGIN = "truegreen_repeat"
 #: bump when the record's meaning changes (old records are then not reused)
 RECORD_VERSION = 1
 
@@ -309,23 +312,52 @@ def scratch_dir() -> Path:
 # --- what a Python file's change does ------------------------------------------------------
 
 
-@dataclass(frozen=True)
 class _Function:
     """One function of a module: its qualified name (as ``co_qualname`` spells it), lines,
-    and syntax dumps without positions (its own body, nested functions' bodies left out;
-    its signature and decorators)."""
+    its source text, and syntax dumps without positions (its own body, nested functions'
+    bodies left out; its signature and decorators), made when first asked for: a function
+    whose text the change leaves as it was needs none."""
 
-    qualname: str
-    first: int
-    last: int
-    body: str
-    signature: str
-    decorators: tuple[str, ...]
-    doc: str | None
+    def __init__(self, qualname: str, first: int, last: int, node: _Def, text: str) -> None:
+        self.qualname = qualname
+        self.first = first
+        self.last = last
+        self.text = text
+        self._node = node
+
+    @functools.cached_property
+    def _dumps(self) -> tuple[str, str, tuple[str, ...]]:
+        node = self._node
+        inner = ast.Module(body=list(node.body), type_ignores=[])
+        hollowed = _hollow(ast.parse(ast.unparse(inner)))
+        head = ast.parse(ast.unparse(node)).body[0]
+        assert isinstance(head, _Def)
+        head.body = [ast.Pass()]
+        return (
+            ast.dump(hollowed),
+            ast.dump(head),
+            tuple(ast.dump(d) for d in head.decorator_list),
+        )
+
+    @property
+    def body(self) -> str:
+        return self._dumps[0]
+
+    @property
+    def signature(self) -> str:
+        return self._dumps[1]
+
+    @property
+    def decorators(self) -> tuple[str, ...]:
+        return self._dumps[2]
+
+    @property
+    def doc(self) -> str | None:
+        return ast.get_docstring(self._node, clean=False)
 
     @property
     def decorated(self) -> bool:
-        return bool(self.decorators)
+        return bool(self._node.decorator_list)
 
 
 @dataclass(frozen=True)
@@ -368,7 +400,7 @@ def _hollow(node: ast.AST) -> ast.AST:
     return hollowed
 
 
-def _skeleton(tree: ast.Module) -> str:
+def _skeleton(text: str) -> str:
     """The module without its functions and docstrings: the statements that run at import."""
 
     class Drop(ast.NodeTransformer):
@@ -383,14 +415,13 @@ def _skeleton(tree: ast.Module) -> str:
             n.body = _strip_docstring(n.body) or [ast.Pass()]
             return n
 
-    copy = ast.parse(ast.unparse(tree))
-    copy = Drop().visit(copy)
+    copy = Drop().visit(ast.parse(text))  # a tree of its own (it is changed in place)
     assert isinstance(copy, ast.Module)
     copy.body = _strip_docstring(copy.body)
     return ast.dump(copy)
 
 
-def _functions(tree: ast.Module) -> dict[str, _Function]:
+def _functions(tree: ast.Module, lines: Sequence[str]) -> dict[str, _Function]:
     out: dict[str, _Function] = {}
 
     def walk(body: Sequence[ast.stmt], prefix: str) -> None:
@@ -399,21 +430,10 @@ def _functions(tree: ast.Module) -> dict[str, _Function]:
                 walk(node.body, f"{prefix}{node.name}.")
             elif isinstance(node, _Def):
                 qual = f"{prefix}{node.name}"
-                inner = ast.Module(body=list(node.body), type_ignores=[])
-                hollowed = _hollow(ast.parse(ast.unparse(inner)))
-                head = ast.parse(ast.unparse(node)).body[0]
-                assert isinstance(head, _Def)
-                head.body = [ast.Pass()]
                 first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
-                out[qual] = _Function(
-                    qual,
-                    first,
-                    node.end_lineno or node.lineno,
-                    ast.dump(hollowed),
-                    ast.dump(head),
-                    tuple(ast.dump(d) for d in head.decorator_list),
-                    ast.get_docstring(node, clean=False),
-                )
+                last = node.end_lineno or node.lineno
+                text = "\n".join(lines[first - 1 : last])
+                out[qual] = _Function(qual, first, last, node, text)
                 walk(node.body, f"{qual}.<locals>.")
             elif isinstance(node, ast.If | ast.Try | ast.With | ast.For | ast.While):
                 # functions defined under a module-level if/try: same qualified names
@@ -439,7 +459,9 @@ def _module(text: str) -> _Module | None:
     defs = frozenset(
         n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
     )
-    return _Module(_functions(tree), _skeleton(tree), names | defs)
+    # lines as the parser numbers them (str.splitlines would also split at a form feed)
+    lines = re.split(r"\r\n|\r|\n", text)
+    return _Module(_functions(tree, lines), _skeleton(text), names | defs)
 
 
 # --- the plan -----------------------------------------------------------------------------
@@ -652,6 +674,8 @@ def _functions_changed(
     for qual in sorted(set(before.functions) | set(after.functions)):
         old, new = before.functions.get(qual), after.functions.get(qual)
         if old is not None and new is not None:
+            if old.text == new.text:
+                continue  # the same code (its lines may have moved)
             if old.body == new.body and old.signature == new.signature:
                 continue
             if (
