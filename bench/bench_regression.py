@@ -848,6 +848,8 @@ def one_project(project: Project, args: argparse.Namespace, db: str) -> dict[str
                                           "fallbacks": falls, "testmon_record": record,
                                           "found_at": time.strftime("%Y-%m-%dT%H:%M:%SZ",
                                                                     time.gmtime())}, indent=1))  # fmt: skip
+    if args.limit:  # a quick look: the first regressions only, no fallback changes
+        rows, falls = rows[: args.limit], []
     if not args.find_only:
         measure(project, root, python, rows, args.first, args.full_every, db)
         measure(project, root, python, falls, 0, 0, db)  # the bare suite is their full run
@@ -950,6 +952,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="with --reuse-found: make the fallback cases again")  # fmt: skip
     parser.add_argument("--find-only", action="store_true",
                         help="inject the regressions, run the bare suite and testmon; no verify")  # fmt: skip
+    parser.add_argument("--limit", type=int, default=0,
+                        help="measure only the first N regressions found (and no fallback)")  # fmt: skip
     parser.add_argument("--out", type=Path, default=HERE / "results" / "regression.json")
     args = parser.parse_args(argv)
     CACHE.mkdir(parents=True, exist_ok=True)
@@ -976,7 +980,7 @@ def main(argv: list[str] | None = None) -> int:
                 projects[project.name]["record"] = record_gaps()
             continue
         projects[project.name] = one_project(project, args, db)
-        if not args.find_only:
+        if not args.find_only and not args.limit:
             saved.write_text(json.dumps(projects[project.name], indent=1), encoding="utf-8")
     rows = [r for p in projects.values() for r in p["regressions"]]
     result = {
