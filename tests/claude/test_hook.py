@@ -246,7 +246,12 @@ def _gone(pid: int) -> bool:
 def test_at_its_deadline_the_hook_ends_at_once_and_leaves_no_process_or_temp_dir(
     invoicekit: Path, new_session: Callable[[], str], tmp_path: Path
 ) -> None:
-    # the failing test runs for a minute: the deadline falls in the traced run
+    # the failing test runs for a minute: the deadline falls in the traced run; it says so
+    # in a file of the checkout, which a sandbox would keep read-only: none here
+    pyproject = invoicekit / "pyproject.toml"
+    text = pyproject.read_text(encoding="utf-8")
+    assert "[tool.truegreen]" not in text
+    pyproject.write_text(text + '\n[tool.truegreen]\nsandbox = "none"\n', encoding="utf-8")
     started = invoicekit / "started.txt"
     (invoicekit / "tests" / "test_issue_42.py").write_text(
         "import os, time\n\n\n"
