@@ -101,3 +101,34 @@ def test_the_second_verification_of_a_base_runs_what_the_change_can_affect(
     assert full["regression"]["selection"]["mode"] == "full"
     assert full["regression"]["new_failures"] == broken["regression"]["new_failures"]
     assert full["regression"]["compared"] == 4
+
+
+@pytest.mark.slow
+@pytest.mark.bwrap
+def test_a_selected_verification_in_the_bwrap_sandbox_reads_its_selection(
+    capsys, tmp_path: Path, make_project
+):
+    # the selection's file lies in truegreen's temp dir, which the sandbox's run does not
+    # see unless it is given: the selected tests then reported nothing, read as flaky
+    root = make_project(FILES)
+    _branch(root, "fix", "x * 2", "x * 2")
+    _branch(root, "breaks-square", "x * x", "x * x + (x == 3)")
+    common = ["--repo", str(root), "--python", PY, "--sandbox", "bwrap", "--runs", "1"]
+    seal_exam(capsys, root, tmp_path / "exam.py", EXAM)
+
+    def verify(head: str) -> dict:
+        code, out, err = cli(
+            capsys, "verify", *common, "--base", "main", "--head", head, "--no-strength",
+            "--json",
+        )  # fmt: skip
+        return json.loads(out)
+
+    assert verify("fix")["regression"]["selection"]["base_record"] == "recorded"
+    clean = verify("fix")
+    assert clean["regression"]["selection"]["mode"] == "selected"
+    assert clean["regression"]["flaky"] == [] and clean["decision"] == "approve"
+    broken = verify("breaks-square")
+    reg = broken["regression"]
+    assert (reg["selection"]["mode"], reg["selection"]["tests"]) == ("selected", 3)
+    assert reg["flaky"] == []
+    assert reg["new_failures"] == ["tests/test_square.py::test_square[3]"]

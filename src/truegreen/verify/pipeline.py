@@ -269,6 +269,7 @@ class _Runner:
         pythonpath: Sequence[Path] = (),
         env: Mapping[str, str] | None = None,
         writable: Sequence[Path] = (),
+        readonly: Sequence[Path] = (),
     ) -> PytestRun:
         if args is None:
             args = (
@@ -284,6 +285,7 @@ class _Runner:
             pythonpath=tuple(pythonpath),
             env=dict(env or {}),
             writable=tuple(writable),
+            readonly=tuple(readonly),
             sandbox=self.project.sandbox,
             grant_workdir=True,  # our disposable worktrees
             origin=self.project.root,
@@ -759,6 +761,9 @@ def _select_and_run(
                     pythonpath=(selection.RECORD_DIR, *more.pythonpath),
                     env=env,
                     writable=writable,
+                    # the selection and the rerun list: a sandbox shows the run only the
+                    # paths it is given (its /tmp is its own)
+                    readonly=(spec_dir,),
                 )
                 if prepared is not None:
                     prepared.head_run = run
