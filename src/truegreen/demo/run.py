@@ -30,7 +30,10 @@ class DemoRow:
 
     @property
     def as_expected(self) -> bool:
-        return bool(self.doc["decision"] == self.expected)
+        """The designed decision, and no test called flaky: the example's suite has none,
+        so a flaky one says the runs went wrong (a sandbox that hid a file, say)."""
+        flaky = any(r["code"] == "regression.flaky" for r in self.doc["reasons"])
+        return bool(self.doc["decision"] == self.expected) and not flaky
 
 
 @dataclass(frozen=True)
