@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from truegreen import tempdirs
 from truegreen.demo.scenario import EXAM_FILE, EXAM_TEST, build, candidates
 from truegreen.events import Events, Listener
+from truegreen.model.reasons import REGRESSION_FLAKY
 from truegreen.model.requests import DemoRequest, SealRequest, VerifyRequest
 from truegreen.project import open_project
 from truegreen.run.executor import Cancellation, Executor
@@ -32,7 +33,7 @@ class DemoRow:
     def as_expected(self) -> bool:
         """The designed decision, and no test called flaky: the example's suite has none,
         so a flaky one says the runs went wrong (a sandbox that hid a file, say)."""
-        flaky = any(r["code"] == "regression.flaky" for r in self.doc["reasons"])
+        flaky = any(r["code"] == REGRESSION_FLAKY for r in self.doc["reasons"])
         return bool(self.doc["decision"] == self.expected) and not flaky
 
 
