@@ -692,27 +692,45 @@ def _cached_marked_code(path, source):
     and source."""
     if not _CODE_CACHE:
         return _marked_code(path, source)
+    parts = (path.encode("utf-8", "surrogateescape"), source, _version())
+    name = _cache_name(parts)
+    code = _cache_read(name)
+    if type(code) is _CodeType:
+        return code
+    code = _marked_code(path, source)
+    _cache_write(name, code)
+    return code
+
+
+def _cache_name(parts):
+    """The file in ``TRUEGREEN_RECORD_CODE_CACHE`` of what ``parts`` (bytes) decide."""
+    key = hashlib.blake2b(b"\0".join(parts), digest_size=16).hexdigest()
+    return os.path.join(_CODE_CACHE, key + ".tgm")
+
+
+def _cache_read(name):
+    """What the cache file ``name`` holds (marshalled), or None."""
     import marshal
 
-    key = b"\0".join((path.encode("utf-8", "surrogateescape"), source, _version()))
-    name = os.path.join(_CODE_CACHE, hashlib.blake2b(key, digest_size=16).hexdigest() + ".tgm")
     try:
         with open(name, "rb") as f:
-            code = marshal.loads(f.read())
-        if type(code) is _CodeType:
-            return code
+            return marshal.loads(f.read())
     except (OSError, ValueError, EOFError, TypeError):
-        pass
-    code = _marked_code(path, source)
+        return None
+
+
+def _cache_write(name, value):
+    """Keep ``value`` in the cache file ``name``, whole or not at all."""
+    import marshal
+
     try:
         os.makedirs(_CODE_CACHE, exist_ok=True)
         tmp = f"{name}.{os.getpid()}"
         with open(tmp, "wb") as f:
-            f.write(marshal.dumps(code))
+            f.write(marshal.dumps(value))
         os.replace(tmp, name)
-    except OSError:
+    except (OSError, ValueError):
         pass
-    return code
 
 
 class _MarkingLoader(importlib.machinery.SourceFileLoader):
@@ -783,8 +801,6 @@ def _patch_rewrite():
     def _rewrite_test(fn, config):
         if not (_CODE_CACHE and _MARKS[0]):
             return original_test(fn, config)
-        import marshal
-
         import pytest
 
         path = str(fn)
@@ -796,24 +812,12 @@ def _patch_rewrite():
             hook = b"?"
         parts = (path.encode("utf-8", "surrogateescape"), source, _version())
         parts += (b"rewritten", pytest.__version__.encode(), hook)
-        key = hashlib.blake2b(b"\0".join(parts), digest_size=16).hexdigest()
-        name = os.path.join(_CODE_CACHE, key + ".tgm")
-        try:
-            with open(name, "rb") as f:
-                kept = marshal.loads(f.read())
-            if type(kept) is tuple and len(kept) == 2 and type(kept[1]) is _CodeType:
-                return kept
-        except (OSError, ValueError, EOFError, TypeError):
-            pass
+        name = _cache_name(parts)
+        kept = _cache_read(name)
+        if type(kept) is tuple and len(kept) == 2 and type(kept[1]) is _CodeType:
+            return kept
         done = original_test(fn, config)
-        try:
-            os.makedirs(_CODE_CACHE, exist_ok=True)
-            tmp = f"{name}.{os.getpid()}"
-            with open(tmp, "wb") as f:
-                f.write(marshal.dumps(tuple(done)))
-            os.replace(tmp, name)
-        except (OSError, ValueError):
-            pass
+        _cache_write(name, tuple(done))
         return done
 
     for name, new in (
