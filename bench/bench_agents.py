@@ -137,18 +137,36 @@ def fetch(project: Project) -> Path:
     return root
 
 
+def _header_end(node: ast.stmt) -> int:
+    """The last line of a compound statement's header: ``if (a and\n b):`` spans two, a
+    ``def`` its parameters' lines, a ``try:`` one."""
+    parts: list[ast.AST] = []
+    if isinstance(node, (ast.If, ast.While)):
+        parts = [node.test]
+    elif isinstance(node, (ast.For, ast.AsyncFor)):
+        parts = [node.target, node.iter]
+    elif isinstance(node, (ast.With, ast.AsyncWith)):
+        parts = list(node.items)
+    elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        parts = [node.args, *([node.returns] if node.returns else [])]
+    elif isinstance(node, ast.ClassDef):
+        parts = [*node.bases, *node.keywords]
+    ends = [getattr(n, "end_lineno", None) or 0 for p in parts for n in ast.walk(p)]
+    return max([node.lineno, *ends])
+
+
 def statement_start(tree: ast.Module, line: int) -> int:
-    headers = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.If, ast.For, ast.While,
-               ast.With, ast.Try)  # fmt: skip
+    headers = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.If, ast.For,
+               ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try)  # fmt: skip
     best = None
     for node in ast.walk(tree):
         holds = isinstance(node, ast.stmt) and node.lineno <= line <= (
             node.end_lineno or node.lineno
         )
-        # a compound statement holds the line only as its header
+        # a compound statement holds the line only in its header (which may span lines)
         if (
             holds
-            and (not isinstance(node, headers) or node.lineno == line)
+            and (not isinstance(node, headers) or line <= _header_end(node))
             and (best is None or node.lineno >= best.lineno)
         ):
             best = node
