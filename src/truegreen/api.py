@@ -691,6 +691,7 @@ def localize(
         timeout=request.timeout,
         limit=request.limit,
         mutants=request.mutants,
+        spare_mutants=request.spare_mutants,
         history=request.history,
     )
     check_options(request.test_ids, opts)  # said before anything is opened or run

@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -347,3 +348,28 @@ def test_without_fork_a_backstop_ends_the_hook_whose_work_holds_the_interpreter(
     # ended CLEANUP after its deadline: status 1 (a hook's non-blocking error), no answer
     assert done.returncode == 1 and done.stdout == ""
     assert 3.0 + hook.CLEANUP - 0.05 < wall < 3.0 + hook.CLEANUP + 0.3
+
+
+@pytest.mark.slow
+def test_the_hook_breaks_a_tie_near_the_top_with_mutants(
+    invoicekit: Path, new_session: Callable[[], str]
+) -> None:
+    # statements every test of area() runs: the spectrum cannot tell them apart, and the
+    # return made the value the assertion rejected; of the others, the mutants of the
+    # scale make the test pass, those of the label change nothing
+    (invoicekit / "invoicekit" / "area.py").write_text(
+        'def area(w, h):\n    label = "area"\n    scale = 2\n    return w * h * scale\n',
+        encoding="utf-8",
+    )
+    (invoicekit / "tests" / "test_area.py").write_text(
+        "from invoicekit.area import area\n\n\ndef test_area():\n    assert area(2, 3) == 6\n",
+        encoding="utf-8",
+    )
+    out = "F\nFAILED tests/test_area.py::test_area - assert 12 == 6\n1 failed\n"
+    data = payload("post_tool_use_failure_pytest", invoicekit, session_id=new_session(), error=out)
+    got = _said(data)
+    assert got is not None
+    context = got["hookSpecificOutput"]["additionalContext"]
+    suspects = re.findall(r"^suspect rank \d+[^:]*: (\S+) ", context, re.M)
+    assert suspects[0] == "invoicekit/area.py:3", context
+    assert "made it pass" in context

@@ -221,3 +221,47 @@ def test_one_strict_run_stops_the_failing_files_own_slow_tests(
     assert doc["budget"]["cut_tests"] == 2
     assert doc["measurement"]["checked"] is False
     assert doc["order_dependence"]["alone"] is None
+
+
+TIED_PROJECT = {
+    "pkg/__init__.py": "",
+    # every test of area() runs both of its first statements: only mutants tell them apart
+    "pkg/area.py": 'def area(w, h):\n    label = "area"\n    scale = 2\n    return w * h * scale\n',
+    "tests/__init__.py": "",
+    "tests/test_area.py": (
+        "import time\nfrom pkg.area import area\n\n\n"
+        "def test_area():\n    assert area(2, 3) == 6\n\n\n"
+        "def test_slow():\n    time.sleep(SLEEP)\n    assert isinstance(area(1, 1), int)\n"
+    ),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sleep", [0.0, 2.5])
+def test_spare_mutants_run_only_when_the_traced_run_left_half_the_budget(
+    make_project: Callable[..., Path], sleep: float
+) -> None:
+    files = dict(TIED_PROJECT)
+    files["tests/test_area.py"] = files["tests/test_area.py"].replace("SLEEP", repr(sleep))
+    root = make_project(files, use_git=False)
+    opts = LocalizeOptions(
+        timeout=60,
+        check_measurement=False,
+        strict_budget=True,
+        spare_mutants=True,
+        budget_seconds=5.0,
+    )
+    doc = localize(
+        open_project(root, sys.executable, "none"), ["tests/test_area.py::test_area"], opts
+    )
+    scale = next(r for r in doc["ranking"] if r["line"] == 3)
+    said = " ".join(doc["warnings"])
+    if sleep == 0:
+        # the traced run took a second or so: the mutants ran after it, and the scale's
+        # mutants made the test pass
+        assert any("made it pass" in n for n in scale["evidence"]), scale
+        assert "mutants were not run" not in said
+    else:
+        # the slow passing test took the traced run past half the budget: no mutants
+        assert not any("mutant" in n for r in doc["ranking"] for n in r["evidence"])
+        assert "mutants were not run" in said and "spent by the traced run" in said

@@ -325,6 +325,33 @@ def _localize(root: Path, test_id: str, mutants: bool):
     return localize(open_project(root, sys.executable, "none"), [test_id], opts)
 
 
+def test_past_the_cap_the_most_recently_changed_statements_of_a_group_get_mutants(
+    tmp_path: Path,
+):
+    # a module of many mutable statements in one function, all tied
+    body = "".join(f"    x{i} = x{i - 1} + {i}\n" if i else "    x0 = n + 1\n" for i in range(20))
+    (tmp_path / "m.py").write_text(f"def f(n):\n{body}    return x19\n")
+    from truegreen.localize.spectrum import Statements
+
+    stmts = Statements(tmp_path)
+    lines = list(range(2, 23))
+    ranking = [_ranked(n, len(lines), len(lines)) for n in lines]
+    spectra = {"t::f": F(("m.py", n) for n in lines)}
+
+    def planned(recent: dict[tuple[str, int], int] | None) -> set[int]:
+        got = mutation.plan(ranking, ["t::f"], [], spectra, stmts, {}, recent=recent)
+        assert got is not None
+        return {m.line[1] for m in got.mutants}
+
+    # without history: the first statements by line, as many as the cap allows
+    assert planned(None) == set(lines[: mutation.STATEMENTS])
+    # the last line, changed most recently (not committed), gets mutants within the cap;
+    # a line older than the rest goes to the back
+    recent = {("m.py", n): 100 for n in lines} | {("m.py", 22): 2**62, ("m.py", 2): 1}
+    got = planned(recent)
+    assert 22 in got and 2 not in got and len(got) == mutation.STATEMENTS
+
+
 @pytest.mark.slow
 def test_mutants_of_a_tied_line_that_change_the_failure_put_it_first(make_project):
     test = "tests/test_area.py::test_area"

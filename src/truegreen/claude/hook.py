@@ -247,9 +247,12 @@ def test_context(
             budget_tokens=LOCALIZE_TOKENS,
             budget_seconds=localize_seconds(until),
             strict_budget=True,
-            # the agent's own run was the bare run: the selection runs once, traced
+            # the agent's own run was the bare run: no measurement check. A bare run
+            # holding the mutants that break ties near the top starts after the traced
+            # run, only when that left half the budget: an answer in time first
             check_measurement=False,
-            mutants=False,
+            mutants=True,
+            spare_mutants=True,
             limit=10,
         ),
         cancel=cancel,

@@ -117,6 +117,10 @@ class LocalizeOptions:
     #: break ties near the top with mutants run in the bare run's process (the bare run
     #: is made for them when the values are on; see docs/localize.md, Mutants)
     mutants: bool = True
+    #: with ``check_measurement`` off and a budget: the mutants' run starts only after the
+    #: traced run, and only when that left at least :data:`SPARE_SHARE` of the budget (the
+    #: traced run gets a run's whole share meanwhile): mutants only with time to spare
+    spare_mutants: bool = False
     #: break the ties left last by version history: the most recently changed line first
     #: (``git blame``; see :mod:`truegreen.localize.history`)
     history: bool = True
@@ -388,11 +392,13 @@ def localize(
     selection = _selection(project, targets, opts.scope, opts.related)
     # the bare run: for the measurement check, or to run mutants in
     wanted = opts.check_measurement or (opts.values and opts.mutants)
+    # mutants with time to spare only: their run starts after the traced one, if at all
+    spare = wanted and opts.spare_mutants and not opts.check_measurement and seconds is not None
     # the time budget (None: none): without a sandbox the two runs take turns, and each
     # gets its part of the runs' share; a run alone gets more (nothing waits for mutants)
-    parallel = wanted and project.sandbox != "none"
+    parallel = wanted and project.sandbox != "none" and not spare
     share = budget.RUN_SHARE if parallel else budget.RUN_SHARE / 2
-    if not wanted:
+    if not wanted or spare:
         share = budget.ALONE_SHARE
     strict = opts.strict_budget
     rev = budget.revision(project) if seconds is not None else None
@@ -411,22 +417,37 @@ def localize(
             # its own temp dir: the sandbox hands a writable dir's entries to its uid only
             # while truegreen still owns them, and the measured run is handed ``tmp``'s
             hold = tempdirs.make("truegreen-mutants-")
+        bare_request = functools.partial(
+            _request, project, selection, opts.timeout, first=targets, keep=targets, hold=hold
+        )
         bare = _Bare(
-            _request(
-                project,
-                selection,
-                opts.timeout,
-                first=targets,
-                keep=targets,
-                hold=hold,
+            bare_request(
                 deadline=budget.deadline_env(
                     seconds, share if parallel else 2 * share, targets, strict=strict
-                ),
+                )
             ),
             executor,
             runs,
             hold,
         )
+
+        def spare_time() -> bool:
+            """Whether the traced run left the mutants' run time (it then gets a deadline
+            of its own, from what is left); if not, the note says so."""
+            assert seconds is not None
+            left = seconds - (time.monotonic() - started)
+            if left < seconds * SPARE_SHARE:
+                runs.notes.append(
+                    f"mutants were not run: {seconds - left:.0f} s of the {seconds:g} s "
+                    "budget were spent by the traced run; ties near the top stand"
+                )
+                return False
+            # its passing tests stop at a third of what is left: the rest is the mutants'
+            bare.request = bare_request(
+                deadline=budget.deadline_env(seconds, left / 3 / seconds, targets, strict=strict)
+            )
+            return True
+
         measure = functools.partial(
             _measure,
             project,
@@ -440,7 +461,15 @@ def localize(
             budget.deadline_env(seconds, share, targets, strict=strict),
         )
         try:
-            _measure_and_bare(measure, bare, stmts, selection, wanted, project.sandbox)
+            _measure_and_bare(
+                measure,
+                bare,
+                stmts,
+                selection,
+                wanted,
+                project.sandbox,
+                spare_time if spare else None,
+            )
             if _fails_only_first(targets, runs):
                 # it passed after the other tests and failed run first (the bare run):
                 # measure it first, where it fails; the order check says why
@@ -576,8 +605,12 @@ class _Bare:
             return None
         self.sent = True
         hold = self.hold
+        if self.thread.ident is None:
+            return None  # never started (no time was spare for it)
         if spec is None:
-            (hold / "stop").write_text("stop\n", encoding="utf-8")
+            # (a hook past its deadline may have removed the dir: the run is gone too)
+            with contextlib.suppress(OSError):
+                (hold / "stop").write_text("stop\n", encoding="utf-8")
             return None
         part = hold / "spec.json.tmp"
         part.write_text(json.dumps(spec), encoding="utf-8")
@@ -660,18 +693,21 @@ def _measure_and_bare(
     selection: Sequence[str],
     wanted: bool,
     sandbox: str,
+    spare: Callable[[], bool] | None = None,
 ) -> None:
     """The measured run, and the bare one (when ``wanted``) up to its outcomes: in
     parallel, except without a sandbox (then both runs share the checkout, and tests that
-    write into it, generated files, caches, would see each other's writes)."""
+    write into it, generated files, caches, would see each other's writes), or with
+    ``spare`` (then the bare run starts after the measured one only if ``spare()`` says
+    there is time for it)."""
     traced = threading.Event()
     warm_thread = threading.Thread(
         target=_warm_meanwhile, args=(stmts, selection, traced, bare), daemon=True
     )
-    parallel = wanted and sandbox != "none"
+    parallel = wanted and sandbox != "none" and spare is None
     if parallel:
         bare.thread.start()
-    if parallel or not wanted:
+    if parallel or not wanted or spare is not None:
         warm_thread.start()
     try:
         measure()
@@ -679,9 +715,9 @@ def _measure_and_bare(
         traced.set()
         if warm_thread.ident is not None:
             warm_thread.join()
-    if wanted and not parallel:
+    if wanted and not parallel and (spare is None or spare()):
         bare.thread.start()
-    if wanted:
+    if wanted and bare.thread.ident is not None:
         bare.wait_for_outcomes()
 
 
@@ -726,15 +762,19 @@ def _mutator(
     stmts: Statements,
     events: Events,
     clock: tuple[float, float | None] = (0.0, None),
-) -> Callable[[Sequence[Ranked]], dict[Line, tuple[Fraction, str]]]:
+) -> Callable[[Sequence[Ranked], Mapping[Line, int]], dict[Line, tuple[Fraction, str]]]:
     """What breaks the ties of a ranking with mutants, run in the held bare run (once;
     without a held run, nothing). ``clock``: when the call started and its time budget
-    (None: none); mutants are not run once the budget's share for them is gone."""
+    (None: none); mutants are not run once the budget's share for them is gone. The
+    mutator is given the ranking and each tied line's last change (see
+    :func:`mutation.plan`)."""
     assert runs.trace is not None
     trace = runs.trace
     started, seconds = clock
 
-    def mutate(ranking: Sequence[Ranked]) -> dict[Line, tuple[Fraction, str]]:
+    def mutate(
+        ranking: Sequence[Ranked], recent: Mapping[Line, int]
+    ) -> dict[Line, tuple[Fraction, str]]:
         held = bare.held()
         spent = time.monotonic() - started
         if held and seconds is not None and spent > seconds * (1 - budget.MUTANT_SHARE):
@@ -752,6 +792,7 @@ def _mutator(
                 stmts,
                 _durations(runs),
                 import_only(trace, stmts),
+                recent,
             )
             if held
             else None
@@ -1085,7 +1126,8 @@ def _final_ranking(
     project: Project,
     stmts: Statements,
     opts: LocalizeOptions,
-    mutate: Callable[[Sequence[Ranked]], Mapping[Line, tuple[Fraction, str]]] | None,
+    mutate: Callable[[Sequence[Ranked], Mapping[Line, int]], Mapping[Line, tuple[Fraction, str]]]
+    | None,
 ) -> list[Ranked]:
     """The ranking, its ties near the top broken by mutants (their scores) and then by
     version history (the most recently changed first)."""
@@ -1096,10 +1138,13 @@ def _final_ranking(
     tied = [r for r in ranking if r.ties > 1 and r.rank - r.ties < history.PLACES]
     spans = {(r.file, r.line): stmts.span(r.file, r.line) for r in tied}
     past.start((file, lo, hi) for (file, _line), (lo, hi) in spans.items())
-    try:
-        mutated = mutate(ranking) if mutate is not None else {}
-    finally:
-        recent = past.recency(spans)  # waits for the blame: no git left running
+    # the blame first: where a tie group has more statements than get mutants, those the
+    # history shows first (the most recently changed) get them first
+    recent = past.recency(spans)  # waits for the blame: no git left running
+    if mutate is not None:
+        mutated = mutate(ranking, {ln: when for ln, (when, _note) in recent.items()})
+    else:
+        mutated = {}
     if mutated:
         for ln, (_score, note) in mutated.items():
             level, notes = evidence.get(ln, (0, ()))
@@ -1136,7 +1181,8 @@ def _document(
     stmts: Statements,
     runs: _Runs,
     opts: LocalizeOptions,
-    mutate: Callable[[Sequence[Ranked]], Mapping[Line, tuple[Fraction, str]]] | None = None,
+    mutate: Callable[[Sequence[Ranked], Mapping[Line, int]], Mapping[Line, tuple[Fraction, str]]]
+    | None = None,
 ) -> dict[str, Any]:
     """The ``truegreen.localization/1`` document: the failure (:func:`_failure`), what its
     values say (:func:`_values_of`), the evidence (:func:`_evidence`), the ranking
@@ -1440,6 +1486,9 @@ def _near_crash(
 
 
 _SPAN = 1 << 24
+#: with ``spare_mutants``: the share of the budget the traced run must leave for the
+#: mutants' run to start
+SPARE_SHARE = 0.5
 
 
 def _add_attribute_writers(

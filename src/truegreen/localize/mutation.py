@@ -267,6 +267,7 @@ def plan(
     stmts: Statements,
     durations: Mapping[str, float],
     import_only: frozenset[Line] = frozenset(),
+    recent: Mapping[Line, int] | None = None,
 ) -> Plan | None:
     """The mutants to run, or None when no tie near the top needs breaking. ``durations``:
     each test's duration in the bare run, for the time limits. ``import_only``: statements
@@ -274,7 +275,13 @@ def plan(
     a mutant swapped into their function after the session is never called, so they are
     mutated, like the statements of a module's body, by running the module's body again
     (:func:`import_mutants`), after every other mutant and after a control: the body run
-    again unchanged, which must leave the tests' results as they were (:func:`scores`)."""
+    again unchanged, which must leave the tests' results as they were (:func:`scores`).
+
+    At most :data:`STATEMENTS` statements get mutants: group by group from the top, and
+    within a group the most recently changed first (``recent``: each line's last change,
+    as :mod:`truegreen.localize.history` orders equal lines; a line without one last),
+    then by file and line. A statement left without mutants goes after those of its group
+    that got some, so the cut must not fall on the lines a reader is shown first."""
     tied = _groups(ranking, TOP)
     if not tied or not failing:
         return None
@@ -292,7 +299,13 @@ def plan(
         for r in tied
         for tree in [stmts.tree(r.file)]
     ]
-    for r, reload in sorted(kinds, key=lambda k: k[1]):
+    when = recent or {}
+
+    def order(kind: tuple[Ranked, bool]) -> tuple[bool, int, int]:
+        r, reload = kind
+        return reload, r.rank - r.ties, -when.get((r.file, r.line), -1)
+
+    for r, reload in sorted(kinds, key=order):
         if len(chosen) >= STATEMENTS:
             break
         tree = stmts.tree(r.file)

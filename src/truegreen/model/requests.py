@@ -313,6 +313,9 @@ class LocalizeRequest(ProjectRequest):
     #: False, with ``mutants`` off: the selection runs once, under the tracer (no bare run:
     #: no measurement or order check), for a caller that has the bare outcomes already
     check_measurement: bool = True
+    #: with ``check_measurement`` off and a budget: the mutants' run starts after the
+    #: traced run, and only when that left half the budget (an answer in time first)
+    spare_mutants: bool = False
 
 
 class FixTaskRequest(ProjectRequest, LedgerRequest):
