@@ -261,6 +261,8 @@ def test_spare_mutants_run_only_when_the_traced_run_left_half_the_budget(
         # mutants made the test pass
         assert any("made it pass" in n for n in scale["evidence"]), scale
         assert "mutants were not run" not in said
+        # the mutants' run ran the failing test alone: nothing the traced run ran is cut
+        assert doc["budget"]["cut_tests"] == 0
     else:
         # the slow passing test took the traced run past half the budget: no mutants
         assert not any("mutant" in n for r in doc["ranking"] for n in r["evidence"])

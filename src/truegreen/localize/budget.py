@@ -258,6 +258,6 @@ def note(doc: Mapping[str, Any]) -> str | None:
             f"({', '.join(cut[:3])}{', ...' if len(cut) > 3 else ''})"
         )
     return (
-        f"the {doc['seconds']:g} s budget left out {' and '.join(parts)}: fewer passing tests "
+        f"the {doc['seconds']:.3g} s budget left out {' and '.join(parts)}: fewer passing tests "
         "to compare with; give a larger budget or a narrower scope to include them"
     )

@@ -438,13 +438,14 @@ def localize(
             left = seconds - (time.monotonic() - started)
             if left < seconds * SPARE_SHARE:
                 runs.notes.append(
-                    f"mutants were not run: {seconds - left:.0f} s of the {seconds:g} s "
+                    f"mutants were not run: {seconds - left:.0f} s of the {seconds:.3g} s "
                     "budget were spent by the traced run; ties near the top stand"
                 )
                 return False
-            # its passing tests stop at a third of what is left: the rest is the mutants'
+            # only the failing tests run in its session (the traced run ran the others,
+            # and the mutants rerun those they need): the time left is the mutants'
             bare.request = bare_request(
-                deadline=budget.deadline_env(seconds, left / 3 / seconds, targets, strict=strict)
+                deadline=budget.deadline_env(seconds, 0.0, targets, strict=strict)
             )
             return True
 
@@ -488,7 +489,10 @@ def localize(
             # the values to compare with come from the watched neighbours that passed
             valued = [p for p in passing if p in runs.trace.values]
             best, best_sim = _most_similar(spec, primary, valued or passing)
-            cut = budget.not_run([runs.measured, runs.bare], targets, strict=strict)
+            # (with spare mutants the bare run only hosts them: what it skipped ran traced)
+            cut = budget.not_run(
+                [runs.measured, None if spare else runs.bare], targets, strict=strict
+            )
             runs.budget_cut = frozenset(cut)
             budget_doc = budget.document(seconds, chosen, cut)
             said = budget.note(budget_doc) if budget_doc is not None else None
@@ -780,7 +784,7 @@ def _mutator(
         if held and seconds is not None and spent > seconds * (1 - budget.MUTANT_SHARE):
             held = False
             runs.notes.append(
-                f"mutants were not run: {spent:.0f} s of the {seconds:g} s budget "
+                f"mutants were not run: {spent:.0f} s of the {seconds:.3g} s budget "
                 "were spent; ties near the top stand"
             )
         todo = (
@@ -815,9 +819,12 @@ def _mutator(
 
 
 def _durations(runs: _Runs) -> dict[str, float]:
-    """Each test's duration in the bare run (the measured run's, traced, if none)."""
-    run = runs.bare or runs.measured
-    return {t.id: t.duration or 0.0 for t in run.tests} if run is not None else {}
+    """Each test's duration in the bare run (the measured run's, traced, for a test the
+    bare run did not run: none, or one that only hosts the mutants)."""
+    out = {t.id: t.duration for t in runs.measured.tests if t.duration} if runs.measured else {}
+    if runs.bare is not None:
+        out |= {t.id: t.duration for t in runs.bare.tests if t.duration}
+    return out
 
 
 def _fails_only_first(targets: Sequence[str], runs: _Runs) -> bool:
