@@ -343,6 +343,10 @@ def test_past_the_cap_the_most_recently_changed_statements_of_a_group_get_mutant
         assert got is not None
         return {m.line[1] for m in got.mutants}
 
+    # under a time budget the phase ends by what the budget left, each test's limit too
+    capped = mutation.plan(ranking, ["t::f"], [], spectra, stmts, {"t::f": 3.0}, within=2.0)
+    assert capped is not None and capped.spec["deadline"] == 2.0
+    assert capped.spec["timeouts"] == [2.0]
     # without history: the first statements by line, as many as the cap allows
     assert planned(None) == set(lines[: mutation.STATEMENTS])
     # the last line, changed most recently (not committed), gets mutants within the cap;

@@ -445,7 +445,7 @@ def localize(
             # only the failing tests run in its session (the traced run ran the others,
             # and the mutants rerun those they need): the time left is the mutants'
             bare.request = bare_request(
-                deadline=budget.deadline_env(seconds, 0.0, targets, strict=strict)
+                deadline=budget.deadline_env(seconds, 0.0, targets, strict=True)
             )
             return True
 
@@ -797,6 +797,12 @@ def _mutator(
                 _durations(runs),
                 import_only(trace, stmts),
                 recent,
+                # what the budget left, less its share for the document after them
+                within=(
+                    max(0.5, seconds * (1 - DOCUMENT_SHARE) - spent)
+                    if seconds is not None
+                    else None
+                ),
             )
             if held
             else None
@@ -1140,7 +1146,7 @@ def _final_ranking(
     version history (the most recently changed first)."""
     ranking = ranked()
     past = history.History(project.git if opts.history else None)
-    # blamed while the mutants run: the statements of the tie groups that start within
+    # blamed before the mutants run: the statements of the tie groups that start within
     # the top places (a group further down cannot change the top 10)
     tied = [r for r in ranking if r.ties > 1 and r.rank - r.ties < history.PLACES]
     spans = {(r.file, r.line): stmts.span(r.file, r.line) for r in tied}
@@ -1496,6 +1502,9 @@ _SPAN = 1 << 24
 #: with ``spare_mutants``: the share of the budget the traced run must leave for the
 #: mutants' run to start
 SPARE_SHARE = 0.5
+#: under a time budget, the mutants end by the time this share of it is left (for the
+#: document written after them)
+DOCUMENT_SHARE = 0.05
 
 
 def _add_attribute_writers(

@@ -268,6 +268,7 @@ def plan(
     durations: Mapping[str, float],
     import_only: frozenset[Line] = frozenset(),
     recent: Mapping[Line, int] | None = None,
+    within: float | None = None,
 ) -> Plan | None:
     """The mutants to run, or None when no tie near the top needs breaking. ``durations``:
     each test's duration in the bare run, for the time limits. ``import_only``: statements
@@ -281,7 +282,8 @@ def plan(
     within a group the most recently changed first (``recent``: each line's last change,
     as :mod:`truegreen.localize.history` orders equal lines; a line without one last),
     then by file and line. A statement left without mutants goes after those of its group
-    that got some, so the cut must not fall on the lines a reader is shown first."""
+    that got some, so the cut must not fall on the lines a reader is shown first.
+    ``within``: the seconds the whole phase may take at most (what a time budget left)."""
     tied = _groups(ranking, TOP)
     if not tied or not failing:
         return None
@@ -372,8 +374,11 @@ def plan(
     # a mutant that loops is stopped: at 10 times the test's bare duration, at least 1 s
     timeouts = [max(1.0, 10 * durations.get(t, 0.1)) for t in tests]
     # and all of them, at most as long as the bare run's tests took (5 s at least): the
-    # process then ends with what it has
+    # process then ends with what it has; never past what the time budget left
     deadline = max(5.0, sum(durations.values()))
+    if within is not None:
+        deadline = min(deadline, within)
+        timeouts = [min(t, within) for t in timeouts]
     spec = {"tests": tests, "timeouts": timeouts, "deadline": deadline, "mutants": spec_mutants}
     return Plan(tuple(tests), len(fails), tuple(mutants), spec)
 
