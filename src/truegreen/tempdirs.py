@@ -24,6 +24,7 @@ import re
 import shutil
 import tempfile
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 from truegreen.run._reaper import stat_fields
@@ -112,30 +113,31 @@ def remove_own(tmp: Path | None = None) -> list[Path]:
     """Remove this process's own directories (a process giving up its work at once, whose
     ``finally`` clauses will not run: the Claude Code hook at its deadline, before it
     exits); the ones removed. Those of other processes, live or dead, are left alone."""
-    where = tmp or Path(tempfile.gettempdir())
     mine = f"-{owner()}-"
+    return _remove(tmp, lambda name: mine in name)
+
+
+def sweep(tmp: Path | None = None) -> list[Path]:
+    """Remove the truegreen directories of owners that are gone; the ones removed."""
+    return _remove(tmp, stale)
+
+
+def _remove(tmp: Path | None, which: Callable[[str], bool]) -> list[Path]:
+    """Remove the truegreen directories in ``tmp`` (default: the system's temp dir) whose
+    names ``which`` picks; the ones removed."""
+    where = tmp or Path(tempfile.gettempdir())
     removed: list[Path] = []
     try:
         entries = list(os.scandir(where))
     except OSError:
         return removed
     for entry in entries:
-        if entry.name.startswith(PREFIX) and mine in entry.name:
+        if entry.name.startswith(PREFIX) and which(entry.name):
             with contextlib.suppress(OSError):
                 if entry.is_dir(follow_symlinks=False):
                     shutil.rmtree(entry.path, ignore_errors=True)
                     removed.append(Path(entry.path))
     return removed
-
-
-def sweep(tmp: Path | None = None) -> list[Path]:
-    """Remove the truegreen directories of owners that are gone; the ones removed."""
-    where = tmp or Path(tempfile.gettempdir())
-    removed: list[Path] = []
-    try:
-        entries = list(os.scandir(where))
-    except OSError:
-        return removed
     for entry in entries:
         if entry.name.startswith(PREFIX) and stale(entry.name):
             with contextlib.suppress(OSError):
