@@ -11,7 +11,7 @@ import pytest
 from tests.conftest import TARGET_PYTHON, live_processes_with
 from truegreen.errors import UsageError
 from truegreen.run.interpreter import resolve
-from truegreen.run.pytest_run import PytestRequest, UnknownTestError, run_pytest
+from truegreen.run.pytest_run import PROBE_TB_VAR, PytestRequest, UnknownTestError, run_pytest
 from truegreen.run.results import PytestRun
 
 
@@ -410,3 +410,41 @@ def test_a_timeout_has_one_signature_wherever_the_test_was_stopped(make_project)
     sigs.add(run(root, "tests/test_hang.py").by_id()["tests/test_hang.py::test_hangs"].signature)
     assert len(sigs) == 1
     assert next(iter(sigs)).startswith("Failed@tests/test_hang.py:test_hangs#")
+
+
+def test_outcomes_only_run_formats_no_traceback_but_keeps_signatures_and_collection_errors(
+    make_project,
+):
+    """TRUEGREEN_PROBE_TB=no (the regression layer's suite runs): a failure carries its
+    signature, exception and crash line but no formatted traceback; a module that cannot be
+    collected still says why."""
+    root = make_project(
+        {
+            "tests/test_a.py": """
+        def helper(x):
+            return x + 1
+
+        def test_fails():
+            assert helper(1) == 3, "helper is off"
+    """,
+            "tests/test_broken.py": "import no_such_module_xyz\n",
+        }
+    )
+    plain = run(root, args=("--continue-on-collection-errors", "tests"))
+    quiet = run(
+        root,
+        args=("--continue-on-collection-errors", "tests"),
+        env={PROBE_TB_VAR: "no"},
+    )
+    for result in (plain, quiet):
+        assert outcomes(result) == {"tests/test_a.py::test_fails": "failed"}
+        t = result.by_id()["tests/test_a.py::test_fails"]
+        assert t.signature and t.signature.startswith("AssertionError@")
+        assert t.exc_type == "AssertionError" and "helper is off" in (t.message or "")
+        (error,) = result.collection_errors
+        assert "no_such_module_xyz" in error.excerpt
+    assert (
+        'assert helper(1) == 3, "helper is off"'
+        in plain.by_id()["tests/test_a.py::test_fails"].excerpt
+    )
+    assert "assert helper(1) == 3" not in quiet.by_id()["tests/test_a.py::test_fails"].excerpt

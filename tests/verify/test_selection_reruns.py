@@ -99,9 +99,14 @@ def test_the_reruns_of_a_selected_verification_start_no_process(make_project, mo
     root = make_project(FILES)
     _branch(root, "breaks-square", "return x * x\n", "return x * x + (x == 3)\n")
     _branch(root, "flips", "return 0", "return 1")
-    first, _ = _verify(root, "breaks-square", monkeypatch)
+    first, started = _verify(root, "breaks-square", monkeypatch)
     assert first["regression"]["selection"]["base_record"] == "recorded"
     assert first["regression"]["new_failures"] == ["tests/test_square.py::test_square[3]"]
+    # the suite's runs are read for their outcomes: no traceback formatted (the reruns ask
+    # for none on the command line)
+    suites = [r for r in started if not r.test_ids]
+    assert len(suites) == 2 and all(r.env.get(pytest_run.PROBE_TB_VAR) == "no" for r in suites)
+    assert all("--tb=no" in r.args for r in started if r.test_ids)
 
     broken, started = _verify(root, "breaks-square", monkeypatch)
     sel = broken["regression"]["selection"]
@@ -110,6 +115,8 @@ def test_the_reruns_of_a_selected_verification_start_no_process(make_project, mo
     assert broken["regression"]["flaky"] == []
     # the head's selected run and the base's held process: nothing else
     assert len(started) == 2, [r.args for r in started]
+    (head_run,) = [r for r in started if "TRUEGREEN_SELECT" in r.env]
+    assert head_run.env[pytest_run.PROBE_TB_VAR] == "no"
     assert {r.repo.name for r in started} == {"wt"}
 
     # a test that fails on the head's run and passes on its rerun is flaky, not a regression

@@ -45,6 +45,8 @@ from truegreen.run.signature import Frame, legacy_signature, make_signature
 PROBE_DIR = Path(__file__).resolve().parent / "_probe"
 PROBE_PLUGIN = "truegreen_probe"
 PROBE_OUT_VAR = "TRUEGREEN_PROBE_OUT"
+#: the probe's traceback style for the tests' failures (``no``: a run read for its outcomes)
+PROBE_TB_VAR = "TRUEGREEN_PROBE_TB"
 
 #: Plugins blocked when grading: they change the order or the outcomes of tests.
 BLOCKED_PLUGINS = (

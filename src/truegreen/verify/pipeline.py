@@ -40,6 +40,7 @@ from truegreen.repo.git import Carry, GitRepo, Worktree
 from truegreen.run.executor import Cancellation
 from truegreen.run.pytest_ini import INI_FILES, suite_exclusions
 from truegreen.run.pytest_run import (
+    PROBE_TB_VAR,
     PytestRequest,
     UnknownTestError,
     run_from_records,
@@ -270,11 +271,18 @@ class _Runner:
         env: Mapping[str, str] | None = None,
         writable: Sequence[Path] = (),
         readonly: Sequence[Path] = (),
+        outcomes_only: bool | None = None,
     ) -> PytestRun:
+        """One pytest run in ``tree``. ``outcomes_only`` (by default: a ``suite`` run): the
+        regression layer reads its tests' outcomes and nothing of their failures' text, so
+        no traceback is formatted for them (pytest reads and parses the source of every
+        frame of each: seconds on a change that fails a hundred tests)."""
         if args is None:
             args = (
                 _suite_args(self.settings, self.exclusions) if suite else self.settings.pytest_args
             )
+        if suite if outcomes_only is None else outcomes_only:
+            env = {PROBE_TB_VAR: "no", **(env or {})}
         request = PytestRequest(
             repo=tree,
             interpreter=self.project.interpreter,
@@ -305,7 +313,7 @@ class _Runner:
         args = (*self.settings.pytest_args, "--continue-on-collection-errors")
         while entries:
             try:
-                return self.run(tree, entries, args=args), tuple(missing)
+                return self.run(tree, entries, args=args, outcomes_only=True), tuple(missing)
             except UnknownTestError as exc:
                 gone = [e for e in entries if any(_names(e, m) for m in exc.missing)]
                 if not gone:
@@ -764,6 +772,7 @@ def _select_and_run(
                     # the selection and the rerun list: a sandbox shows the run only the
                     # paths it is given (its /tmp is its own)
                     readonly=(spec_dir,),
+                    outcomes_only=True,
                 )
                 if prepared is not None:
                     prepared.head_run = run

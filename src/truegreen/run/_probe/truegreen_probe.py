@@ -20,6 +20,9 @@ It appends JSON lines to the file named by ``TRUEGREEN_PROBE_OUT``:
 leaves out of tracebacks (``__tracebackhide__``); ``exc.notes`` (only when there are
 some) are the exception's ``__notes__``, which tracebacks print under the message.
 
+With ``TRUEGREEN_PROBE_TB`` set (``no``), the tests' failures are formatted in that
+traceback style (their ``longrepr``); collection errors keep the command line's.
+
 A run without its ``finish`` line ended abnormally (os._exit, a signal, a segfault):
 truegreen treats every test of it as ``no_report``, never as a pass. ``done`` is written
 last of all, when pytest unconfigures (after the plugins' own session-finish work, such
@@ -37,6 +40,11 @@ import sys
 import pytest
 
 _OUT_VAR = "TRUEGREEN_PROBE_OUT"
+#: pytest's traceback style for the tests' failures, set once collection is over (a
+#: collection error keeps the style of the command line): ``no`` for a run read for its
+#: outcomes only, since pytest reads and parses the source of every frame of a failure's
+#: traceback (tens of milliseconds a failure)
+_TB_VAR = "TRUEGREEN_PROBE_TB"
 _MAX_TEXT = 8000
 _MAX_FRAMES = 60
 
@@ -168,6 +176,10 @@ def pytest_collectreport(report) -> None:
 
 
 def pytest_collection_finish(session) -> None:
+    tb = os.environ.get(_TB_VAR)
+    if tb:
+        # (in every process, xdist's workers too: they format their own failures)
+        session.config.option.tbstyle = tb
     if _writer is None or _is_worker(session.config):
         return
     if session.config.pluginmanager.hasplugin("dsession"):
