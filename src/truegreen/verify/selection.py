@@ -365,7 +365,21 @@ class _Module:
     functions: Mapping[str, _Function]
     #: the module and class level without functions and docstrings (what runs at import)
     skeleton: str
-    names: frozenset[str]
+    #: the source (its names are looked for only when the change adds a function)
+    text: str = ""
+
+    @functools.cached_property
+    def names(self) -> frozenset[str]:
+        """Every name and attribute the module uses, and the functions it defines."""
+        try:
+            tree = ast.parse(self.text)
+        except (SyntaxError, ValueError):
+            return frozenset()
+        return frozenset(
+            n.id if isinstance(n, ast.Name) else n.attr if isinstance(n, ast.Attribute) else n.name
+            for n in ast.walk(tree)
+            if isinstance(n, ast.Name | ast.Attribute | ast.FunctionDef | ast.AsyncFunctionDef)
+        )
 
 
 def _strip_docstring(body: list[ast.stmt]) -> list[ast.stmt]:
@@ -451,17 +465,9 @@ def _module(text: str) -> _Module | None:
         tree = ast.parse(text)
     except (SyntaxError, ValueError):
         return None
-    names = frozenset(
-        n.id if isinstance(n, ast.Name) else n.attr
-        for n in ast.walk(tree)
-        if isinstance(n, ast.Name | ast.Attribute)
-    )
-    defs = frozenset(
-        n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
-    )
     # lines as the parser numbers them (str.splitlines would also split at a form feed)
     lines = re.split(r"\r\n|\r|\n", text)
-    return _Module(_functions(tree, lines), _skeleton(text), names | defs)
+    return _Module(_functions(tree, lines), _skeleton(text), text)
 
 
 # --- the plan -----------------------------------------------------------------------------
@@ -628,7 +634,7 @@ def plan(
             before_text = git.show_text(base, path)
             after_text = git.show_text(head, path) if st != "D" else ""
             before = _module(before_text or "")
-            after = _module(after_text or "") if st != "D" else _Module({}, "", frozenset())
+            after = _module(after_text or "") if st != "D" else _Module({}, "")
             if before is None or after is None:
                 return out.fall_back(
                     f"{path} does not parse on the {'base' if before is None else 'head'}"
