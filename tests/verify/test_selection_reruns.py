@@ -282,3 +282,75 @@ def test_a_first_run_that_dies_is_incomplete_as_a_dead_process_is(make_project, 
     run = _first_mode(root, where, ["tests/test_x.py::test_a"])
     assert not run.complete
     assert not (where / "reran.json").exists()
+
+
+GATED = {
+    "tests/conftest.py": "import os\n\nLOADED = os.getpid()\n",
+    "tests/a/test_x.py": "def test_x1():\n    pass\n\n\ndef test_x2():\n    assert False\n",
+    "tests/b/test_y.py": "def test_y():\n    pass\n",
+    "tests/c/test_broken.py": "import no_such_module_xyz\n",
+}
+
+
+def _gated(root: Path, tmp_path: Path) -> tuple[_Runner, pipeline._GatedRun]:
+    from truegreen.verify import selection
+
+    runner = _runner(root)
+    gate_dir = tmp_path / "gate"
+    gate_dir.mkdir()
+    gated = pipeline._GatedRun(
+        runner,
+        root,
+        gate_dir / "collect.json",
+        plugins=(selection.SELECT_PLUGIN,),
+        pythonpath=(selection.RECORD_DIR,),
+        env={},
+        writable=(),
+    )
+    return runner, gated
+
+
+def test_a_gated_run_collects_only_the_files_it_is_given(make_project, tmp_path):
+    """Started on the suite's arguments, it waits; told its files, it walks the suite and
+    collects them alone (a module it was not given is never imported)."""
+    root = make_project(GATED)
+    runner, gated = _gated(root, tmp_path)
+    run = gated.open(["tests/a/test_x.py"])
+    gated.join()
+    assert run.complete
+    assert sorted(run.collected) == ["tests/a/test_x.py::test_x1", "tests/a/test_x.py::test_x2"]
+    assert {t.id: t.outcome for t in run.tests} == {
+        "tests/a/test_x.py::test_x1": "passed",
+        "tests/a/test_x.py::test_x2": "failed",
+    }
+    assert run.collection_errors == ()
+
+
+def test_a_gated_run_told_to_stop_runs_nothing_and_leaves_no_note(make_project, tmp_path):
+    root = make_project(GATED)
+    runner, gated = _gated(root, tmp_path)
+    started = time.monotonic()
+    gated.join()  # stop, and wait for it to end at its gate
+    assert time.monotonic() - started < 30  # not the suite timeout's hold
+    assert not gated._thread.is_alive()
+    assert runner.notes == set()
+    assert gated._run is not None and gated._run.tests == ()
+
+
+@pytest.mark.slow
+def test_a_plan_that_runs_the_whole_suite_stops_the_gated_process(make_project, monkeypatch):
+    root = make_project(FILES)
+    git(root, "checkout", "-q", "-b", "conftest", "main")
+    (root / "tests" / "conftest.py").write_text("X = 1\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "conftest")
+    git(root, "checkout", "-q", "main")
+    _verify(root, "conftest", monkeypatch)  # records the base
+    doc, started = _verify(root, "conftest", monkeypatch)
+    sel = doc["regression"]["selection"]
+    assert (sel["mode"], sel["base_record"]) == ("full", "reused")
+    assert "conftest.py" in sel["reason"]
+    assert doc["regression"]["new_failures"] == [] and doc["regression"]["flaky"] == []
+    # the gated process (stopped at its gate) and the head's whole suite
+    assert len(started) == 2
+    assert not any("gate" in n or "no finish" in n for n in doc["notes"]), doc["notes"]

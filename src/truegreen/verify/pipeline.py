@@ -272,6 +272,7 @@ class _Runner:
         writable: Sequence[Path] = (),
         readonly: Sequence[Path] = (),
         outcomes_only: bool | None = None,
+        keep_notes: bool = True,
     ) -> PytestRun:
         """One pytest run in ``tree``. ``outcomes_only`` (by default: a ``suite`` run): the
         regression layer reads its tests' outcomes and nothing of their failures' text, so
@@ -299,10 +300,14 @@ class _Runner:
             origin=self.project.root,
         )
         run = run_pytest(request, self.project.executor)
-        what = "the suite" if suite else "a run of " + ", ".join(ids)
+        if keep_notes:
+            self.keep_notes(tree, run, "the suite" if suite else "a run of " + ", ".join(ids))
+        return run
+
+    def keep_notes(self, tree: Path, run: PytestRun, what: str) -> None:
+        """The run's notes, for the document (a run that is thrown away keeps none)."""
         for note in run.notes:
             self.notes.add(f"{what} on the {self.sides.get(tree, str(tree))}: {note}")
-        return run
 
     def run_always(self, tree: Path) -> tuple[PytestRun | None, tuple[str, ...]]:
         """The ``always-run`` tests on one side, named as they are configured, so that
@@ -668,16 +673,15 @@ def _select_and_run(
 ) -> tuple[_BaseView, SideRuns, SideRuns | None, Selection, _Prepared | None]:
     """A later verification of a base: the record stands for the base's suite, and the
     head runs the tests the change can affect (or the whole suite, when the change is one
-    the record cannot see). With the selected tests, the reruns of new failures are made
-    ready as they run (:class:`_Prepared`): the caller closes what it returns."""
+    the record cannot see). The head's process starts before the plan is made and waits
+    for its test files (:class:`_GatedRun`). With the selected tests, the reruns of new
+    failures are made ready as they run (:class:`_Prepared`): the caller closes what it
+    returns."""
     from truegreen.verify import selection
 
     here = str(base_tree)
     collected = frozenset(i.replace(_ROOT_MARK, here) for i in record.collected)
     results = {k.replace(_ROOT_MARK, here): v for k, v in record.outcomes.items()}
-    chosen = selection.plan(
-        ctx.git, ctx.base, ctx.head, record, skip={t.replace(here, _ROOT_MARK) for t in exam_tests}
-    )
     of = len(collected)
     always_base: SideRuns | None = None
     head_collected: frozenset[str] | None = None
@@ -687,55 +691,95 @@ def _select_and_run(
             return None
         return _side_runs(runner, base_tree, "base", events, lambda: _nothing_ran(base_tree))
 
+    spec_dir = selection.scratch_dir()
+    spec = spec_dir / "select.json"
     prepared: _Prepared | None = None
-    if chosen.full:
-        events.note("regression", f"regression: the whole suite runs on the head: {chosen.reason}")
-        maybe_head, always_base = both_sides(
-            lambda: _side_runs(
-                runner, head_tree, "head", events, _head_suite(runner, head_tree, extras)
-            ),
-            base_always,
-            runner.project.cancel,
-        )
-        sel = Selection("full", chosen.reason, of=of, base_record="reused")
-    else:
-        collected_files = {i.split("::", 1)[0] for i in collected}
-        whole = {f for f in chosen.whole_files if _in_suite(f, collected_files, runner.settings)}
-        files = sorted(
-            f
-            for f in {i.split("::", 1)[0] for i in chosen.ids} | whole
-            if (head_tree / f).is_file()
-        )
-        ids = sorted(i.replace(_ROOT_MARK, str(head_tree)) for i in chosen.ids)
-        events.note(
-            "regression",
-            f"regression: running {len(ids)} of the base's {of} tests on the head "
-            f"(and every test of {len(whole)} changed test file(s)), picked from the base's "
-            "per-test record",
-        )
-        spec_dir = selection.scratch_dir()
-        if extras is None and files:
+    gated: _GatedRun | None = None
+    try:
+        more = extras or Extras()
+        plugins: tuple[str, ...] = (selection.SELECT_PLUGIN, *more.plugins)
+        env = {"TRUEGREEN_SELECT": str(spec), **more.env}
+        writable = tuple(more.writable)
+        if extras is None:
             # the head's process reruns its own new failures, each from the state after
-            # collection; while it runs, a process on the base collects the same files
-            # and holds for the base's reruns (not beside the base's always-run run: two
-            # runs in one worktree at once could trip over each other's files)
-            eligible = spec_dir / "eligible.json"
-            eligible.write_text(
-                json.dumps(
-                    sorted(
-                        k.replace(_ROOT_MARK, str(head_tree))
-                        for k, v in record.outcomes.items()
-                        if v == "passed"
-                    )
-                ),
-                encoding="utf-8",
-            )
+            # collection (not with a coverage gate's recorder loaded: its lines would
+            # count the reruns)
             prepared = _Prepared(runner, head_tree, base_tree, selection.scratch_dir())
-            on_base = [f for f in files if (base_tree / f).is_file()]
-            if on_base and not runner.settings.always_run:
-                prepared.base = _HeldBase(runner, base_tree, on_base, FLAKY_RERUNS)
-        try:
-            spec = spec_dir / "select.json"
+            plugins += (selection.REPEAT_PLUGIN,)
+            env |= {
+                REPEAT_DIR_VAR: str(prepared.head_dir),
+                REPEAT_COUNT_VAR: str(FLAKY_RERUNS),
+                REPEAT_FIRST_VAR: str(spec_dir / "eligible.json"),
+            }
+            writable += (prepared.head_dir,)
+        gated = _GatedRun(
+            runner,
+            head_tree,
+            spec_dir / "collect.json",
+            plugins=plugins,
+            pythonpath=(selection.RECORD_DIR, *more.pythonpath),
+            env=env,
+            writable=writable,
+        )
+        chosen = selection.plan(
+            ctx.git,
+            ctx.base,
+            ctx.head,
+            record,
+            skip={t.replace(here, _ROOT_MARK) for t in exam_tests},
+        )
+        if chosen.full:
+            gated.stop()
+            if prepared is not None:
+                prepared.close()
+                prepared = None
+            events.note(
+                "regression", f"regression: the whole suite runs on the head: {chosen.reason}"
+            )
+            maybe_head, always_base = both_sides(
+                lambda: _side_runs(
+                    runner, head_tree, "head", events, _head_suite(runner, head_tree, extras)
+                ),
+                base_always,
+                runner.project.cancel,
+            )
+            sel = Selection("full", chosen.reason, of=of, base_record="reused")
+        else:
+            collected_files = {i.split("::", 1)[0] for i in collected}
+            whole = {
+                f for f in chosen.whole_files if _in_suite(f, collected_files, runner.settings)
+            }
+            files = sorted(
+                f
+                for f in {i.split("::", 1)[0] for i in chosen.ids} | whole
+                if (head_tree / f).is_file()
+            )
+            ids = sorted(i.replace(_ROOT_MARK, str(head_tree)) for i in chosen.ids)
+            events.note(
+                "regression",
+                f"regression: running {len(ids)} of the base's {of} tests on the head "
+                f"(and every test of {len(whole)} changed test file(s)), picked from the "
+                "base's per-test record",
+            )
+            if not files:
+                gated.stop()
+            if prepared is not None and files:
+                (spec_dir / "eligible.json").write_text(
+                    json.dumps(
+                        sorted(
+                            k.replace(_ROOT_MARK, str(head_tree))
+                            for k, v in record.outcomes.items()
+                            if v == "passed"
+                        )
+                    ),
+                    encoding="utf-8",
+                )
+                # while the head runs, a process on the base collects the same files and
+                # holds for the base's reruns (not beside the base's always-run run: two
+                # runs in one worktree at once could trip over each other's files)
+                on_base = [f for f in files if (base_tree / f).is_file()]
+                if on_base and not runner.settings.always_run:
+                    prepared.base = _HeldBase(runner, base_tree, on_base, FLAKY_RERUNS)
             spec.write_text(
                 json.dumps(
                     {
@@ -750,30 +794,8 @@ def _select_and_run(
             def head_run() -> PytestRun:
                 if not files:
                     return _nothing_ran(head_tree)
-                more = extras or Extras()
-                plugins: tuple[str, ...] = (selection.SELECT_PLUGIN, *more.plugins)
-                env = {"TRUEGREEN_SELECT": str(spec), **more.env}
-                writable = tuple(more.writable)
-                if prepared is not None:
-                    plugins += (selection.REPEAT_PLUGIN,)
-                    env |= {
-                        REPEAT_DIR_VAR: str(prepared.head_dir),
-                        REPEAT_COUNT_VAR: str(FLAKY_RERUNS),
-                        REPEAT_FIRST_VAR: str(spec_dir / "eligible.json"),
-                    }
-                    writable += (prepared.head_dir,)
-                run = runner.run(
-                    head_tree,
-                    args=_suite_args(runner.settings, runner.exclusions, files),
-                    plugins=plugins,
-                    pythonpath=(selection.RECORD_DIR, *more.pythonpath),
-                    env=env,
-                    writable=writable,
-                    # the selection and the rerun list: a sandbox shows the run only the
-                    # paths it is given (its /tmp is its own)
-                    readonly=(spec_dir,),
-                    outcomes_only=True,
-                )
+                assert gated is not None
+                run = gated.open(files)
                 if prepared is not None:
                     prepared.head_run = run
                 return run
@@ -783,32 +805,35 @@ def _select_and_run(
                 base_always,
                 runner.project.cancel,
             )
-        except BaseException:
-            if prepared is not None:
-                prepared.close()
-            raise
-        finally:
-            shutil.rmtree(spec_dir, ignore_errors=True)
-        assert maybe_head is not None
-        sel = Selection(
-            "selected",
-            None,
-            tests=len(maybe_head.suite.collected),
-            of=of,
-            base_record="reused",
-            why=tuple(sorted(chosen.why.items())),
-        )
-        # what the head collects outside the files it ran whole is what the base collected
-        ran = {
-            _norm(i, head_tree, base_tree)
-            for i in maybe_head.suite.collected
-            if i.split("::", 1)[0] in whole
-        }
-        # (a test module the change removes collects nothing on the head)
-        changed_files = whole | chosen.whole_files | chosen.gone_files
-        head_collected = frozenset(
-            {i for i in collected if i.split("::", 1)[0] not in changed_files} | ran
-        )
+            assert maybe_head is not None
+            sel = Selection(
+                "selected",
+                None,
+                tests=len(maybe_head.suite.collected),
+                of=of,
+                base_record="reused",
+                why=tuple(sorted(chosen.why.items())),
+            )
+            # what the head collects outside the files it ran whole is what the base
+            # collected
+            ran = {
+                _norm(i, head_tree, base_tree)
+                for i in maybe_head.suite.collected
+                if i.split("::", 1)[0] in whole
+            }
+            # (a test module the change removes collects nothing on the head)
+            changed_files = whole | chosen.whole_files | chosen.gone_files
+            head_collected = frozenset(
+                {i for i in collected if i.split("::", 1)[0] not in changed_files} | ran
+            )
+    except BaseException:
+        if prepared is not None:
+            prepared.close()
+        raise
+    finally:
+        if gated is not None:
+            gated.join()  # (told to stop, it ends at its gate: its files can go)
+        shutil.rmtree(spec_dir, ignore_errors=True)
     if always_base is not None and always_base.always is not None:
         for t in always_base.always.tests:
             tid = _norm(t.id, base_tree, base_tree)
@@ -893,6 +918,82 @@ def rerun_forked(
         return got, True
     finally:
         shutil.rmtree(where, ignore_errors=True)
+
+
+#: the selection plugin's gate (``_regress/truegreen_select.py``)
+GATE_VAR = "TRUEGREEN_GATE"
+GATE_WAIT_VAR = "TRUEGREEN_GATE_WAIT"
+
+
+class _GatedRun:
+    """The head's selected run, started on the suite's own arguments before the plan is
+    made: the interpreter's start, pytest's plugins and the suite's conftest files are
+    behind it when the plan names its test files (:meth:`open`), or it is told to stop
+    having run nothing (:meth:`stop`: a plan that runs the whole suite, or no test)."""
+
+    def __init__(
+        self,
+        runner: _Runner,
+        tree: Path,
+        gate: Path,
+        *,
+        plugins: Sequence[str],
+        pythonpath: Sequence[Path],
+        env: Mapping[str, str],
+        writable: Sequence[Path],
+    ) -> None:
+        import threading
+
+        self.runner, self.tree, self.gate = runner, tree, gate
+        self._run: PytestRun | None = None
+        self._error: BaseException | None = None
+        timeout = runner.settings.suite_timeout
+        kwargs: dict[str, Any] = {
+            "args": _suite_args(runner.settings, runner.exclusions),
+            "plugins": tuple(plugins),
+            "pythonpath": tuple(pythonpath),
+            "env": {**env, GATE_VAR: str(gate), GATE_WAIT_VAR: str(timeout)},
+            "writable": tuple(writable),
+            # the gate and the selection: a sandbox shows the run only the paths it is
+            # given (its /tmp is its own)
+            "readonly": (gate.parent,),
+            "outcomes_only": True,
+            "keep_notes": False,
+        }
+        self._thread = threading.Thread(
+            target=self._target, args=(kwargs,), daemon=True, name="truegreen-gated-head"
+        )
+        self._thread.start()
+
+    def _target(self, kwargs: dict[str, Any]) -> None:
+        try:
+            self._run = self.runner.run(self.tree, **kwargs)
+        except BaseException as exc:  # raised by open(), in the caller's thread
+            self._error = exc
+
+    def _say(self, doc: Mapping[str, Any]) -> None:
+        part = self.gate.with_suffix(".tmp")
+        part.write_text(json.dumps(doc), encoding="utf-8")
+        part.replace(self.gate)
+
+    def open(self, files: Sequence[str]) -> PytestRun:
+        """Collect ``files`` (relative to the worktree), run, and return the run."""
+        self._say({"files": list(files)})
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        assert self._run is not None
+        self.runner.keep_notes(self.tree, self._run, "the suite")
+        return self._run
+
+    def stop(self) -> None:
+        """Tell the process to end (it has run nothing); :meth:`join` waits for it."""
+        if not self.gate.exists():
+            self._say({"stop": True})
+
+    def join(self) -> None:
+        self.stop()
+        self._thread.join()
 
 
 class _HeldBase:

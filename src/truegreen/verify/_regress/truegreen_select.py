@@ -1,8 +1,9 @@
 """truegreen's selection filter: run only the tests regression selection picked.
 
-A pytest plugin (``-p truegreen_select``), stdlib only, loaded into the project's own
-interpreter from a directory truegreen puts on ``PYTHONPATH``; pytest is given the files
-that hold the selected tests, and this plugin deselects the rest of their items.
+A pytest plugin (``-p truegreen_select``), stdlib and pytest only, loaded into the
+project's own interpreter from a directory truegreen puts on ``PYTHONPATH``; pytest
+collects the files that hold the selected tests (given as its arguments, or through the
+gate below), and this plugin deselects the rest of their items.
 ``TRUEGREEN_SELECT`` names a JSON file:
 
 * ``ids``: the node ids to keep (as the base collected them);
@@ -11,12 +12,76 @@ that hold the selected tests, and this plugin deselects the rest of their items.
   (a parameter whose id is not stable from one process to the next, such as an object's
   address) is kept when its function is selected: its id cannot be matched, so its
   function stands for it.
+
+The gate (``TRUEGREEN_GATE``, a JSON file's path; ``TRUEGREEN_GATE_WAIT``, seconds): the
+process was started on the suite's own arguments before the selection was known, so that
+the interpreter's start, pytest's plugins and the suite's conftest files are behind it when
+it is; before collecting, it waits for the file: ``{"files": [...]}`` (paths relative to
+the directory it runs in) collects those test files alone, as the suite's walk finds them
+(the rest of the walk is ignored); ``{"stop": true}``, the deadline, or truegreen gone ends
+the process at once, having run nothing.
 """
 
 import json
 import os
+import sys
+import time
+
+import pytest
 
 _SPEC = os.environ.get("TRUEGREEN_SELECT")
+_GATE = os.environ.get("TRUEGREEN_GATE")
+#: (test files, their directories), relative to the working directory, once the gate opened
+_allowed = None
+
+
+def _wait_at_gate(path, seconds):
+    """The gate's JSON, or None (the deadline, or truegreen gone)."""
+    deadline = time.monotonic() + seconds
+    parent = os.getppid()
+    while time.monotonic() < deadline and os.getppid() == parent:
+        if os.path.exists(path):
+            with open(path, encoding="utf-8") as f:
+                return json.load(f)
+        time.sleep(0.003)
+    return None
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection(session):
+    global _allowed
+    if not _GATE:
+        return None
+    try:
+        seconds = float(os.environ.get("TRUEGREEN_GATE_WAIT") or 900)
+    except ValueError:
+        seconds = 900.0
+    spec = _wait_at_gate(_GATE, seconds)
+    if not isinstance(spec, dict) or spec.get("stop") or not isinstance(spec.get("files"), list):
+        for stream in (sys.stdout, sys.stderr):
+            stream.flush()
+        os._exit(0)  # told to stop: nothing ran, nothing to report
+    files = {os.path.normpath(f) for f in spec["files"]}
+    dirs = {"."}
+    for f in files:
+        parent = os.path.dirname(f)
+        while parent:
+            dirs.add(parent)
+            parent = os.path.dirname(parent)
+    _allowed = (files, dirs)
+    return None  # pytest's own collection goes on
+
+
+def pytest_ignore_collect(collection_path, config):
+    if _allowed is None:
+        return None
+    rel = os.path.normpath(os.path.relpath(str(collection_path)))
+    files, dirs = _allowed
+    if rel in files or rel in dirs:
+        return None
+    if os.path.basename(rel) in ("__init__.py", "conftest.py"):
+        return None  # a package's or a directory's own: never a test file of the walk
+    return True
 
 
 def _function(nodeid):
