@@ -351,6 +351,33 @@ def test_a_plan_that_runs_the_whole_suite_stops_the_gated_process(make_project, 
     assert (sel["mode"], sel["base_record"]) == ("full", "reused")
     assert "conftest.py" in sel["reason"]
     assert doc["regression"]["new_failures"] == [] and doc["regression"]["flaky"] == []
-    # the gated process (stopped at its gate) and the head's whole suite
-    assert len(started) == 2
+    # the head's and the base's gated processes (stopped at their gates) and the head's
+    # whole suite
+    assert len(started) == 3
+    assert sum(pipeline.GATE_VAR in r.env for r in started) == 2
     assert not any("gate" in n or "no finish" in n for n in doc["notes"]), doc["notes"]
+
+
+def test_a_held_process_started_at_the_gate_collects_its_files_then_reruns(make_project):
+    root = make_project({**GATED, "tests/test_x.py": CHOSEN})
+    held = _HeldBase(_runner(root), root, None, FLAKY_RERUNS)
+    try:
+        held.collect(["tests/test_x.py"])
+        runs = held.reruns(["tests/test_x.py::test_b"])
+    finally:
+        held.close()
+    assert runs is not None and len(runs) == 2
+    for run in runs:
+        assert [(t.id, t.outcome) for t in run.tests] == [("tests/test_x.py::test_b", "failed")]
+    # the modules it was not given were never imported
+    assert held._run is not None and held._run.collection_errors == ()
+
+
+def test_a_held_process_at_its_gate_reruns_nothing_and_ends_when_closed(make_project):
+    root = make_project({"tests/test_x.py": CHOSEN})
+    held = _HeldBase(_runner(root), root, None, FLAKY_RERUNS)
+    started = time.monotonic()
+    assert held.reruns(["tests/test_x.py::test_b"]) is None  # it collected nothing
+    held.close()
+    assert not held._thread.is_alive() and not held.where.exists()
+    assert time.monotonic() - started < 30

@@ -694,6 +694,7 @@ def _select_and_run(
     spec_dir = selection.scratch_dir()
     spec = spec_dir / "select.json"
     prepared: _Prepared | None = None
+    stopped: _Prepared | None = None
     gated: _GatedRun | None = None
     try:
         more = extras or Extras()
@@ -705,6 +706,12 @@ def _select_and_run(
             # collection (not with a coverage gate's recorder loaded: its lines would
             # count the reruns)
             prepared = _Prepared(runner, head_tree, base_tree, selection.scratch_dir())
+            if not runner.settings.always_run:
+                # a process on the base starts too, and at the gate waits for the same
+                # files, to collect them while the head runs and hold for the base's
+                # reruns (not beside the base's always-run run: two runs in one worktree
+                # at once could trip over each other's files)
+                prepared.base = _HeldBase(runner, base_tree, None, FLAKY_RERUNS)
             plugins += (selection.REPEAT_PLUGIN,)
             env |= {
                 REPEAT_DIR_VAR: str(prepared.head_dir),
@@ -731,8 +738,8 @@ def _select_and_run(
         if chosen.full:
             gated.stop()
             if prepared is not None:
-                prepared.close()
-                prepared = None
+                prepared.stop()  # (waited for once the suite has run)
+                stopped, prepared = prepared, None
             events.note(
                 "regression", f"regression: the whole suite runs on the head: {chosen.reason}"
             )
@@ -763,6 +770,8 @@ def _select_and_run(
             )
             if not files:
                 gated.stop()
+                if prepared is not None:
+                    prepared.stop()
             if prepared is not None and files:
                 (spec_dir / "eligible.json").write_text(
                     json.dumps(
@@ -774,12 +783,12 @@ def _select_and_run(
                     ),
                     encoding="utf-8",
                 )
-                # while the head runs, a process on the base collects the same files and
-                # holds for the base's reruns (not beside the base's always-run run: two
-                # runs in one worktree at once could trip over each other's files)
-                on_base = [f for f in files if (base_tree / f).is_file()]
-                if on_base and not runner.settings.always_run:
-                    prepared.base = _HeldBase(runner, base_tree, on_base, FLAKY_RERUNS)
+                if prepared.base is not None:
+                    on_base = [f for f in files if (base_tree / f).is_file()]
+                    if on_base:
+                        prepared.base.collect(on_base)
+                    else:
+                        prepared.stop()
             spec.write_text(
                 json.dumps(
                     {
@@ -833,6 +842,8 @@ def _select_and_run(
     finally:
         if gated is not None:
             gated.join()  # (told to stop, it ends at its gate: its files can go)
+        if stopped is not None:
+            stopped.close()
         shutil.rmtree(spec_dir, ignore_errors=True)
     if always_base is not None and always_base.always is not None:
         for t in always_base.always.tests:
@@ -971,14 +982,9 @@ class _GatedRun:
         except BaseException as exc:  # raised by open(), in the caller's thread
             self._error = exc
 
-    def _say(self, doc: Mapping[str, Any]) -> None:
-        part = self.gate.with_suffix(".tmp")
-        part.write_text(json.dumps(doc), encoding="utf-8")
-        part.replace(self.gate)
-
     def open(self, files: Sequence[str]) -> PytestRun:
         """Collect ``files`` (relative to the worktree), run, and return the run."""
-        self._say({"files": list(files)})
+        _tell(self.gate, {"files": list(files)})
         self._thread.join()
         if self._error is not None:
             raise self._error
@@ -989,7 +995,7 @@ class _GatedRun:
     def stop(self) -> None:
         """Tell the process to end (it has run nothing); :meth:`join` waits for it."""
         if not self.gate.exists():
-            self._say({"stop": True})
+            _tell(self.gate, {"stop": True})
 
     def join(self) -> None:
         self.stop()
@@ -997,17 +1003,22 @@ class _GatedRun:
 
 
 class _HeldBase:
-    """A pytest process on the base that collects ``files`` while the head's selected
-    tests run, then holds until it is told which of its tests to rerun (or to stop): when
-    the head's new failures are known, the base's reruns do not wait for a start-up."""
+    """A pytest process on the base that collects the selected files while the head's
+    selected tests run, then holds until it is told which of its tests to rerun (or to
+    stop): when the head's new failures are known, the base's reruns do not wait for a
+    start-up. Without ``files`` it starts before they are known and waits at the gate for
+    them (:meth:`collect`)."""
 
-    def __init__(self, runner: _Runner, tree: Path, files: Sequence[str], times: int) -> None:
+    def __init__(
+        self, runner: _Runner, tree: Path, files: Sequence[str] | None, times: int
+    ) -> None:
         import threading
 
         from truegreen.verify import selection
 
         self.runner, self.tree, self.times = runner, tree, times
         self.where = selection.scratch_dir()
+        self.gate = self.where / "collect.json" if files is None else None
         self._run: PytestRun | None = None
         self._done = False
         timeout = runner.settings.suite_timeout
@@ -1019,9 +1030,18 @@ class _HeldBase:
         )
         self._thread.start()
 
-    def _target(self, files: Sequence[str], timeout: float) -> None:
+    def _target(self, files: Sequence[str] | None, timeout: float) -> None:
         from truegreen.verify import selection
 
+        plugins: tuple[str, ...] = (selection.REPEAT_PLUGIN,)
+        env = {
+            REPEAT_DIR_VAR: str(self.where),
+            REPEAT_COUNT_VAR: str(self.times),
+            REPEAT_HOLD_VAR: str(timeout),
+        }
+        if self.gate is not None:
+            plugins += (selection.SELECT_PLUGIN,)
+            env |= {GATE_VAR: str(self.gate), GATE_WAIT_VAR: str(timeout)}
         try:
             self._run = self.runner.run(
                 self.tree,
@@ -1029,40 +1049,53 @@ class _HeldBase:
                     *_suite_args(self.runner.settings, self.runner.exclusions, files),
                     *RERUN_ARGS,
                 ),
-                plugins=(selection.REPEAT_PLUGIN,),
+                plugins=plugins,
                 pythonpath=(selection.RECORD_DIR,),
-                env={
-                    REPEAT_DIR_VAR: str(self.where),
-                    REPEAT_COUNT_VAR: str(self.times),
-                    REPEAT_HOLD_VAR: str(timeout),
-                },
+                env=env,
                 writable=(self.where,),
+                keep_notes=False,
             )
         except Exception:  # nothing to read: the reruns run the slow way
             self._run = None
 
+    def collect(self, files: Sequence[str]) -> None:
+        """The files to collect (relative to the worktree), for a process at the gate."""
+        if self.gate is not None and not self.gate.exists():
+            _tell(self.gate, {"files": list(files)})
+
     def reruns(self, ids: Sequence[str]) -> list[PytestRun] | None:
         """``ids`` rerun by the held process (None: it could not; they run the slow way)."""
-        if self._done:
-            return None
+        if self._done or (self.gate is not None and not self.gate.exists()):
+            return None  # (a process still at its gate has collected nothing)
         self._done = True
-        part = self.where / "spec.json.tmp"
-        part.write_text(json.dumps({"ids": list(ids)}), encoding="utf-8")
-        part.replace(self.where / "spec.json")
+        _tell(self.where / "spec.json", {"ids": list(ids)})
         self._thread.join()
         if self._run is None:
             return None
         return _forked_runs(self.where, self._run, ids, self.times)
 
+    def stop(self) -> None:
+        """Tell the process to end, at its gate or where it holds (:meth:`close` waits)."""
+        if self.gate is not None and not self.gate.exists():
+            _tell(self.gate, {"stop": True})
+        if not self._done:
+            self._done = True
+            (self.where / "stop").write_text("stop\n", encoding="utf-8")
+
     def close(self) -> None:
         """Let the process end (told to stop if it holds), wait for it, remove its files."""
         try:
-            if not self._done:
-                self._done = True
-                (self.where / "stop").write_text("stop\n", encoding="utf-8")
+            self.stop()
             self._thread.join()
         finally:
             shutil.rmtree(self.where, ignore_errors=True)
+
+
+def _tell(path: Path, doc: Mapping[str, Any]) -> None:
+    """Write ``doc`` to ``path`` at once (a waiting process never reads half of it)."""
+    part = path.with_name(path.name + ".tmp")
+    part.write_text(json.dumps(doc), encoding="utf-8")
+    part.replace(path)
 
 
 @dataclass
@@ -1096,6 +1129,11 @@ class _Prepared:
             return rerun_forked(self.runner, self.base_tree, base_ids)
 
         return both_sides(head, base, self.runner.project.cancel)
+
+    def stop(self) -> None:
+        """Tell the base's held process to end (:meth:`close` waits for it)."""
+        if self.base is not None:
+            self.base.stop()
 
     def close(self) -> None:
         try:
