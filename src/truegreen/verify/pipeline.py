@@ -1072,6 +1072,7 @@ class _HeldBase:
         self._thread.join()
         if self._run is None:
             return None
+        self.runner.keep_notes(self.tree, self._run, "the reruns")
         return _forked_runs(self.where, self._run, ids, self.times)
 
     def stop(self) -> None:
