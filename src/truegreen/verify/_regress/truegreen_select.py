@@ -72,7 +72,10 @@ def pytest_collection(session):
     return None  # pytest's own collection goes on
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_ignore_collect(collection_path, config):
+    # (first: a conftest's own hook that says False for every file it does not ignore
+    # would otherwise end the call before this one, and the whole suite be collected)
     if _allowed is None:
         return None
     rel = os.path.normpath(os.path.relpath(str(collection_path)))
