@@ -20,9 +20,10 @@ import contextlib
 import json
 import shlex
 import shutil
+import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -787,6 +788,7 @@ def _select_and_run(
                     on_base = [f for f in files if (base_tree / f).is_file()]
                     if on_base:
                         prepared.base.collect(on_base)
+                        prepared.watch()
                     else:
                         prepared.stop()
             spec.write_text(
@@ -804,9 +806,12 @@ def _select_and_run(
                 if not files:
                     return _nothing_ran(head_tree)
                 assert gated is not None
-                run = gated.open(files)
-                if prepared is not None:
-                    prepared.head_run = run
+                run: PytestRun | None = None
+                try:
+                    run = gated.open(files)
+                finally:
+                    if prepared is not None:
+                        prepared.head_ended(run)
                 return run
 
             maybe_head, always_base = both_sides(
@@ -1021,6 +1026,7 @@ class _HeldBase:
         self.gate = self.where / "collect.json" if files is None else None
         self._run: PytestRun | None = None
         self._done = False
+        self._asked: frozenset[str] = frozenset()
         timeout = runner.settings.suite_timeout
         self._thread = threading.Thread(
             target=self._target,
@@ -1063,12 +1069,21 @@ class _HeldBase:
         if self.gate is not None and not self.gate.exists():
             _tell(self.gate, {"files": list(files)})
 
-    def reruns(self, ids: Sequence[str]) -> list[PytestRun] | None:
-        """``ids`` rerun by the held process (None: it could not; they run the slow way)."""
+    def ask(self, ids: Sequence[str]) -> bool:
+        """Tell the held process which tests to rerun, once (False: it was told before, or
+        is still at its gate and has collected nothing)."""
         if self._done or (self.gate is not None and not self.gate.exists()):
-            return None  # (a process still at its gate has collected nothing)
+            return False
         self._done = True
-        _tell(self.where / "spec.json", {"ids": list(ids)})
+        self._asked = frozenset(ids)
+        _tell(self.where / "spec.json", {"ids": sorted(ids)})
+        return True
+
+    def reruns(self, ids: Sequence[str]) -> list[PytestRun] | None:
+        """``ids`` rerun by the held process (None: it could not; they run the slow way).
+        Asked before (:meth:`ask`), it gives the reruns of ``ids`` when it reran them all."""
+        if not self.ask(ids) and not (self._asked and set(ids) <= self._asked):
+            return None
         self._thread.join()
         if self._run is None:
             return None
@@ -1111,6 +1126,38 @@ class _Prepared:
     head_dir: Path
     base: _HeldBase | None = None
     head_run: PytestRun | None = None
+    _watcher: threading.Thread | None = None
+    _head_done: threading.Event = field(default_factory=threading.Event)
+
+    def watch(self) -> None:
+        """While the head's selected run runs: once its first run is over (the plugin lists
+        the tests that did not pass in it and passed on the base), the base's held process
+        is told to rerun them, beside the head's own reruns."""
+        if self.base is None:
+            return
+        self._watcher = threading.Thread(
+            target=self._watch, daemon=True, name="truegreen-first-watch"
+        )
+        self._watcher.start()
+
+    def _watch(self) -> None:
+        first = self.head_dir / "first.json"
+        while not self._head_done.is_set():
+            try:
+                bad = json.loads(first.read_text(encoding="utf-8"))
+            except (OSError, ValueError):  # not yet written (its writer renames it in)
+                self._head_done.wait(0.005)
+                continue
+            if isinstance(bad, list) and bad and self.base is not None:
+                self.base.ask([_norm(str(i), self.head_tree, self.base_tree) for i in bad])
+            return
+
+    def head_ended(self, run: PytestRun | None) -> None:
+        """The head's selected run is over (``run``: what it reported)."""
+        self.head_run = run
+        self._head_done.set()
+        if self._watcher is not None:
+            self._watcher.join()
 
     def reruns(
         self, head_ids: Sequence[str], base_ids: Sequence[str]
@@ -1127,6 +1174,8 @@ class _Prepared:
             got = self.base.reruns(base_ids) if self.base is not None else None
             if got is not None:
                 return got, True
+            if self.base is not None:
+                self.base.close()  # (never two runs in the base's worktree at once)
             return rerun_forked(self.runner, self.base_tree, base_ids)
 
         return both_sides(head, base, self.runner.project.cancel)
@@ -1138,6 +1187,7 @@ class _Prepared:
 
     def close(self) -> None:
         try:
+            self.head_ended(self.head_run)
             if self.base is not None:
                 self.base.close()
         finally:

@@ -19,7 +19,8 @@ repetitions write the probe's records to files of their own,
 * ``TRUEGREEN_REPEAT_FIRST`` (a JSON file: the node ids that passed on the base): a first
   child runs every item, its records going to the process's own probe file (it is the
   run truegreen asked for); then the items among those ids that did not pass in it get N
-  repetitions. A first child that dies without finishing ends this process at once, with
+  repetitions, listed first in ``TRUEGREEN_REPEAT_DIR/first.json`` (truegreen can start
+  the base's reruns of them meanwhile). A first child that dies without finishing ends this process at once, with
   no end of session recorded, as the process itself dying would.
 * ``TRUEGREEN_REPEAT_HOLD``: after collection the process waits in
   ``TRUEGREEN_REPEAT_DIR`` for ``spec.json`` (``{"ids": [...]}``: which of its items to
@@ -233,6 +234,8 @@ def pytest_runtestloop(session):
             _flush()
             os._exit(1)
         bad = _not_passed(os.environ.get(_PROBE_OUT, "")) & eligible
+        # truegreen may start the other side's reruns of these while this side reruns them
+        _write_json(os.path.join(where, "first.json"), sorted(bad))
         chosen = [item for item in items if item.nodeid in bad]
         if chosen:
             _repetitions(session, chosen, where, count)
