@@ -409,9 +409,7 @@ def _asked(prepared: pipeline._Prepared) -> frozenset[str]:
     return prepared.base._asked
 
 
-def test_the_base_reruns_start_once_the_heads_first_run_lists_its_failures(
-    make_project, tmp_path
-):
+def test_the_base_reruns_start_once_the_heads_first_run_lists_its_failures(make_project, tmp_path):
     root = make_project({"tests/test_x.py": CHOSEN})
     prepared = _watched(root, tmp_path)
     try:
