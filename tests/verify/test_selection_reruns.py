@@ -5,8 +5,10 @@ started for the reruns, and a flaky test is still flaky."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -389,37 +391,35 @@ def test_a_held_process_at_its_gate_reruns_nothing_and_ends_when_closed(make_pro
     assert time.monotonic() - started < 30
 
 
-def _watched(root: Path, tmp_path: Path) -> pipeline._Prepared:
-    """A head's reruns directory watched for its first run's list, with a base process
-    that collected tests/test_x.py and holds (one worktree stands for both sides)."""
+@contextlib.contextmanager
+def _asked_early(root: Path, tmp_path: Path) -> Iterator[pipeline._Prepared]:
+    """A head's reruns directory watched for its first run's list, with a base process that
+    collected tests/test_x.py and holds (one worktree stands for both sides); the list
+    (test_b) written while the head's run still runs, and the base asked for it before
+    that run ends; closed on the way out."""
     runner = _runner(root)
     head_dir = tmp_path / "head"
     head_dir.mkdir()
     prepared = pipeline._Prepared(runner, root, root, head_dir)
-    prepared.base = _HeldBase(runner, root, ["tests/test_x.py"], FLAKY_RERUNS)
-    prepared.watch()
-    return prepared
-
-
-def _asked(prepared: pipeline._Prepared) -> frozenset[str]:
-    deadline = time.monotonic() + 30
-    assert prepared.base is not None
-    while not prepared.base._asked and time.monotonic() < deadline:
-        time.sleep(0.01)
-    return prepared.base._asked
+    prepared.base = held = _HeldBase(runner, root, ["tests/test_x.py"], FLAKY_RERUNS)
+    try:
+        prepared.watch()
+        (head_dir / "first.json").write_text(json.dumps(["tests/test_x.py::test_b"]))
+        deadline = time.monotonic() + 30
+        while not held._asked and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert held._asked == {"tests/test_x.py::test_b"}
+        prepared.head_ended(None)
+        yield prepared
+    finally:
+        prepared.close()
 
 
 def test_the_base_reruns_start_once_the_heads_first_run_lists_its_failures(make_project, tmp_path):
     root = make_project({"tests/test_x.py": CHOSEN})
-    prepared = _watched(root, tmp_path)
-    try:
-        (tmp_path / "head" / "first.json").write_text(json.dumps(["tests/test_x.py::test_b"]))
-        # asked while the head's run still runs (it has not ended here)
-        assert _asked(prepared) == {"tests/test_x.py::test_b"}
-        prepared.head_ended(None)
-        runs = prepared.base.reruns(["tests/test_x.py::test_b"])  # type: ignore[union-attr]
-    finally:
-        prepared.close()
+    with _asked_early(root, tmp_path) as prepared:
+        assert prepared.base is not None
+        runs = prepared.base.reruns(["tests/test_x.py::test_b"])
     assert runs is not None and len(runs) == FLAKY_RERUNS
     for run in runs:
         assert [(t.id, t.outcome) for t in run.tests] == [("tests/test_x.py::test_b", "failed")]
@@ -429,17 +429,11 @@ def test_a_new_failure_the_early_reruns_missed_reruns_the_slow_way_after_them(
     make_project, tmp_path
 ):
     root = make_project({"tests/test_x.py": CHOSEN})
-    prepared = _watched(root, tmp_path)
-    try:
-        (tmp_path / "head" / "first.json").write_text(json.dumps(["tests/test_x.py::test_b"]))
-        assert _asked(prepared) == {"tests/test_x.py::test_b"}
-        prepared.head_ended(None)
-        ids = ["tests/test_x.py::test_b", "tests/test_x.py::test_c"]
+    ids = ["tests/test_x.py::test_b", "tests/test_x.py::test_c"]
+    with _asked_early(root, tmp_path) as prepared:
         head_runs, (base_runs, forked) = prepared.reruns(ids, ids)
         # the held process was waited for before a process of the slow way started
         assert prepared.base is not None and not prepared.base._thread.is_alive()
-    finally:
-        prepared.close()
     assert len(base_runs) == FLAKY_RERUNS and forked
     for run in (*head_runs, *base_runs):
         assert {t.id: t.outcome for t in run.tests} == {i: "failed" for i in ids}
