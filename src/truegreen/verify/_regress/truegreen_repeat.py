@@ -20,8 +20,9 @@ repetitions write the probe's records to files of their own,
   child runs every item, its records going to the process's own probe file (it is the
   run truegreen asked for); then the items among those ids that did not pass in it get N
   repetitions, listed first in ``TRUEGREEN_REPEAT_DIR/first.json`` (truegreen can start
-  the base's reruns of them meanwhile). A first child that dies without finishing ends this process at once, with
-  no end of session recorded, as the process itself dying would.
+  the base's reruns of them meanwhile). A first child that dies without finishing ends
+  this process at once, with no end of session recorded, as the process itself dying
+  would.
 * ``TRUEGREEN_REPEAT_HOLD``: after collection the process waits in
   ``TRUEGREEN_REPEAT_DIR`` for ``spec.json`` (``{"ids": [...]}``: which of its items to
   rerun) or ``stop`` (then it runs nothing), at most ``TRUEGREEN_REPEAT_HOLD`` seconds, and
