@@ -111,3 +111,36 @@ def test_an_executor_without_with_cancel_is_used_as_it_is():
 
     plain = Plain()
     assert bound(plain, Cancellation()) is plain
+
+
+def test_a_child_token_ends_its_runs_alone_and_ends_with_its_parent(tmp_path):
+    parent = Cancellation()
+    first, second = parent.child(), parent.child()
+    results: dict[str, object] = {}
+
+    def run(name: str, token: Cancellation) -> None:
+        try:
+            results[name] = SubprocessExecutor(cancel=token).run(_sleep(tmp_path, 30))
+        except ExecutionCancelled as exc:
+            results[name] = exc
+
+    threads = {
+        n: threading.Thread(target=run, args=(n, t)) for n, t in (("a", first), ("b", second))
+    }
+    for t in threads.values():
+        t.start()
+    deadline = time.monotonic() + 10
+    while not (first.running and second.running) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert first.running and second.running
+    t0 = time.monotonic()
+    first.cancel()  # the child alone: its sibling and its parent go on
+    threads["a"].join(timeout=10)
+    assert isinstance(results["a"], ExecutionCancelled)
+    assert not parent.cancelled and not second.cancelled and second.running
+    parent.cancel()  # the parent: its other child too
+    threads["b"].join(timeout=10)
+    assert time.monotonic() - t0 < 5  # killed, not waited for (they sleep 30 s)
+    assert isinstance(results["b"], ExecutionCancelled) and second.cancelled
+    # a child made once the parent is cancelled is cancelled at once
+    assert parent.child().cancelled

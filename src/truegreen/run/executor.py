@@ -126,18 +126,34 @@ class Cancellation:
         self._lock = threading.RLock()
         self._cancelled = threading.Event()
         self._trees: dict[int, str] = {}
+        self._children: list[Cancellation] = []
 
     @property
     def cancelled(self) -> bool:
         return self._cancelled.is_set()
 
     def cancel(self) -> None:
-        """Kill every tree started under this token and refuse new ones (idempotent)."""
+        """Kill every tree started under this token (and its children) and refuse new ones
+        (idempotent)."""
         with self._lock:
             self._cancelled.set()
             running = list(self._trees.items())
+            children = list(self._children)
         for pgid, marker in running:
             kill_tree(pgid, marker)
+        for child in children:
+            child.cancel()
+
+    def child(self) -> Cancellation:
+        """A token for some of this call's processes, to end them early: cancelled with
+        this one (at once, if this one already is), and on its own without this one."""
+        kid = Cancellation()
+        with self._lock:
+            self._children.append(kid)
+            cancelled = self._cancelled.is_set()
+        if cancelled:
+            kid.cancel()
+        return kid
 
     def wait(self, timeout: float | None = None) -> bool:
         """Wait until cancelled (at most ``timeout`` seconds); whether it is."""

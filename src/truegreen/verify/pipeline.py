@@ -38,7 +38,7 @@ from truegreen.policy.settings import DEFAULT as DEFAULT_POLICY
 from truegreen.policy.settings import Policy
 from truegreen.project import Project
 from truegreen.repo.git import Carry, GitRepo, Worktree
-from truegreen.run.executor import Cancellation
+from truegreen.run.executor import Cancellation, bound
 from truegreen.run.pytest_ini import INI_FILES, suite_exclusions
 from truegreen.run.pytest_run import (
     PROBE_TB_VAR,
@@ -274,11 +274,13 @@ class _Runner:
         readonly: Sequence[Path] = (),
         outcomes_only: bool | None = None,
         keep_notes: bool = True,
+        cancel: Cancellation | None = None,
     ) -> PytestRun:
         """One pytest run in ``tree``. ``outcomes_only`` (by default: a ``suite`` run): the
         regression layer reads its tests' outcomes and nothing of their failures' text, so
         no traceback is formatted for them (pytest reads and parses the source of every
-        frame of each: seconds on a change that fails a hundred tests)."""
+        frame of each: seconds on a change that fails a hundred tests). ``cancel``: a child
+        of the call's token (:meth:`Cancellation.child`) that can end this run early."""
         if args is None:
             args = (
                 _suite_args(self.settings, self.exclusions) if suite else self.settings.pytest_args
@@ -300,7 +302,8 @@ class _Runner:
             grant_workdir=True,  # our disposable worktrees
             origin=self.project.root,
         )
-        run = run_pytest(request, self.project.executor)
+        executor = self.project.executor
+        run = run_pytest(request, executor if cancel is None else bound(executor, cancel))
         if keep_notes:
             self.keep_notes(tree, run, "the suite" if suite else "a run of " + ", ".join(ids))
         return run
@@ -963,6 +966,7 @@ class _GatedRun:
         self.runner, self.tree, self.gate = runner, tree, gate
         self._run: PytestRun | None = None
         self._error: BaseException | None = None
+        self._token = runner.project.cancel.child()
         timeout = runner.settings.suite_timeout
         kwargs: dict[str, Any] = {
             "args": _suite_args(runner.settings, runner.exclusions),
@@ -975,6 +979,7 @@ class _GatedRun:
             "readonly": (gate.parent,),
             "outcomes_only": True,
             "keep_notes": False,
+            "cancel": self._token,
         }
         self._thread = threading.Thread(
             target=self._target, args=(kwargs,), daemon=True, name="truegreen-gated-head"
@@ -998,9 +1003,11 @@ class _GatedRun:
         return self._run
 
     def stop(self) -> None:
-        """Tell the process to end (it has run nothing); :meth:`join` waits for it."""
+        """End the process now, unless it was told its files (it has run nothing: it is
+        ended, not waited for at its gate); :meth:`join` waits for its thread."""
         if not self.gate.exists():
             _tell(self.gate, {"stop": True})
+            self._token.cancel()
 
     def join(self) -> None:
         self.stop()
@@ -1024,6 +1031,7 @@ class _HeldBase:
         self.runner, self.tree, self.times = runner, tree, times
         self.where = selection.scratch_dir()
         self.gate = self.where / "collect.json" if files is None else None
+        self._token = runner.project.cancel.child()
         self._run: PytestRun | None = None
         self._done = False
         self._asked: frozenset[str] = frozenset()
@@ -1060,6 +1068,7 @@ class _HeldBase:
                 env=env,
                 writable=(self.where,),
                 keep_notes=False,
+                cancel=self._token,
             )
         except Exception:  # nothing to read: the reruns run the slow way
             self._run = None
@@ -1091,9 +1100,11 @@ class _HeldBase:
         return _forked_runs(self.where, self._run, ids, self.times)
 
     def stop(self) -> None:
-        """Tell the process to end, at its gate or where it holds (:meth:`close` waits)."""
+        """End the process at its gate (it has collected nothing), or tell it to end where
+        it holds (:meth:`close` waits)."""
         if self.gate is not None and not self.gate.exists():
             _tell(self.gate, {"stop": True})
+            self._token.cancel()
         if not self._done:
             self._done = True
             (self.where / "stop").write_text("stop\n", encoding="utf-8")
