@@ -119,6 +119,38 @@ def _head_worktree(
         yield wt
 
 
+@contextlib.contextmanager
+def _worktrees(
+    git: GitRepo, base: str, opts: VerifyOptions, carry: Carry
+) -> Iterator[tuple[Worktree, Worktree]]:
+    """The base's and the head's worktrees, checked out at once (two checkouts of a large
+    repository, one after the other, were a visible part of a verification), both removed
+    on exit; when one cannot be made, the other is removed before the error goes on."""
+    makers = (
+        git.worktree(base, prefix="truegreen-base-", carry=carry),
+        _head_worktree(git, base, opts, carry),
+    )
+    made: list[Worktree] = []
+    error: BaseException | None = None
+    with contextlib.ExitStack() as stack:
+        pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="truegreen-worktree")
+        entering = [pool.submit(m.__enter__) for m in makers]
+        try:
+            pool.shutdown(wait=True)
+        finally:
+            # (also on Ctrl-C while they are made: each one made is removed on the way out)
+            for maker, future in zip(makers, entering, strict=True):
+                try:
+                    made.append(future.result())
+                except BaseException as exc:  # the first error goes on
+                    error = error or exc
+                    continue
+                stack.push(maker)
+        if error is not None:
+            raise error
+        yield made[0], made[1]
+
+
 def carry_for(project: Project, settings: config.Settings, events: Events) -> Carry:
     """What the worktrees get from the checkout, with the graded (the base's) ``carry``."""
     plan = project.carry_plan(settings)
@@ -1484,10 +1516,7 @@ def verify(
     runner = _Runner(project, settings, base_suite_exclusions(git, base))
     exam_tests = [e.test for e in exams]
     carry = carry_for(project, settings, events)
-    with (
-        git.worktree(base, prefix="truegreen-base-", carry=carry) as wb,
-        _head_worktree(git, base, opts, carry) as wh,
-    ):
+    with _worktrees(git, base, opts, carry) as (wb, wh):
         head = wh.rev
         carried = sorted({*wb.carried, *wh.carried})
         if carried:
