@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +18,11 @@ from pathlib import Path
 from truegreen import tempdirs
 from truegreen.errors import RepoError, UsageError
 from truegreen.run.executor import Command, Completed, Executor, default_executor
+
+try:
+    import fcntl
+except ImportError:  # not POSIX: the threads of this process are kept apart alone
+    fcntl = None  # type: ignore[assignment]
 
 _GIT_ENV_KEEP = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "SYSTEMROOT")
 
@@ -391,13 +397,47 @@ class GitRepo:
             if line.startswith("worktree ")
             and tempdirs.stale(Path(line.removeprefix("worktree ")).parent.name)
         ]
-        for path in dead:
-            self.git("worktree", "unlock", str(path), check=False)
-            self.git("worktree", "remove", "--force", "--force", str(path), check=False)
-            shutil.rmtree(path.parent, ignore_errors=True)
         if dead:
-            self.git("worktree", "prune", check=False)
+            with self._records():
+                for path in dead:
+                    self.git("worktree", "unlock", str(path), check=False)
+                    self.git("worktree", "remove", "--force", "--force", str(path), check=False)
+                    shutil.rmtree(path.parent, ignore_errors=True)
+                self.git("worktree", "prune", check=False)
         return dead
+
+    @contextlib.contextmanager
+    def _records(self) -> Iterator[None]:
+        """Held while a worktree is added to or removed from the repository's records,
+        by the threads of this process and by other truegreen processes: ``git worktree
+        add`` reads every worktree's record, and one half written or half removed by a
+        concurrent add or remove made it fail ("failed to read .git/worktrees/wt/commondir",
+        "could not create directory of '.git/worktrees/wt'"). The checkouts themselves,
+        the slow part, are not held."""
+        common = self._common_dir()
+        with _thread_lock(common):
+            if fcntl is None:
+                yield
+                return
+            try:
+                fd = os.open(common / "truegreen-worktrees.lock", os.O_RDWR | os.O_CREAT, 0o644)
+            except OSError:  # a repository truegreen cannot write in: its adds fail anyway
+                yield
+                return
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+                yield
+            finally:
+                os.close(fd)  # (releases the lock)
+
+    def _common_dir(self) -> Path:
+        """The repository's common git directory (the main checkout's ``.git``, also
+        from a linked worktree), asked of git once per repository and process."""
+        key = str(self.top)
+        if key not in _common_dirs:
+            out = self.git("rev-parse", "--git-common-dir").stdout.strip()
+            _common_dirs[key] = (self.top / out).resolve()
+        return _common_dirs[key]
 
     @contextlib.contextmanager
     def worktree(
@@ -416,7 +456,10 @@ class GitRepo:
         parent = tempdirs.make(prefix)
         path = parent / "wt"
         try:
-            self.git("worktree", "add", "--detach", "--force", str(path), sha)
+            with self._records():
+                self.git("worktree", "add", "--detach", "--no-checkout", "--force", str(path), sha)
+            # the checkout, beside other worktrees' (and no post-checkout hook runs)
+            self.git("reset", "--hard", "--quiet", cwd=path)
             project = path / self.prefix if self.prefix else path
             carried = self.bring(project, carry) if carry is not None else ()
             yield Worktree(self, project, sha, path, carried)
@@ -426,25 +469,40 @@ class GitRepo:
             # it; when the removal fails, unlock it too, since prune keeps the record of a
             # locked one (a removal that succeeded left no record: two git calls saved)
             removed = False
-            with contextlib.suppress(Exception):
-                removed = (
-                    self.git(
-                        "worktree",
-                        "remove",
-                        "--force",
-                        "--force",
-                        str(path),
-                        check=False,
-                        cleanup=True,
-                    ).returncode
-                    == 0
-                )
-            shutil.rmtree(parent, ignore_errors=True)
-            if not removed:
+            with self._records():
                 with contextlib.suppress(Exception):
-                    self.git("worktree", "unlock", str(path), check=False, cleanup=True)
-                with contextlib.suppress(Exception):
-                    self.git("worktree", "prune", check=False, cleanup=True)
+                    removed = (
+                        self.git(
+                            "worktree",
+                            "remove",
+                            "--force",
+                            "--force",
+                            str(path),
+                            check=False,
+                            cleanup=True,
+                        ).returncode
+                        == 0
+                    )
+                shutil.rmtree(parent, ignore_errors=True)
+                if not removed:
+                    with contextlib.suppress(Exception):
+                        self.git("worktree", "unlock", str(path), check=False, cleanup=True)
+                    with contextlib.suppress(Exception):
+                        self.git("worktree", "prune", check=False, cleanup=True)
+
+
+#: a repository's common git directory, by its top level (see GitRepo._common_dir)
+_common_dirs: dict[str, Path] = {}
+_thread_locks: dict[Path, threading.Lock] = {}
+_thread_locks_guard = threading.Lock()
+
+
+def _thread_lock(common: Path) -> threading.Lock:
+    """The lock that keeps this process's threads apart on a repository's worktree
+    records (flock alone would not: a descriptor per thread is not guaranteed apart on
+    every system)."""
+    with _thread_locks_guard:
+        return _thread_locks.setdefault(common, threading.Lock())
 
 
 @dataclass(frozen=True)
