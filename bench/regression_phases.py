@@ -95,7 +95,7 @@ def run_pytest(request, executor=None):
 
 pr.run_pytest = run_pytest
 pipeline.run_pytest = run_pytest
-for module, name in ((selection, "plan"), (selection, "load"), (pipeline, "tamper_layer"),
+for module, name in ((selection, "plan"), (selection, "load"), (pipeline, "tamper_layer"), (getattr(pipeline, "_Tamper", pipeline), "findings"),
                      (pipeline, "carry_for"), (pipeline, "grade_under_base_config")):
     if hasattr(module, name):
         timed(module, name)

@@ -12,6 +12,7 @@ import pytest
 from tests.conftest import cli, git
 from tests.verify.conftest import PY, seal_exam
 from truegreen.model.documents import validate
+from truegreen.verify import pipeline, selection
 
 FILES = {
     "calc.py": """
@@ -57,7 +58,7 @@ def _branch(root: Path, name: str, old: str, new: str) -> None:
 
 @pytest.mark.slow
 def test_the_second_verification_of_a_base_runs_what_the_change_can_affect(
-    capsys, tmp_path: Path, make_project
+    capsys, tmp_path: Path, make_project, monkeypatch
 ):
     root = make_project(FILES)
     _branch(root, "fix", "x * 2", "x * 2")
@@ -90,7 +91,23 @@ def test_the_second_verification_of_a_base_runs_what_the_change_can_affect(
     ), sel
     assert clean["decision"] == "approve"
 
+    # the tamper analysis starts once the plan is made (beside it, it would slow the plan,
+    # which the head's run waits for), while the head's tests run
+    order: list[str] = []
+    plan, start = selection.plan, pipeline._Tamper.start
+
+    def logged_plan(*args, **kwargs):
+        order.append("plan")
+        return plan(*args, **kwargs)
+
+    def logged_start(self):
+        order.append("tamper")
+        start(self)
+
+    monkeypatch.setattr(selection, "plan", logged_plan)
+    monkeypatch.setattr(pipeline._Tamper, "start", logged_start)
     broken = verify("breaks-square")
+    assert order == ["plan", "tamper"]
     sel = broken["regression"]["selection"]
     assert (sel["mode"], sel["tests"]) == ("selected", 3)
     assert sel["why"] == {"ran a changed function": 3}

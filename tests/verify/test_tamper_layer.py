@@ -10,7 +10,8 @@ import pytest
 
 from tests.conftest import git
 from truegreen import api
-from truegreen.demo.scenario import EXAM_FILE, EXAM_TEST
+from truegreen.demo.scenario import EXAM_FILE, EXAM_TEST, candidates
+from truegreen.errors import RepoError
 from truegreen.model.reasons import Reason
 from truegreen.model.requests import SealRequest
 from truegreen.project import open_project
@@ -31,6 +32,29 @@ def test_the_tamper_layer_reads_the_change_from_git(demo_repo: Path, branch: str
     found = pipeline.tamper_layer(git, git.resolve("main"), git.resolve(branch), [], None, None)
     assert all(isinstance(r, Reason) for r in found)
     assert code in {r.code for r in found}
+
+
+@pytest.mark.parametrize("branch", [c.branch for c in candidates()])
+def test_the_analysis_started_beforehand_finds_what_one_made_at_once_does(
+    demo_repo: Path, branch: str
+) -> None:
+    """A verification starts the tamper analysis of the change's source modules while its
+    suites run (``_Tamper.start``) and finishes it once it has pytest's collection."""
+    git = GitRepo(demo_repo)
+    base, head = git.resolve("main"), git.resolve(branch)
+    ahead = pipeline._Tamper(git, base, head, [])
+    ahead.start()
+    assert ahead.findings(None, None) == pipeline.tamper_layer(git, base, head, [], None, None)
+
+
+def test_an_error_of_the_analysis_started_beforehand_reaches_the_verification(
+    demo_repo: Path,
+) -> None:
+    git = GitRepo(demo_repo)
+    ahead = pipeline._Tamper(git, git.resolve("main"), "0" * 40, [])
+    ahead.start()
+    with pytest.raises(RepoError):
+        ahead.findings(None, None)
 
 
 def test_the_real_fix_has_no_tamper_reason(demo_repo: Path) -> None:

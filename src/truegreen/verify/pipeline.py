@@ -22,8 +22,8 @@ import shlex
 import shutil
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -71,6 +71,7 @@ from truegreen.verify.verdict import (
 
 if TYPE_CHECKING:
     from truegreen.verify.selection import Record
+    from truegreen.verify.tamper.snapshot import ChangeSnapshot
 
 #: pytest configuration files; the base's copy is what the head is graded under.
 PYTEST_CONFIG_FILES = ("pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml")
@@ -706,13 +707,14 @@ def _select_and_run(
     ctx: SelectionContext,
     record: Record,
     extras: Extras | None = None,
+    meanwhile: Callable[[], object] = lambda: None,
 ) -> tuple[_BaseView, SideRuns, SideRuns | None, Selection, _Prepared | None]:
     """A later verification of a base: the record stands for the base's suite, and the
     head runs the tests the change can affect (or the whole suite, when the change is one
     the record cannot see). The head's process starts before the plan is made and waits
     for its test files (:class:`_GatedRun`). With the selected tests, the reruns of new
     failures are made ready as they run (:class:`_Prepared`): the caller closes what it
-    returns."""
+    returns. ``meanwhile`` is called once the plan is made, while the head runs."""
     from truegreen.verify import selection
 
     here = str(base_tree)
@@ -779,6 +781,7 @@ def _select_and_run(
             events.note(
                 "regression", f"regression: the whole suite runs on the head: {chosen.reason}"
             )
+            meanwhile()
             maybe_head, always_base = both_sides(
                 lambda: _side_runs(
                     runner, head_tree, "head", events, _head_suite(runner, head_tree, extras)
@@ -836,6 +839,7 @@ def _select_and_run(
                 ),
                 encoding="utf-8",
             )
+            meanwhile()
 
             def head_run() -> PytestRun:
                 if not files:
@@ -1245,10 +1249,12 @@ def regression_layer(
     events: Events,
     ctx: SelectionContext | None = None,
     head_extras: Extras | None = None,
+    meanwhile: Callable[[], object] = lambda: None,
 ) -> tuple[RegressionEvidence, _BaseView, SideRuns, Selection]:
     """The regression layer: the suite on both sides (or, with ``ctx``, the base's record
     and the head's selected tests), then every test that passed on the base and not on the
-    head rerun on both sides."""
+    head rerun on both sides. ``meanwhile`` is called once the suites are under way (with
+    a record, once the plan is made: not beside it, which the head's run waits for)."""
     kept = f" (leaving out, as the base's addopts do: {shlex.join(runner.exclusions)})"
     always = runner.settings.always_run
     record = None
@@ -1273,6 +1279,8 @@ def regression_layer(
         )
     base_side: SideRuns | None
     prepared: _Prepared | None = None
+    if record is None:
+        meanwhile()
     if ctx is None:
         full_base, head = both_sides(
             lambda: _side_runs(runner, base_tree, "base", events),
@@ -1290,7 +1298,7 @@ def regression_layer(
         )
     else:
         view, head, base_side, sel, prepared = _select_and_run(
-            runner, base_tree, head_tree, exam_tests, events, ctx, record, head_extras
+            runner, base_tree, head_tree, exam_tests, events, ctx, record, head_extras, meanwhile
         )
     try:
         return _compare(
@@ -1422,6 +1430,53 @@ def _compare(
     )
 
 
+class _Tamper:
+    """The tamper layer of one verification (:mod:`truegreen.verify.tamper`). The part
+    that needs no collection (the change's source modules, most of its time) can be
+    started beforehand on a thread of its own (:meth:`start`), beside the suites' runs;
+    :meth:`findings` waits for it, or makes it there when it was never started."""
+
+    def __init__(self, git: GitRepo, base: str, head: str, exams: Sequence[SealedExam]) -> None:
+        self._where = (git, base, head, exams)
+        self._sources: Future[tuple[ChangeSnapshot, dict[str, list[Reason]]]] | None = None
+
+    def _snapshot_and_sources(self) -> tuple[ChangeSnapshot, dict[str, list[Reason]]]:
+        # imported here: the analyses (syntax trees, YAML) are only needed when verifying
+        from truegreen.verify import tamper
+
+        git, base, head, exams = self._where
+        snapshot = tamper.ChangeSnapshot.from_git(
+            git,
+            base,
+            head,
+            exams=[
+                tamper.ExamRef(test=e.test, path=e.path, content=e.file(e.path).content)
+                for e in exams
+            ],
+        )
+        return snapshot, tamper.source_findings(snapshot)
+
+    def start(self) -> None:
+        if self._sources is None:
+            pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="truegreen-tamper")
+            self._sources = pool.submit(self._snapshot_and_sources)
+            pool.shutdown(wait=False)
+
+    def findings(
+        self, base_collected: set[str] | None, head_collected: set[str] | None
+    ) -> tuple[Reason, ...]:
+        """What the change base -> head did to the evidence, with the node ids pytest
+        collects on each side when the regression layer ran."""
+        from truegreen.verify import tamper
+
+        if self._sources is None:
+            snapshot, sources = self._snapshot_and_sources()
+        else:
+            snapshot, sources = self._sources.result()
+        snapshot = replace(snapshot, base_collected=base_collected, head_collected=head_collected)
+        return tuple(tamper.analyze(snapshot, sources))
+
+
 def tamper_layer(
     git: GitRepo,
     base: str,
@@ -1432,20 +1487,7 @@ def tamper_layer(
 ) -> tuple[Reason, ...]:
     """What the change base -> head did to the evidence (:mod:`truegreen.verify.tamper`),
     with the node ids pytest collects on each side when the regression layer ran."""
-    # imported here: the analyses (syntax trees, YAML) are only needed when verifying
-    from truegreen.verify import tamper
-
-    snapshot = tamper.ChangeSnapshot.from_git(
-        git,
-        base,
-        head,
-        exams=[
-            tamper.ExamRef(test=e.test, path=e.path, content=e.file(e.path).content) for e in exams
-        ],
-        base_collected=base_collected,
-        head_collected=head_collected,
-    )
-    return tuple(tamper.analyze(snapshot))
+    return _Tamper(git, base, head, exams).findings(base_collected, head_collected)
 
 
 #: mutate the changed lines of non-test code the exams execute; count mutants the exams
@@ -1578,6 +1620,7 @@ def verify(
             coverage = coverage_gate.Coverage(
                 gates.coverage_min, measured=False, why="the regression layer did not run"
             )
+        tampering = _Tamper(git, base, head, exams)
         if opts.regression:
             ctx = None
             if opts.regression_mode == "selected":
@@ -1592,7 +1635,7 @@ def verify(
                         coverage_gate.extras(wh.path, measured, lines_dir) if measured else None
                     )
                 regression, base_view, head_side, selected = regression_layer(
-                    runner, wb.path, wh.path, set(exam_tests), events, ctx, extras
+                    runner, wb.path, wh.path, set(exam_tests), events, ctx, extras, tampering.start
                 )
                 if gates.coverage_min is not None:
                     coverage = coverage_gate.measure(
@@ -1606,7 +1649,7 @@ def verify(
             else:
                 head_collected = {_norm(i, wb.path, git.root) for i in base_view.head_collected}
         events.start("tamper", "tamper: analysing the change")
-        tamper_findings = tamper_layer(git, base, head, exams, base_collected, head_collected)
+        tamper_findings = tampering.findings(base_collected, head_collected)
         events.end("tamper")
         gate_findings = None
         if gates.on:

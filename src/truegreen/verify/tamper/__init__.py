@@ -9,6 +9,7 @@ code is from DESIGN.md's "Tamper layer" list (see docs/tamper.md).
 from __future__ import annotations
 
 import ast
+from collections.abc import Mapping
 from pathlib import PurePosixPath
 
 from truegreen.model import reasons as R
@@ -19,39 +20,79 @@ from truegreen.verify.tamper.names import parse
 from truegreen.verify.tamper.snapshot import ChangeSnapshot, ExamRef
 from truegreen.verify.tamper.testcode import TestAnalysis
 
-__all__ = ["ChangeSnapshot", "ExamRef", "Reason", "analyze"]
+__all__ = ["ChangeSnapshot", "ExamRef", "Reason", "analyze", "source_findings"]
 
 _DOC_SUFFIXES = (".md", ".rst", ".txt.in")
 _CONFIG_SUFFIXES = (".toml", ".cfg", ".ini", ".lock", "Makefile", ".in")
 
 
-def analyze(snap: ChangeSnapshot) -> list[Reason]:
-    """Every tamper reason for one change, sorted by file, line and code."""
+def _changed(snap: ChangeSnapshot) -> list[str]:
     # a path listed as changed with equal bytes on both sides is not a change
-    changed = [p for p in snap.changed_paths() if snap.base_files.get(p) != snap.head_files.get(p)]
-    head_tests = [p for p in snap.head_files if is_test_module(p)]
-    tests = TestAnalysis(snap, changed, head_tests)
-    found: list[Reason] = []
+    return [p for p in snap.changed_paths() if snap.base_files.get(p) != snap.head_files.get(p)]
+
+
+def _plugins(snap: ChangeSnapshot) -> set[str]:
+    """The modules pytest loads as plugins (by the configuration) on either side."""
+    return config.plugin_modules(snap, snap.base_files, snap.base_text) | config.plugin_modules(
+        snap, snap.head_files, snap.head_text
+    )
+
+
+def _is_source(path: str, plugins: set[str]) -> bool:
+    """A Python module of the code under test (not a test, a conftest or a plugin)."""
+    return (
+        path.endswith(".py")
+        and not is_test_code(path)
+        and PurePosixPath(path).name != "conftest.py"
+        and path not in plugins
+    )
+
+
+def source_findings(snap: ChangeSnapshot) -> dict[str, list[Reason]]:
+    """What each changed source module adds (special cases of the exams' inputs, and the
+    other source-side cheats of :mod:`.source`): the bulk of the analysis's time, and
+    none of it needs pytest's collection, so a verification makes it while its suites run
+    and hands it to :func:`analyze`."""
+    changed = _changed(snap)
+    plugins = _plugins(snap)
     exam_lits = source.exam_literals(snap.exams)
     deleted_src = [
         p for p in changed if p.endswith(".py") and not is_test_code(p) and p not in snap.head_files
     ]
-    base_plugins = config.plugin_modules(snap, snap.base_files, snap.base_text)
-    head_plugins = config.plugin_modules(snap, snap.head_files, snap.head_text)
+    out: dict[str, list[Reason]] = {}
+    for path in changed:
+        new = snap.head_text(path)
+        if new is None or not _is_source(path, plugins):
+            continue
+        old = snap.base_text(path)
+        olds = [old] if old is not None else [t for p in deleted_src if (t := snap.base_text(p))]
+        out[path] = source.added(olds, new, path, exam_lits)
+    return out
+
+
+def analyze(
+    snap: ChangeSnapshot, sources: Mapping[str, list[Reason]] | None = None
+) -> list[Reason]:
+    """Every tamper reason for one change, sorted by file, line and code; ``sources``:
+    :func:`source_findings` of the same change, made beforehand."""
+    changed = _changed(snap)
+    head_tests = [p for p in snap.head_files if is_test_module(p)]
+    tests = TestAnalysis(snap, changed, head_tests)
+    found: list[Reason] = []
+    plugins = _plugins(snap)
+    if sources is None:
+        sources = source_findings(snap)
     test_strings: dict[str, set[str]] = {}
     for path in changed:
         old, new = snap.base_text(path), snap.head_text(path)
         name = PurePosixPath(path).name
-        if name == "conftest.py" or path in base_plugins | head_plugins:
+        if name == "conftest.py" or path in plugins:
             found += config.plugin_changes(path, old, new)
         elif path.endswith(".py") and is_test_code(path):
             if old is not None and new is not None:
                 tests.compare_file(path)
         elif path.endswith(".py") and new is not None:
-            olds = (
-                [old] if old is not None else [t for p in deleted_src if (t := snap.base_text(p))]
-            )
-            found += source.added(olds, new, path, exam_lits)
+            found += sources[path]
         elif old is not None and _is_test_data(snap, path, test_strings):
             found.append(
                 Reason(
