@@ -257,6 +257,7 @@ __all__ = [
     "localize",
     "open_ledger",
     "policy_explain",
+    "project_root",
     "render_report",
     "repo_identity",
     "reproduce",
@@ -1202,6 +1203,16 @@ def working_tree_changes(repo: Path | str) -> tuple[str, ...]:
     from truegreen.repo.git import GitRepo
 
     return tuple(GitRepo.discover(repo).changed_paths())
+
+
+def project_root(path: Path | str) -> Path:
+    """The directory of the project that contains ``path`` (a directory): the nearest one
+    from ``path`` up to the git top level that holds a ``pyproject.toml``, ``setup.py``,
+    ``setup.cfg``, ``pytest.ini`` or ``tox.ini``, else the top level. What a request's
+    ``repo`` given ``path`` stands for (a UsageError when ``path`` is in no repository)."""
+    from truegreen.repo.git import GitRepo
+
+    return GitRepo.discover(path).root
 
 
 def give_up(cancel: Cancellation) -> None:

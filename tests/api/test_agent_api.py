@@ -133,3 +133,16 @@ def test_a_request_for_the_working_tree_takes_neither_a_head_nor_a_patch() -> No
     with pytest.raises(api.UsageError) as caught:
         api.VerifyRequest(working_tree=True, head="fix", base="main")
     assert caught.value.field == "working_tree"
+
+
+def test_the_project_root_of_a_directory_in_it(make_project: Callable[..., Path]) -> None:
+    root = make_project({"pyproject.toml": "[project]\nname = 'p'\n", "tests/test_a.py": ""})
+    # from a subdirectory (pytest run in tests/): the project's directory
+    assert api.project_root(root / "tests") == root.resolve()
+    assert api.project_root(root) == root.resolve()
+    # a package of a monorepo with a marker of its own is a project of its own
+    (root / "libs" / "calc").mkdir(parents=True)
+    (root / "libs" / "calc" / "setup.cfg").write_text("", encoding="utf-8")
+    assert api.project_root(root / "libs" / "calc") == (root / "libs" / "calc").resolve()
+    with pytest.raises(api.UsageError):
+        api.project_root(root.parent)
