@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
+import sys
+import sysconfig
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -38,6 +41,40 @@ def invoicekit(tmp_path: Path) -> Path:
     git(root, "add", "-A")
     git(root, "commit", "-qm", "invoicekit")
     return root
+
+
+#: a test that imports a package installed only in the project's venv at ``venv/``
+DEP_TEST = "tests/test_zz_dep.py::test_discount_from_the_dependency"
+
+
+@pytest.fixture
+def venv_project(invoicekit: Path) -> Path:
+    """invoicekit with its virtualenv at ``venv/`` (not ``.venv``: truegreen does not find
+    it by itself), in which alone the package ``pretend`` is installed, and a failing test
+    that imports it (``tests/test_zz_dep.py``, committed; the venv is not)."""
+    (invoicekit / ".gitignore").write_text("venv/\n", encoding="utf-8")
+    # the venv reaches pytest through a .pth to this interpreter's site-packages, which a
+    # sandbox would not mount
+    pyproject = invoicekit / "pyproject.toml"
+    text = pyproject.read_text(encoding="utf-8")
+    pyproject.write_text(text + '\n[tool.truegreen]\nsandbox = "none"\n', encoding="utf-8")
+    subprocess.run(
+        [sys.executable, "-m", "venv", "--without-pip", str(invoicekit / "venv")], check=True
+    )
+    site = next((invoicekit / "venv" / "lib").glob("python3*")) / "site-packages"
+    # pytest and the rest from this interpreter's site-packages
+    outer = sysconfig.get_paths()["purelib"]
+    (site / "outer.pth").write_text(f"import site; site.addsitedir({outer!r})\n")
+    (site / "pretend.py").write_text("TEN = 10\n", encoding="utf-8")
+    (invoicekit / "tests" / "test_zz_dep.py").write_text(
+        "import pretend\nfrom invoicekit.discounts import bulk_discount_percent\n\n\n"
+        "def test_discount_from_the_dependency():\n"
+        "    assert bulk_discount_percent(pretend.TEN) == 5\n",
+        encoding="utf-8",
+    )
+    git(invoicekit, "add", "-A")
+    git(invoicekit, "commit", "-qm", "a test of the dependency")
+    return invoicekit
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from tests.api.conftest import EXAM_TEST
-from tests.claude.conftest import FAILING, payload
+from tests.claude.conftest import DEP_TEST, FAILING, payload
 from tests.conftest import TARGET_PYTHON, git
 from truegreen import api
 from truegreen.claude import hook
@@ -38,14 +38,128 @@ def _said(data: Any) -> dict[str, Any] | None:
         (True, "uv run pytest -x"),
         (True, "cd proj && .venv/bin/pytest"),
         (True, "py.test"),
+        (True, "cd tests && pytest test_version.py -x"),
+        (True, "venv/bin/python -m pytest tests/test_zz_dep.py"),
+        (True, "./env/bin/pytest -q 2>&1 | tail -20"),
+        (True, "pip install -e . && python3.12 -X dev -m pytest"),
+        (True, "FOO=1 timeout 120 pytest; echo $?"),
+        (True, "echo start\npython -mpytest -q"),
+        (True, "poetry run pytest"),
+        (True, "uv run --with hypothesis pytest -x"),
+        (True, "coverage run -m pytest"),
+        (True, "bash -c 'pytest -q'"),
         (False, "ls -la"),
         (False, "pip install pytest-cov"),
         (False, "grep -rn pytest_plugins ."),
         (False, "cat pytest.ini"),
+        (False, "echo pytest"),
+        (False, "grep -r pytest setup.cfg"),
+        (False, "rg pytest"),
+        (False, 'git commit -m "make pytest pass"'),
+        (False, "python -c 'import pytest'"),
+        (False, "python setup.py test"),
+        (False, "uv run ruff check pytest_plugin.py"),
+        (False, "make test"),
+        # tox and nox: their output is theirs (several environments, each its own)
+        (False, "tox -e py312"),
+        (False, "nox -s tests"),
+        (False, 'pytest -k "unclosed'),
     ],
 )
 def test_which_commands_ran_pytest(kind: bool, command: str) -> None:
     assert hook.runs_pytest(command) is kind
+
+
+@pytest.mark.parametrize(
+    ("command", "directory", "python"),
+    [
+        ("pytest -q", None, None),
+        ("python -m pytest", None, None),  # which python: the agent's shell's
+        ("uv run pytest", None, None),  # uv picks the project's environment
+        ("venv/bin/python -m pytest tests/test_zz_dep.py", None, "venv/bin/python"),
+        ("./env/bin/pytest -x", None, "./env/bin/python"),
+        ("/opt/py/bin/python3.12 -m pytest", None, "/opt/py/bin/python3.12"),
+        ("cd tests && pytest test_version.py -x", "tests", None),
+        ("cd pkg; cd tests && ../venv/bin/pytest", "pkg/tests", "../venv/bin/python"),
+    ],
+)
+def test_where_the_command_ran_pytest_and_with_which_interpreter(
+    command: str, directory: str | None, python: str | None
+) -> None:
+    assert hook.find_pytest(command) == hook.PytestCall(directory, python)
+
+
+def test_ids_printed_relative_to_where_pytest_ran_are_node_ids_from_its_rootdir(
+    invoicekit: Path,
+) -> None:
+    tests = invoicekit / "tests"
+    printed = ["test_issue_42.py::test_bulk_discount_starts_at_exactly_ten"]
+    call = hook.find_pytest("cd tests && pytest test_issue_42.py")
+    assert call is not None
+    # Claude Code's cwd after the cd, or before it: the same directory
+    assert hook.invocation_dir(tests, call, printed) == tests.resolve()
+    assert hook.invocation_dir(invoicekit, call, printed) == tests.resolve()
+    here = tests.resolve()
+    assert hook.node_id(printed[0], here, invoicekit.resolve()) == FAILING
+    # an id that is no file there, or a file outside the rootdir: as printed
+    assert hook.node_id("nope.py::t", here, invoicekit.resolve()) == "nope.py::t"
+    assert hook.node_id(printed[0], here, here / "sub") == printed[0]
+    header = "platform linux -- Python 3.12\nrootdir: {}\nconfigfile: pyproject.toml\n"
+    assert hook.rootdir_of(header.format(invoicekit)) == invoicekit.resolve()
+    old_style = f"rootdir: {invoicekit}, configfile: pyproject.toml, testpaths: tests\n"
+    assert hook.rootdir_of(old_style) == invoicekit.resolve()
+    assert hook.rootdir_of("rootdir: /nonexistent/x\n") is None
+    assert hook.rootdir_of("F\n1 failed\n") is None  # -q prints no header
+
+
+def test_the_interpreter_the_command_named_else_the_installed_one_else_none(
+    venv_project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    python = str(venv_project / "venv" / "bin" / "python")
+    named = hook.PytestCall(None, "venv/bin/python")
+    tests = venv_project / "tests"
+    assert hook.python_for(named, venv_project, venv_project) == python
+    # named relative to the directory pytest ran in (cd tests && ../venv/bin/pytest)
+    up = hook.PytestCall("tests", "../venv/bin/python")
+    assert hook.python_for(up, tests, venv_project) == python
+    bare = hook.PytestCall(None, None)
+    assert hook.python_for(bare, venv_project, venv_project) is None  # the project's own
+    monkeypatch.setattr(hook, "INSTALLED_PYTHON", python)
+    assert hook.python_for(bare, venv_project, venv_project) == python
+    # a named interpreter that is not there: the installed one
+    gone = hook.PytestCall(None, "env/bin/python")
+    assert hook.python_for(gone, venv_project, venv_project) == python
+    assert hook.python_from_argv(["--python", python]) == python
+    assert hook.python_from_argv([f"--python={python}"]) == python
+    assert hook.python_from_argv(["--python"]) is None and hook.python_from_argv([]) is None
+
+
+@pytest.mark.slow
+def test_a_pytest_run_from_a_subdirectory_gets_context_for_its_node_id(
+    invoicekit: Path, new_session: Callable[[], str]
+) -> None:
+    data = payload(
+        "post_tool_use_failure_pytest_in_tests_dir", invoicekit, session_id=new_session()
+    )
+    got = _said(data)
+    assert got is not None
+    context = got["hookSpecificOutput"]["additionalContext"]
+    assert context.startswith(f"truegreen: context for {FAILING}")
+    assert "invoicekit/discounts.py:14" in context
+
+
+@pytest.mark.slow
+def test_the_hook_runs_the_tests_with_the_interpreter_the_command_named(
+    venv_project: Path, new_session: Callable[[], str]
+) -> None:
+    data = payload("post_tool_use_failure_pytest_venv", venv_project, session_id=new_session())
+    got = _said(data)
+    assert got is not None, "silent: the test could not be collected with another interpreter"
+    context = got["hookSpecificOutput"]["additionalContext"]
+    assert context.startswith(f"truegreen: context for {DEP_TEST}")
+    assert "invoicekit/discounts.py:14" in context
+    rerun = next(line for line in context.splitlines() if line.startswith("rerun: "))
+    assert str(venv_project / "venv" / "bin" / "python") in rerun
 
 
 @pytest.mark.slow
@@ -118,6 +232,18 @@ def test_silence_when_the_cause_is_in_the_test_itself(
         '{"hook_event_name": "Stop", "cwd": 5}',
         '{"hook_event_name": "SessionStart", "cwd": "/"}',
         '{"hook_event_name": "Stop", "cwd": "/"}',
+        # a command that cannot be read, names no directory that is there, runs outside a
+        # git repository, or is not a string
+        '{"hook_event_name": "PostToolUseFailure", "tool_name": "Bash", "tool_input": '
+        '{"command": "pytest -k \\"a"}, "error": "FAILED a.py::t", "cwd": "/"}',
+        '{"hook_event_name": "PostToolUseFailure", "tool_name": "Bash", "tool_input": '
+        '{"command": "cd /nonexistent/x && venv/bin/pytest"}, "error": "FAILED t.py::t", '
+        '"cwd": "/"}',
+        '{"hook_event_name": "PostToolUseFailure", "tool_name": "Bash", "tool_input": '
+        '{"command": ["pytest"]}, "error": "FAILED a.py::t", "cwd": "/"}',
+        '{"hook_event_name": "PostToolUseFailure", "tool_name": "Bash", "tool_input": '
+        '{"command": "cd tests && pytest"}, "error": "FAILED ../../a.py::t\\nrootdir: 7", '
+        '"cwd": "/tmp"}',
     ],
 )
 def test_a_malformed_payload_gets_silence_and_exit_0(raw: str) -> None:

@@ -51,9 +51,11 @@ import hashlib  # noqa: E402
 import json  # noqa: E402
 import os  # noqa: E402
 import re  # noqa: E402
+import shlex  # noqa: E402
 import sys  # noqa: E402
 import threading  # noqa: E402
 from collections.abc import Mapping  # noqa: E402
+from dataclasses import dataclass  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any, NoReturn, TextIO  # noqa: E402
 
@@ -95,15 +97,161 @@ SKIP_DIRS = {
     "dist",
 }
 
-#: pytest as the command word (``pytest``, ``.venv/bin/pytest``, ``py.test``) or a module
-#: run with ``-m``; not ``pytest.ini`` or ``pytest-cov``
-PYTEST = re.compile(r"(?:^|[\s;&|(/])(?:py\.test|pytest)(?=$|[\s;&|)])|-m\s+pytest(?=$|[\s;&|)])")
+#: the command words that are pytest (``pytest``, ``.venv/bin/pytest``, ``py.test``)
+PYTEST_WORDS = frozenset({"pytest", "py.test", "pytest.exe", "py.test.exe"})
+#: a Python interpreter's name (``python``, ``python3.12``, ``pypy3``)
+PYTHON_WORD = re.compile(r"(?:python|pypy)(?:\d+(?:\.\d+)*)?(?:\.exe)?")
+#: words that run the rest of their command: their options (and the listed ones' values,
+#: and ``timeout``'s duration) are skipped
+WRAPPERS = frozenset({"env", "time", "nice", "nohup", "exec", "command", "timeout", "stdbuf"})
+#: tools that run a command in the project's environment (``uv run pytest``), their
+#: sub-command, and their options that take a value
+RUNNERS = {
+    "uv": "run",
+    "poetry": "run",
+    "pdm": "run",
+    "hatch": "run",
+    "pipenv": "run",
+    "rye": "run",
+}
+VALUED = frozenset({
+    "-n", "-p", "-e", "--with", "--python", "--extra", "--group", "--only-group", "--package",
+    "--project", "--directory", "--env-file", "--index", "--with-requirements", "--env",
+})  # fmt: skip
+#: a shell's control operators and redirections (the characters of)
+SHELL_PUNCTUATION = ";&|()<>\n"
+
+
+@dataclass(frozen=True)
+class PytestCall:
+    """Where a shell command ran pytest: the ``cd`` of its chain before it (``tests`` for
+    ``cd tests && pytest``; None: none) and the interpreter the command names (as written:
+    ``venv/bin/python`` for ``venv/bin/python -m pytest`` and ``venv/bin/pytest``; None for
+    a bare ``pytest``, ``python -m pytest``, ``uv run pytest``)."""
+
+    directory: str | None
+    python: str | None
+
+
+def _segments(command: str) -> list[list[str]]:
+    """The simple commands of a shell command line (split at ``&&``, ``||``, ``;``, ``|``,
+    ``&``, parentheses and line ends; redirections left out); [] when it cannot be read."""
+    lexer = shlex.shlex(command, posix=True, punctuation_chars=SHELL_PUNCTUATION)
+    lexer.whitespace = " \t\r"
+    lexer.whitespace_split = True
+    try:
+        tokens = list(lexer)
+    except ValueError:  # an unclosed quote
+        return []
+    out: list[list[str]] = [[]]
+    skip = False
+    for token in tokens:
+        if token and all(c in SHELL_PUNCTUATION for c in token):
+            if "<" in token or ">" in token:
+                skip = True  # a redirection: its target is no argument
+            else:
+                out.append([])
+            continue
+        if skip:
+            skip = False
+            continue
+        out[-1].append(token)
+    return [s for s in out if s]
+
+
+def _command_words(words: list[str]) -> list[str]:
+    """``words`` from the command they run, past variable assignments (``FOO=1 pytest``)
+    and wrappers (``env``, ``time``, ``timeout 60``, ``nice -n 5``)."""
+    i = 0
+    while i < len(words):
+        word = words[i]
+        if "=" in word and not word.startswith(("-", "=")) and "/" not in word.split("=")[0]:
+            i += 1  # FOO=1
+            continue
+        name = os.path.basename(word)
+        if name not in WRAPPERS:
+            return words[i:]
+        i += 1
+        while i < len(words) and words[i].startswith("-"):
+            i += 2 if words[i] in VALUED else 1
+        if name == "timeout" and i < len(words):
+            i += 1  # its duration
+    return []
+
+
+def _python_of(word: str) -> str | None:
+    """The interpreter a command word names: itself for a path to a Python, the Python
+    beside it for a path to pytest (``venv/bin/pytest``: ``venv/bin/python``); None for a
+    bare name (which one runs depends on the agent's shell: its PATH, an activated venv)."""
+    if "/" not in word:
+        return None
+    folder, name = os.path.split(word)
+    if PYTHON_WORD.fullmatch(name):
+        return word
+    return os.path.join(folder, "python.exe" if name.endswith(".exe") else "python")
+
+
+def _pytest_words(words: list[str], depth: int = 0) -> tuple[bool, str | None]:
+    """Whether the simple command ``words`` runs pytest, and the interpreter it names."""
+    words = _command_words(words)
+    if not words or depth > 3:
+        return False, None
+    word, args = words[0], words[1:]
+    name = os.path.basename(word)
+    if name in PYTEST_WORDS:
+        return True, _python_of(word)
+    if name in RUNNERS and args and args[0] == RUNNERS[name]:
+        rest = args[1:]
+        while rest and rest[0].startswith("-"):
+            rest = rest[2:] if rest[0] in VALUED else rest[1:]
+        return _pytest_words(rest, depth + 1)[0], None  # the runner picks its environment
+    if name in ("sh", "bash", "zsh", "dash") and len(args) >= 2 and args[0] == "-c":
+        call = find_pytest(args[1], depth + 1)
+        return (call is not None, call.python if call else None)
+    if name == "coverage" and args and args[0] == "run":
+        args = args[1:]
+    elif PYTHON_WORD.fullmatch(name) is None:
+        return False, None
+    # python's options up to -m MODULE (a script, -c CODE or a bare word: not pytest)
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg == "-m" or (arg.startswith("-m") and len(arg) > 2):
+            module = args[i + 1] if arg == "-m" and i + 1 < len(args) else arg[2:]
+            rest = args[i + 2 :] if arg == "-m" else args[i + 1 :]
+            if module == "coverage" and rest[:1] == ["run"]:
+                return _pytest_words(["coverage", *rest], depth + 1)[0], _python_of(word)
+            return module == "pytest", _python_of(word)
+        if not arg.startswith("-") or arg == "-c":
+            return False, None
+        i += 2 if arg in ("-X", "-W", "--rcfile", "--source", "--data-file") else 1
+    return False, None
+
+
+def find_pytest(command: str, depth: int = 0) -> PytestCall | None:
+    """Where the shell command ``command`` ran pytest (the first simple command of its
+    ``&&`` / ``;`` / ``|`` chain that does), or None. A command runs pytest when its
+    command word is pytest (``pytest``, ``py.test``, ``venv/bin/pytest``), a Python running
+    the module (``python -m pytest``, ``.venv/bin/python3 -m pytest``), ``coverage run -m
+    pytest``, a runner of the project's environment running one of these (``uv run``,
+    ``poetry run``, ``pdm run``, ``hatch run``, ``pipenv run``, ``rye run``), or ``sh -c``
+    one; after ``FOO=1``, ``env``, ``time``, ``timeout 60``. Not a command that only
+    mentions it (``echo pytest``, ``grep -r pytest``, ``git commit -m "make pytest pass"``,
+    ``cat pytest.ini``, ``pip install pytest-cov``), nor ``tox`` or ``nox``: their output
+    is theirs (several environments' runs, in environments of their own)."""
+    directory: str | None = None
+    for words in _segments(command):
+        ran, python = _pytest_words(words, depth)
+        if ran:
+            return PytestCall(directory, python)
+        if words[0] in ("cd", "pushd") and len(words) == 2 and not words[1].startswith(("-", "~")):
+            directory = os.path.join(directory or "", words[1])
+    return None
 
 
 def runs_pytest(command: str) -> bool:
-    """Whether a shell command ran pytest (``pytest``, ``python -m pytest``, ``uv run
-    pytest``, ``tox -e py -- ...`` is not: its output is tox's)."""
-    return bool(PYTEST.search(command))
+    """Whether a shell command ran pytest (:func:`find_pytest`)."""
+    return find_pytest(command) is not None
 
 
 def _state_dir() -> Path:
@@ -196,6 +344,79 @@ def _fit(text: str, limit: int = MAX_CONTEXT) -> str:
     return cut + tail
 
 
+def invocation_dir(cwd: Path, call: PytestCall, printed: list[str]) -> Path:
+    """The directory pytest ran in: the payload's ``cwd``, or that and the ``cd`` of the
+    command's chain (whichever holds the test files pytest printed; Claude Code's ``cwd``
+    may be where the shell was before the command or after it)."""
+    files = {t.split("::", 1)[0] for t in printed}
+    candidates = [cwd]
+    if call.directory:
+        candidates.append(cwd / call.directory)
+    for candidate in candidates:
+        if candidate.is_dir() and all((candidate / f).is_file() for f in files):
+            return candidate.resolve()
+    return cwd.resolve()
+
+
+#: the rootdir line of pytest's header (not printed with ``-q``)
+ROOTDIR = re.compile(r"^rootdir: (.+?)(?:, (?:configfile|inifile|testpaths|plugins): .*)?$", re.M)
+
+
+def rootdir_of(output: str) -> Path | None:
+    """pytest's rootdir as its output's header names it (None: not there, or not a
+    directory)."""
+    found = ROOTDIR.search(output[:20000])
+    if not found:
+        return None
+    path = Path(found.group(1).strip())
+    return path.resolve() if path.is_absolute() and path.is_dir() else None
+
+
+def node_id(printed: str, here: Path, base: Path) -> str:
+    """The node id from ``base`` of a test id pytest printed relative to ``here`` (where
+    it ran): ``test_version.py::test_x`` run in ``tests/`` is
+    ``tests/test_version.py::test_x``; an id whose file is not under ``base`` as printed."""
+    file, sep, rest = printed.partition("::")
+    path = Path(os.path.normpath(here / file))
+    if not path.is_file():
+        return printed
+    rel = os.path.relpath(path, base)
+    if rel.startswith(".."):
+        return printed
+    return Path(rel).as_posix() + sep + rest
+
+
+#: the interpreter ``install-claude --python`` gave the hooks (their command's
+#: ``--python PY``; :func:`run` reads it)
+INSTALLED_PYTHON: str | None = None
+
+
+def python_for(call: PytestCall, here: Path, cwd: Path) -> str | None:
+    """The interpreter to run the project's tests with: the one the agent's command named
+    (``venv/bin/python -m pytest``, ``./env/bin/pytest``: relative to where it ran), else
+    :data:`INSTALLED_PYTHON`, else None (the project's: ``.venv/bin/python`` when present).
+    A bare ``python -m pytest`` in an activated venv names none the hook can see (the
+    agent's shell's environment is not in the payload)."""
+    if call.python:
+        for folder in (here, cwd):
+            path = Path(os.path.abspath(folder / call.python))  # a venv's link kept
+            if path.is_file():
+                return str(path)
+    if INSTALLED_PYTHON and Path(INSTALLED_PYTHON).is_file():
+        return INSTALLED_PYTHON
+    return None
+
+
+def python_from_argv(argv: list[str]) -> str | None:
+    """``--python PY`` (or ``--python=PY``) among the hook command's arguments."""
+    for i, arg in enumerate(argv):
+        if arg == "--python" and i + 1 < len(argv):
+            return argv[i + 1]
+        if arg.startswith("--python="):
+            return arg.split("=", 1)[1]
+    return None
+
+
 def localize_seconds(until: float | None, now: float | None = None) -> float:
     """The localize's time budget: what is left before ``until`` (a ``time.monotonic()``
     deadline; None: none), less :data:`LOCALIZE_MARGIN`, within 1 s and
@@ -215,7 +436,8 @@ def test_context(
         return None
     tool_input = payload.get("tool_input")
     command = tool_input.get("command") if isinstance(tool_input, Mapping) else None
-    if not isinstance(command, str) or not runs_pytest(command):
+    call = find_pytest(command) if isinstance(command, str) else None
+    if call is None:
         return None
     output = _output_of(payload)
     if not output.strip():
@@ -224,14 +446,23 @@ def test_context(
     if not isinstance(cwd, str) or not Path(cwd).is_dir():
         return None
     diagnosis = api.diagnose(api.DiagnoseRequest(text=output))
-    failing = list(diagnosis.failing_tests)
-    if not failing:
+    printed = list(diagnosis.failing_tests)
+    if not printed:
         return None
-    root = Path(cwd)
+    # pytest prints ids relative to where it ran (``cd tests && pytest``): as node ids
+    # from its rootdir, in the project that directory belongs to
+    here = invocation_dir(Path(cwd), call, printed)
+    try:
+        root = api.project_root(here)
+    except api.UsageError:  # not in a git repository: the directory itself
+        root = here
+    base = rootdir_of(output) or root
+    ids = {t: node_id(t, here, base) for t in printed}
+    failing = list(dict.fromkeys(ids.values()))
     if is_tiny(root):
         return None
     session = Session(str(payload.get("session_id") or "unknown"))
-    by_test = {s.test: s.signature for s in diagnosis.signatures}
+    by_test = {ids.get(s.test, s.test): s.signature for s in diagnosis.signatures}
     fresh = [t for t in failing if not session.seen(by_test.get(t, t))]
     if not fresh:
         return None  # every failure here was already explained in this session
@@ -239,6 +470,9 @@ def test_context(
     found = api.localize(
         api.LocalizeRequest(
             repo=root,
+            # the interpreter the agent's command ran pytest with, else the one given to
+            # install-claude, else the project's (.venv/bin/python, else this one)
+            python=python_for(call, here, Path(cwd)),
             test_ids=(target,),
             # the failing test's own file only, and of it what runs by the deadline: an
             # answer within seconds matters more here than all the passing tests
@@ -489,7 +723,9 @@ def run() -> NoReturn:
     the work up then. Its processes are still killed (the reaper does it when this
     process is gone); a temporary directory it left is removed by the next truegreen
     process (:mod:`truegreen.tempdirs`)."""
+    global INSTALLED_PYTHON
     OWN_PROCESS.set()
+    INSTALLED_PYTHON = python_from_argv(sys.argv[1:]) or None
     if hasattr(os, "fork"):
         leave(main(apart=True))
     import faulthandler
