@@ -245,9 +245,11 @@ __all__ = [
     "doctor",
     "exam_for_fixer",
     "exam_status",
+    "exclude_file",
     "exit_meaning",
     "expand_evidence",
     "export_exams",
+    "file_at",
     "fix_task",
     "flaky",
     "give_up",
@@ -1213,6 +1215,27 @@ def project_root(path: Path | str) -> Path:
     from truegreen.repo.git import GitRepo
 
     return GitRepo.discover(path).root
+
+
+def file_at(repo: Path | str, rev: str, path: str) -> bytes | None:
+    """The content of the file ``path`` (relative to the project's directory) at ``rev``
+    of the project at ``repo``; None when it is not there."""
+    from truegreen.repo.git import GitRepo
+
+    return GitRepo.discover(repo).show(rev, path)
+
+
+def exclude_file(repo: Path | str) -> tuple[Path, str]:
+    """The repository's own ignore file (``info/exclude`` in its git directory: local,
+    never committed, shared by its linked worktrees) and the project's directory from the
+    top level (``""``, or ``"libs/calc/"``: the file's patterns are from the top level)."""
+    from truegreen.repo.git import GitRepo
+
+    git = GitRepo.discover(repo)
+    where = Path(git.git("rev-parse", "--git-path", "info/exclude", cwd=git.top).stdout.strip())
+    return (where if where.is_absolute() else git.top / where), (
+        f"{git.prefix}/" if git.prefix else ""
+    )
 
 
 def give_up(cancel: Cancellation) -> None:
