@@ -516,8 +516,14 @@ def stop_reminder(payload: Mapping[str, Any]) -> str | None:
     cwd = payload.get("cwd") or os.environ.get("CLAUDE_PROJECT_DIR")
     if not isinstance(cwd, str) or not Path(cwd).is_dir():
         return None
-    root = Path(cwd)
-    changed = api.working_tree_changes(root)
+    from truegreen.claude.install import changed_only_by_install
+
+    root = api.project_root(cwd)
+    # install-claude's own files are not the agent's change: those it created are in
+    # .git/info/exclude, its merge into committed ones is left out here
+    changed = [
+        rel for rel in api.working_tree_changes(root) if not changed_only_by_install(root, rel)
+    ]
     if not changed:
         return None
     status = api.exam_status(api.ExamStatusRequest(repo=root))
