@@ -146,3 +146,21 @@ def test_the_project_root_of_a_directory_in_it(make_project: Callable[..., Path]
     assert api.project_root(root / "libs" / "calc") == (root / "libs" / "calc").resolve()
     with pytest.raises(api.UsageError):
         api.project_root(root.parent)
+
+
+def test_a_file_at_a_revision_and_the_repository_s_exclude_file(
+    make_project: Callable[..., Path],
+) -> None:
+    root = make_project({"pyproject.toml": "", "libs/calc/setup.cfg": "x = 1\n"})
+    assert api.file_at(root, "HEAD", "pyproject.toml") == b""
+    assert api.file_at(root, "HEAD", "missing.py") is None
+    sub = root / "libs" / "calc"
+    assert api.file_at(sub, "HEAD", "setup.cfg") == b"x = 1\n"  # from the project's dir
+    assert api.exclude_file(root) == ((root / ".git" / "info" / "exclude").resolve(), "")
+    path, prefix = api.exclude_file(sub)
+    assert path.resolve() == (root / ".git" / "info" / "exclude").resolve()
+    assert prefix == "libs/calc/"
+    linked = root.parent / "linked"
+    git(root, "worktree", "add", "-q", str(linked))
+    # a linked worktree shares the repository's
+    assert api.exclude_file(linked)[0].resolve() == (root / ".git" / "info" / "exclude").resolve()

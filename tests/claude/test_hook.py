@@ -18,7 +18,7 @@ import pytest
 
 from tests.api.conftest import EXAM_TEST
 from tests.claude.conftest import DEP_TEST, FAILING, payload
-from tests.conftest import TARGET_PYTHON, git
+from tests.conftest import TARGET_PYTHON, cli, git
 from truegreen import api
 from truegreen.claude import hook
 
@@ -495,3 +495,54 @@ def test_the_hook_breaks_a_tie_near_the_top_with_mutants(
     suspects = re.findall(r"^suspect rank \d+[^:]*: (\S+) ", context, re.M)
     assert suspects[0] == "invoicekit/area.py:3", context
     assert "made it pass" in context
+
+
+@pytest.mark.slow
+def test_stop_does_not_count_install_claudes_own_files(
+    invoicekit: Path, new_session: Callable[[], str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    # a committed settings.json (install-claude merges into it) and files it creates
+    (invoicekit / ".claude").mkdir()
+    (invoicekit / ".claude" / "settings.json").write_text('{"permissions": {}}\n')
+    git(invoicekit, "add", "-A")
+    git(invoicekit, "commit", "-qm", "settings")
+    assert cli(capsys, "install-claude", "--repo", str(invoicekit))[0] == 0
+    api.seal(
+        api.SealRequest(
+            repo=invoicekit, python=str(TARGET_PYTHON), sandbox="none", test_id=FAILING, runs=1
+        )
+    )
+    # from the project's directory or a subdirectory of it: nothing of the agent's
+    for cwd in (invoicekit, invoicekit / "tests"):
+        stop = payload("stop", invoicekit, session_id=new_session(), cwd=str(cwd))
+        assert _said(stop) is None
+    discounts = invoicekit / "invoicekit" / "discounts.py"
+    discounts.write_text(discounts.read_text().replace(">", ">="), encoding="utf-8")
+    got = _said(
+        payload("stop", invoicekit, session_id=new_session(), cwd=str(invoicekit / "tests"))
+    )
+    assert got is not None and "(invoicekit/discounts.py)" in got["reason"]
+
+
+@pytest.mark.slow
+def test_the_installed_hook_runs_the_tests_with_its_python(
+    venv_project: Path, new_session: Callable[[], str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    python = str(venv_project / "venv" / "bin" / "python")
+    assert cli(capsys, "install-claude", "--repo", str(venv_project), "--python", python)[0] == 0
+    settings = json.loads((venv_project / ".claude" / "settings.json").read_text())
+    command = settings["hooks"]["PostToolUseFailure"][-1]["hooks"][0]["command"]
+    # a bare `python -m pytest` (an activated venv the payload does not show)
+    data = payload(
+        "post_tool_use_failure_pytest_venv", venv_project, session_id=new_session(),
+        tool_input={"command": "python -m pytest tests/test_zz_dep.py"},
+    )  # fmt: skip
+    env = {**os.environ, "TRUEGREEN_HOOK_DEADLINE": "120"}
+    done = subprocess.run(
+        ["sh", "-c", command], cwd=venv_project, input=json.dumps(data), capture_output=True,
+        text=True, env=env, timeout=180, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0 and done.stdout, done.stderr
+    context = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert context.startswith(f"truegreen: context for {DEP_TEST}")
+    assert python in context  # the rerun command
