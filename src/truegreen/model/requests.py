@@ -23,6 +23,7 @@ from typing import Any, Literal, Self
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from truegreen.errors import UsageError
+from truegreen.testpaths import check_test_ids
 
 #: what to read for the fields of every request
 REQUESTS_DOC = "docs/api.md"
@@ -305,7 +306,7 @@ class LocalizeRequest(ProjectRequest):
     #: ochiai | dstar | tarantula
     formula: str = "ochiai"
     #: seconds for one run (default: the suite-timeout)
-    timeout: float | None = None
+    timeout: float | None = Field(default=None, gt=0)
     #: ranking entries in the document
     limit: int = Field(default=30, ge=1)
     mutants: bool = True
@@ -316,6 +317,13 @@ class LocalizeRequest(ProjectRequest):
     #: with ``check_measurement`` off and a budget: the mutants' run starts after the
     #: traced run, and only when that left half the budget (an answer in time first)
     spare_mutants: bool = False
+
+    @model_validator(mode="after")
+    def _test_ids(self) -> Self:
+        check_test_ids(self.test_ids)
+        if self.scope is not None and list(self.scope) != ["suite"]:
+            check_test_ids(self.scope, "scope")
+        return self
 
 
 class FixTaskRequest(ProjectRequest, LedgerRequest):
@@ -343,7 +351,13 @@ class RunRequest(ProjectRequest):
 
     test_ids: tuple[str, ...] = Field(min_length=1)
     repeat: int = Field(default=1, ge=1)
-    timeout: float | None = None
+    #: seconds for one run (default: the suite-timeout)
+    timeout: float | None = Field(default=None, gt=0)
+
+    @model_validator(mode="after")
+    def _test_ids(self) -> Self:
+        check_test_ids(self.test_ids)
+        return self
 
 
 class FlakyRequest(ProjectRequest):
@@ -352,7 +366,13 @@ class FlakyRequest(ProjectRequest):
 
     test_ids: tuple[str, ...] = ()
     repeat: int = Field(default=5, ge=2)
-    timeout: float | None = None
+    #: seconds for one run (default: the suite-timeout)
+    timeout: float | None = Field(default=None, gt=0)
+
+    @model_validator(mode="after")
+    def _test_ids(self) -> Self:
+        check_test_ids(self.test_ids)
+        return self
 
 
 class DiagnoseRequest(Request):
@@ -386,6 +406,13 @@ class DiagnoseRequest(Request):
                 "repository and run",
                 field="log",
             )
+        if self.log is not None and not self.log.strip():
+            # Path("") is ".": the error would say the current directory is not a log
+            raise UsageError(
+                "the path is empty", hint="give the path of a CI log, or - for stdin", field="log"
+            )
+        if self.text == "":
+            raise UsageError("is empty", hint="give the log of a failed job", field="text")
         return self
 
 
