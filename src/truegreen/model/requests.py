@@ -29,8 +29,10 @@ from truegreen.testpaths import check_test_ids
 REQUESTS_DOC = "docs/api.md"
 
 
-def invalid_request(model: type[BaseModel], exc: ValidationError) -> UsageError:
-    """The first problem pydantic found, as a :class:`UsageError` about its field."""
+def validation_problem(exc: ValidationError) -> tuple[str | None, str]:
+    """The first problem pydantic found: the field it is about and one line saying what
+    is wrong, without pydantic's wording of the whole error (an adapter that validates
+    its own arguments with pydantic, the MCP server's tools, says it the same way)."""
     error = exc.errors()[0]
     loc = [str(part) for part in error["loc"]]
     field = loc[0] if loc else None
@@ -40,10 +42,14 @@ def invalid_request(model: type[BaseModel], exc: ValidationError) -> UsageError:
     if kind == "missing":
         message = "is required"
     elif kind == "extra_forbidden":
-        message = f"is not a field of {model.__name__}"
+        message = f"is not a field of {exc.title}"
     elif kind in ("greater_than_equal", "greater_than"):
         bound = ctx.get("ge", ctx.get("gt"))
         word = "at least" if kind == "greater_than_equal" else "more than"
+        message = f"must be {word} {bound}, not {given!r}"
+    elif kind in ("less_than_equal", "less_than"):
+        bound = ctx.get("le", ctx.get("lt"))
+        word = "at most" if kind == "less_than_equal" else "less than"
         message = f"must be {word} {bound}, not {given!r}"
     elif kind == "too_short":
         message = f"needs at least {ctx.get('min_length', 1)} item(s)"
@@ -52,6 +58,12 @@ def invalid_request(model: type[BaseModel], exc: ValidationError) -> UsageError:
         message = f"{text[:1].lower()}{text[1:]} (given: {given!r})"
     if len(loc) > 1:
         message = f"[{']['.join(loc[1:])}] {message}"
+    return field, message
+
+
+def invalid_request(model: type[BaseModel], exc: ValidationError) -> UsageError:
+    """The first problem pydantic found, as a :class:`UsageError` about its field."""
+    field, message = validation_problem(exc)
     return UsageError(
         message, hint=f"see the fields of {model.__name__} in {REQUESTS_DOC}", field=field
     )
