@@ -5,9 +5,16 @@ from __future__ import annotations
 
 import pytest
 
+from truegreen.errors import UsageError
 from truegreen.localize._tracer import truegreen_trace as tracer
 from truegreen.localize.spectrum import is_source
-from truegreen.testpaths import is_test_code, is_test_data, is_test_module
+from truegreen.testpaths import (
+    check_test_ids,
+    is_test_code,
+    is_test_data,
+    is_test_module,
+)
+from truegreen.testpaths import test_id_problem as problem_of  # not a test: not test_*
 from truegreen.verify.tamper import ChangeSnapshot, analyze
 
 #: path -> (a test module, test code, test data)
@@ -76,3 +83,56 @@ def test_the_tamper_layer_counts_test_data_by_the_rule(path: str, flagged: bool)
     head = {**base, path: b"[1, 3]\n"}
     codes = {r.code for r in analyze(ChangeSnapshot(base, head))}
     assert ("tamper.test_data_changed" in codes) is flagged
+
+
+@pytest.mark.parametrize(
+    "test_id",
+    [
+        "tests",
+        "tests/",
+        "tests/test_x.py",
+        "test_x.py::test_y",
+        "tests/test_x.py::TestX::test_y",
+        # parameters may hold anything but a line break: '-', spaces, '/', '=', '::', '..'
+        "tests/test_x.py::test_y[-1]",
+        "tests/test_x.py::test_y[a b/c=d-e]",
+        "tests/test_x.py::test_y[--collect-only]",
+        "tests/test_x.py::test_y[../../etc]",
+        "tests/test_x.py::test_y[x::y]",
+        "tests/test-data/test_x.py",
+    ],
+)
+def test_paths_and_node_ids_are_test_ids(test_id: str) -> None:
+    assert problem_of(test_id) is None
+    check_test_ids([test_id])
+
+
+@pytest.mark.parametrize(
+    ("test_id", "problem"),
+    [
+        ("--collect-only", "starts with '-'"),
+        ("--rootdir=/tmp", "starts with '-'"),
+        ("-p", "starts with '-'"),
+        ("-k", "starts with '-'"),
+        ("-", "starts with '-'"),
+        ("@args.txt", "file of arguments"),
+        ("", "is empty"),
+        ("   ", "is empty"),
+        ("tests/test_x.py::t\n--rootdir=/tmp", "line break"),
+        ("tests/test_x.py\0", "NUL"),
+        ("/etc/passwd", "relative to the repository root"),
+        ("/abs/tests/test_x.py::test_y", "relative to the repository root"),
+        ("../other/tests", "relative to the repository root"),
+        ("tests/../../x.py::t", "relative to the repository root"),
+        ("..\\x.py::t", "relative to the repository root"),
+        ("C:/x/test_x.py", "relative to the repository root"),
+    ],
+)
+def test_options_argfiles_and_paths_outside_are_refused(test_id: str, problem: str) -> None:
+    found = problem_of(test_id)
+    assert found is not None and problem in found
+    with pytest.raises(UsageError) as info:
+        check_test_ids(["tests/test_ok.py", test_id], "scope")
+    assert info.value.field == "scope"
+    assert info.value.message.startswith(f"{test_id!r} is not a test id: ")
+    assert "e.g. tests/test_x.py::test_y" in (info.value.hint or "")

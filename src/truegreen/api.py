@@ -299,6 +299,18 @@ def _ledger(given: Ledger | None, db: str | None) -> Iterator[Ledger]:
         yield ledger
 
 
+@contextlib.contextmanager
+def _about(field: str) -> Iterator[None]:
+    """A :class:`UsageError` raised inside that names no input is about ``field`` (an
+    unknown or ambiguous exam id: the store does not know which input gave it)."""
+    try:
+        yield
+    except UsageError as error:
+        if error.field is None:
+            error.field = field
+        raise
+
+
 def _project(
     request: ProjectRequest,
     events: Events,
@@ -400,7 +412,8 @@ def load_exams(ledger: Ledger, git: GitRepo, refs: Sequence[str]) -> list[Exam]:
     """The exams ``refs`` names (every hash re-checked), or every exam of this repository."""
     identity = git.identity()
     if refs:
-        exams = [ledger.get_exam(ref) for ref in refs]
+        with _about("exams"):
+            exams = [ledger.get_exam(ref) for ref in refs]
         for exam in exams:
             if exam.repo != identity:
                 raise UsageError(
@@ -700,10 +713,24 @@ def localize(
     check_options(request.test_ids, opts)  # said before anything is opened or run
     events = Events("localize", listener)
     project = _project(request, events, cancel, executor, need_git=False)
+    _check_scope(project, opts.scope)
     if opts.scope is None:
         opts = dataclasses.replace(opts, related=_related(project, request.test_ids, events))
     doc = run_localize(project, list(request.test_ids), opts, events=events)
     return Localization.model_validate(doc)
+
+
+def _check_scope(project: Project, scope: Sequence[str] | None) -> None:
+    """Refuse a scope entry whose path is not in the project (pytest would say "not
+    found" about a test id, and the error would not name the scope)."""
+    for entry in scope or ():
+        path = entry.partition("::")[0]
+        if entry != "suite" and not (project.root / path).exists():
+            raise UsageError(
+                f"{entry!r} does not exist in {project.root}",
+                hint="give test files or directories relative to the repository root, or suite",
+                field="scope",
+            )
 
 
 def _related(project: Project, test_ids: Sequence[str], events: Events) -> Related | None:
@@ -882,14 +909,14 @@ def list_exams(request: ExamsListRequest, *, ledger: Ledger | None = None) -> Ex
 
 def show_exam(request: ExamShowRequest, *, ledger: Ledger | None = None) -> ShownExam:
     """One exam (an id or a unique prefix), every hash re-checked."""
-    with _ledger(ledger, request.db) as lg:
+    with _ledger(ledger, request.db) as lg, _about("exam"):
         stored = lg.find_exam(request.exam)
     return ShownExam(exam=stored.exam, seq=stored.entry.seq)
 
 
 def exam_for_fixer(exam: str, *, db: str | None = None, ledger: Ledger | None = None) -> FixerExam:
     """The exam ``exam`` names as a fixer may see it: a hidden exam without its content."""
-    with _ledger(ledger, db) as lg:
+    with _ledger(ledger, db) as lg, _about("exam"):
         return FixerExam.of(lg.get_exam(exam))
 
 
@@ -1123,7 +1150,7 @@ def fix_task(
     for a hidden exam: its failure would show its content), the rules."""
     from truegreen.verify.verdict import VERIFIED_MEANS
 
-    with _ledger(ledger, request.db) as lg:
+    with _ledger(ledger, request.db) as lg, _about("exam"):
         exam = FixerExam.of(lg.find_exam(request.exam).exam)
     context: str | None = None
     if exam.hidden:
@@ -1167,7 +1194,8 @@ def exam_status(request: ExamStatusRequest, *, ledger: Ledger | None = None) -> 
     identity = repo_identity(request.repo)
     with _ledger(ledger, request.db) as lg:
         if request.exam is not None:
-            exams = [lg.find_exam(request.exam).exam]
+            with _about("exam"):
+                exams = [lg.find_exam(request.exam).exam]
         else:
             exams = [lg.get_exam(e.id) for e in lg.list_exams(repo=identity)]
         recorded = lg.verifications(repo=identity, since=None, limit=None)

@@ -30,6 +30,7 @@ from truegreen.project import Project
 from truegreen.run.pytest_ini import INI_FILES, suite_exclusions
 from truegreen.run.pytest_run import PytestRequest, run_pytest
 from truegreen.run.results import PytestRun
+from truegreen.testpaths import check_test_ids
 
 #: the default number of repeats
 REPEAT = 5
@@ -82,6 +83,7 @@ def check(
             f"must be at least 2, not {repeat}: one run cannot show a flip",
             field="repeat",
         )
+    check_test_ids(test_ids)  # never an option: each id reaches pytest as an argument
     limit = timeout or project.settings.suite_timeout
 
     def run(ids: Sequence[str], args: Sequence[str]) -> PytestRun:

@@ -11,6 +11,7 @@ from truegreen.project import Project
 from truegreen.run.executor import Executor
 from truegreen.run.pytest_run import PytestRequest, run_pytest
 from truegreen.run.results import PytestRun
+from truegreen.testpaths import check_test_ids
 
 #: Outcomes that are not a failure: pytest's exit status stays 0 for them.
 NOT_FAILURES = frozenset({"passed", "skipped", "xfailed", "xpassed"})
@@ -39,6 +40,7 @@ def reproduce(
             hint="give one or more pytest node ids, e.g. tests/test_x.py::test_y",
             field="test_ids",
         )
+    check_test_ids(test_ids)  # never an option: each id reaches pytest as an argument
     if repeat < 1:
         raise UsageError(f"must be at least 1, not {repeat}", field="repeat")
     request = PytestRequest(

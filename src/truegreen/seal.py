@@ -22,7 +22,7 @@ from truegreen.model.exam import ExamFile
 from truegreen.project import Project
 from truegreen.run.pytest_run import PytestRequest, UnknownTestError, rerun_command, run_pytest
 from truegreen.run.results import PytestRun, TestResult
-from truegreen.testpaths import is_test_code
+from truegreen.testpaths import is_test_code, test_id_problem
 
 
 class SealRefused(UsageError):
@@ -52,12 +52,9 @@ def split_test_id(test_id: str) -> tuple[str, str]:
             hint="give one like tests/test_x.py::test_name (relative to the repository root)",
             field="test_id",
         )
-    p = PurePosixPath(path)
-    if p.is_absolute() or ".." in p.parts:
-        raise UsageError(
-            f"{test_id!r}: the path must be relative to the repository root, inside it",
-            field="test_id",
-        )
+    problem = test_id_problem(test_id)
+    if problem is not None:
+        raise UsageError(f"{test_id!r}: {problem}", field="test_id")
     return path, name
 
 

@@ -28,6 +28,11 @@ the same paths.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable
+
+from truegreen.errors import UsageError
+
 #: directory names whose contents belong to the tests
 TEST_DIRS = frozenset({"tests", "test", "testing"})
 
@@ -63,3 +68,46 @@ def is_test_data(path: str) -> bool:
         and "__pycache__" not in _parts(path)
         and in_test_dir(path)
     )
+
+
+#: an absolute path's start: ``/``, ``\\``, or a drive (``C:``)
+_ABSOLUTE = re.compile(r"^(?:[/\\]|[A-Za-z]:)")
+
+
+def test_id_problem(test_id: str) -> str | None:
+    """What keeps ``test_id`` from being given to pytest as a test (None: nothing).
+
+    A test id is a path relative to the repository root (a directory, a test file) or a
+    node id (``tests/test_x.py::TestX::test_y[param]``): it must not be empty, must not
+    start with ``-`` (pytest would read it as one of its options: ``--collect-only``,
+    ``--rootdir=/tmp``, ``-p no:python``) or ``@`` (a file of arguments), must hold no line
+    break (many ids go to pytest through such a file, one a line), and its path, the part
+    before the first ``::``, must stay inside the repository (relative, no ``..``). What
+    follows ``::`` (names, parameters) may hold anything else: ``-``, spaces, ``/``, ``=``.
+    """
+    if not test_id.strip():
+        return "is empty"
+    if test_id.startswith("-"):
+        return "starts with '-': pytest would read it as an option, not a test"
+    if test_id.startswith("@"):
+        return "starts with '@': pytest would read it as a file of arguments, not a test"
+    if any(c in test_id for c in "\n\r\0"):
+        return "holds a line break or a NUL character: no test id does"
+    path = test_id.partition("::")[0]
+    if _ABSOLUTE.match(path) or ".." in _parts(path):
+        return "its path must be relative to the repository root, inside it"
+    return None
+
+
+def check_test_ids(test_ids: Iterable[str], field: str = "test_ids") -> None:
+    """Refuse the first of ``test_ids`` that is not a test id (:func:`test_id_problem`),
+    with a :class:`~truegreen.errors.UsageError` about ``field``."""
+    for test_id in test_ids:
+        problem = test_id_problem(test_id)
+        if problem is not None:
+            raise UsageError(
+                f"{test_id!r} is not a test id: {problem}",
+                hint="give pytest node ids or test paths relative to the repository root, "
+                "e.g. tests/test_x.py::test_y or tests/ (pytest's own options are not passed on)",
+                field=field,
+            )

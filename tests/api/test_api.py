@@ -235,3 +235,104 @@ def test_diagnose_reads_a_file_a_text_or_a_stream_alike(tmp_path: Path) -> None:
     with pytest.raises(api.UsageError) as info:
         api.diagnose(api.DiagnoseRequest(log=str(tmp_path / "nope.log")))
     assert "nope.log" in info.value.message
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("run", "--", "--collect-only"),
+        ("run", "tests", "--", "--rootdir=/tmp"),
+        ("run", "--", "-p", "no:python"),
+        ("flaky", "--", "--collect-only"),
+        ("localize", "--", "--collect-only"),
+    ],
+)
+def test_an_option_given_as_a_test_id_never_reaches_pytest(
+    calc_project: Callable[..., Path], capsys: pytest.CaptureFixture[str], args: tuple[str, ...]
+) -> None:
+    root = calc_project()
+    common = ("--repo", str(root), "--python", str(where(root)["python"]), "--sandbox", "none")
+    command, *rest = args
+    code, out, err = cli(capsys, command, *common, *rest)
+    assert code == 2 and out == ""
+    assert err.startswith("truegreen: error: TEST_ID: '-")
+    assert "is not a test id: starts with '-': pytest would read it as an option" in err
+    assert err.count("\n") == 1  # one line
+
+
+def test_the_engine_refuses_an_option_as_a_test_id_whatever_its_caller(
+    calc_project: Callable[..., Path],
+) -> None:
+    """A request made without validation (``model_construct``) still cannot pass an
+    option: reproduce and flaky check the ids themselves, before anything runs."""
+    root = calc_project()
+    executor = Recording()
+    run = api.RunRequest.model_construct(
+        **where(root), test_ids=("--collect-only",), repeat=1, timeout=None
+    )
+    with pytest.raises(api.UsageError) as info:
+        api.reproduce(run, executor=executor)
+    assert info.value.field == "test_ids" and "an option" in info.value.message
+    flaky = api.FlakyRequest.model_construct(
+        **where(root), test_ids=("--co",), repeat=2, timeout=None
+    )
+    with pytest.raises(api.UsageError) as info:
+        api.flaky(flaky, executor=executor)
+    assert info.value.field == "test_ids" and "an option" in info.value.message
+    assert not any(list(c.argv)[1:3] == ["-m", "pytest"] for c in executor.commands)
+
+
+@pytest.mark.slow
+def test_paths_and_parametrized_node_ids_still_run(
+    make_project: Callable[..., Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = make_project(
+        {
+            "tests/test_p.py": "import pytest\n\n\n"
+            "@pytest.mark.parametrize('v', ['-1', 'a b/c=d'])\n"
+            "def test_p(v):\n    assert v\n"
+        }
+    )
+    common = ("--repo", str(root), "--python", str(where(root)["python"]), "--sandbox", "none")
+    for ids in (["tests"], ["tests/test_p.py"], ["tests/test_p.py::test_p[a b/c=d]"]):
+        code, out, err = cli(capsys, "run", *common, "--json", "--", *ids)
+        assert code == 0, err
+    code, out, err = cli(capsys, "run", *common, "--json", "tests/test_p.py::test_p[-1]")
+    assert code == 0, err
+
+
+def test_other_bad_inputs_name_their_option(
+    calc_project: Callable[..., Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = calc_project()
+    common = ("--repo", str(root), "--python", str(where(root)["python"]), "--sandbox", "none")
+    code, out, err = cli(capsys, "flaky", *common, "--timeout", "-5")
+    assert code == 2 and err.startswith("truegreen: error: --timeout: must be more than 0")
+    code, out, err = cli(capsys, "run", *common, EXAM_TEST, "--timeout", "0")
+    assert code == 2 and err.startswith("truegreen: error: --timeout: must be more than 0")
+    code, out, err = cli(capsys, "localize", *common, "tests/test_calc.py::test_mul",
+                         "--scope", "nonexistent_dir")  # fmt: skip
+    assert code == 2
+    assert err.startswith("truegreen: error: --scope: 'nonexistent_dir' does not exist in ")
+    code, out, err = cli(capsys, "localize", *common, EXAM_TEST, "--scope", "tests,-k")
+    assert code == 2 and err.startswith("truegreen: error: --scope: '-k' is not a test id")
+    code, out, err = cli(capsys, "diagnose", "")
+    assert code == 2 and err.startswith("truegreen: error: LOG: the path is empty")
+
+
+def test_an_unknown_exam_id_names_the_input_that_gave_it(
+    calc_project: Callable[..., Path], tmp_path: Path
+) -> None:
+    root = calc_project()
+    url = f"sqlite:///{tmp_path / 'ledger.db'}"
+    calls = [
+        lambda: api.fix_task(api.FixTaskRequest(repo=root, db=url, exam="nosuchexam")),
+        lambda: api.exam_status(api.ExamStatusRequest(repo=root, db=url, exam="ex-0000")),
+        lambda: api.show_exam(api.ExamShowRequest(db=url, exam="ex-0000")),
+        lambda: api.exam_for_fixer("ex-0000", db=url),
+    ]
+    for call in calls:
+        with pytest.raises(api.UsageError) as info:
+            call()
+        assert info.value.field == "exam"
+        assert "exam id" in info.value.message

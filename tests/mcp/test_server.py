@@ -18,6 +18,7 @@ from mcp import Client, StdioServerParameters
 from tests.api.conftest import EXAM, EXAM_TEST, FIXED
 from tests.conftest import TARGET_PYTHON, git
 from truegreen import api
+from truegreen.mcp import server as mcp_server
 from truegreen.mcp.server import Settings, build
 
 TOOLS = {
@@ -115,6 +116,7 @@ async def test_every_tool_in_process_from_failure_to_a_verified_fix(repo: Path) 
 
         got = await client.call_tool("get_fix_task", {"exam": exam["id"][:12]})
         task = got.structured_content
+        assert len(got.content[0].text) <= 1500 * 4 and exam["id"] in got.content[0].text
         assert task["schema"] == "truegreen.fix-task/1"
         assert "calc.py:2" in task["context"]
         assert any("read-only" in rule for rule in task["rules"])
@@ -123,7 +125,7 @@ async def test_every_tool_in_process_from_failure_to_a_verified_fix(repo: Path) 
         got = await client.call_tool("verify_fix", {"runs": 1, "strength": False})
         verification = got.structured_content
         assert verification["verdict"] == "verified", got.content[0].text
-        assert "'verified' means" in got.content[0].text
+        assert '"verified" means: passes the sealed exam' in got.content[0].text
         # the user's working tree and index are as the agent left them
         assert git(repo, "status", "--porcelain").strip() == "M calc.py"
 
@@ -167,11 +169,12 @@ async def test_expected_failures_are_tool_errors_naming_the_tool_s_arguments(
         got = await client.call_tool("expand_evidence", {"handle": "suspect:calc.py:2"})
         assert "failure_context first" in _error(got)
         got = await client.call_tool("get_fix_task", {"exam": "no-such-exam"})
-        assert "no-such-exam" in _error(got)
+        assert "no-such-exam" in _error(got) and "get_fix_task: exam: " in _error(got)
         got = await client.call_tool("verify_fix", {"runs": 1})
         assert "verify_fix: exams: no exam is sealed" in _error(got)
         got = await client.call_tool("diagnose_log", {"log_text": ""})
         assert "the log of a failed job" in _error(got)  # an expected failure, not a crash
+        assert "diagnose_log: log_text: is empty" in _error(got)
         assert "Error executing tool diagnose_log: " in _error(got)
         got = await client.call_tool("run_tests", {"test_ids": []})
         assert got.is_error  # the schema's min_length
@@ -236,3 +239,138 @@ async def test_over_stdio_as_a_host_starts_it(repo: Path) -> None:
         got = await client.call_tool("run_tests", {"test_ids": ["tests/test_nope.py::test_x"]})
         assert got.is_error and "does not exist" in got.content[0].text
         assert "--collect-only" in got.content[0].text  # what to do
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    ("tool", "args", "line"),
+    [
+        (
+            "run_tests",
+            {"test_ids": ["--collect-only"]},
+            "test_ids: '--collect-only' is not a test id",
+        ),
+        ("run_tests", {"test_ids": ["tests", "--rootdir=/tmp"]}, "test_ids: '--rootdir=/tmp'"),
+        ("run_tests", {"test_ids": ["-p", "no:python"]}, "test_ids: '-p' is not a test id"),
+        ("failure_context", {"test_ids": ["--co"]}, "test_ids: '--co' is not a test id"),
+        ("run_tests", {"test_ids": [EXAM_TEST], "repeat": 0}, "repeat: must be at least 1, not 0"),
+        (
+            "run_tests",
+            {"test_ids": [EXAM_TEST], "repeat": 99},
+            "repeat: must be at most 20, not 99",
+        ),
+        ("run_tests", {"test_ids": [EXAM_TEST], "repeat": "x"}, "repeat: input should be a valid"),
+        ("run_tests", {}, "test_ids: is required"),
+        ("run_tests", {"test_ids": []}, "test_ids: needs at least 1 item"),
+        ("seal_exam", {"test_id": EXAM_TEST, "runs": 0}, "runs: must be at least 1, not 0"),
+        ("verify_fix", {"runs": 0}, "runs: must be at least 1, not 0"),
+        ("get_fix_task", {"exam": "x", "budget_tokens": 10}, "budget_tokens: must be at least 50"),
+        ("failure_context", {"test_ids": ["a::b"], "budget_seconds": 0}, "budget_seconds: must be"),
+        ("get_fix_task", {"exam": "nosuchexam"}, "exam: unknown exam id 'nosuchexam'"),
+        ("exam_status", {"exam": "ex-0000"}, "exam: unknown exam id 'ex-0000'"),
+    ],
+)
+async def test_bad_arguments_are_one_line_naming_the_argument(
+    repo: Path, tool: str, args: dict[str, Any], line: str
+) -> None:
+    async with Client(_server(repo), raise_exceptions=True) as client:
+        got = await client.call_tool(tool, args)
+    text = _error(got)
+    assert text.startswith(f"Error executing tool {tool}: {line}"), text
+    assert "\n" not in text and "validation error" not in text and "pydantic" not in text
+    assert len(text) < 600
+
+
+@pytest.mark.anyio
+async def test_a_large_run_answers_with_a_bounded_summary(
+    make_project: Callable[..., Path],
+) -> None:
+    """One line per passing test made run_tests on a directory answer with 3 MB of text:
+    the text is a summary (counts, the failures capped), the structured content all of it."""
+    root = make_project(
+        {
+            "tests/test_many.py": "import pytest\n\n\n"
+            "@pytest.mark.parametrize('n', range(600))\n"
+            "def test_pass(n):\n    assert n >= 0\n\n\n"
+            "@pytest.mark.parametrize('n', range(25))\n"
+            "def test_fail(n):\n    assert n < 0, 'x' * 2000\n"
+        }
+    )
+    async with Client(_server(root), raise_exceptions=True) as client:
+        got = await client.call_tool("run_tests", {"test_ids": ["tests"]})
+    assert not got.is_error
+    text = got.content[0].text
+    assert len(text) <= mcp_server.TEXT_LIMIT
+    assert "625 tests, 1 run(s): 600 passed, 25 failed" in text
+    assert "failed: tests/test_many.py::test_fail[0]" in text
+    assert "signature: AssertionError@tests/test_many.py:test_fail" in text
+    assert "crash: tests/test_many.py:" in text
+    assert "15 more failures not shown" in text and "structured content" in text
+    assert "test_pass" not in text
+    assert len(got.structured_content["tests"]) == 625  # the whole document, as before
+    assert set(got.structured_content) >= {"schema", "command", "tests", "exit_codes"}
+
+
+@pytest.mark.slow
+@pytest.mark.anyio
+async def test_a_sealed_exam_s_text_does_not_inline_its_files(repo: Path) -> None:
+    test_file = repo / "tests" / "test_exam.py"
+    test_file.write_text(EXAM + "# padding\n" * 6000, encoding="utf-8")
+    git(repo, "commit", "-qam", "a long exam file")
+    async with Client(_server(repo), raise_exceptions=True) as client:
+        got = await client.call_tool("seal_exam", {"test_id": EXAM_TEST, "runs": 1})
+        text = got.content[0].text
+        assert len(text) < 1000 and "padding" not in text
+        assert f"{EXAM_TEST} at " in text and "file: tests/test_exam.py sha256 " in text
+        files = got.structured_content["files"]
+        assert any("padding" in (f["content"] or "") for f in files)  # the document is whole
+        got = await client.call_tool("exam_status", {})
+        assert "1 exam(s), 1 open" in got.content[0].text
+        assert got.structured_content["schema"] == "truegreen.exam-status/1"
+
+
+def _fixer_exam(**over: Any) -> api.FixerExam:
+    return api.FixerExam(
+        **{
+            "id": "ex-0123456789abcdef", "test": EXAM_TEST, "path": "tests/test_exam.py",
+            "sha256": "a" * 64, "signature": "AssertionError@tests/test_exam.py:test_add#1",
+            "rev": "b" * 40, "hidden": False, "files": (), **over,
+        }
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("budget", [50, 300, 1500])
+def test_a_fix_task_s_text_keeps_to_its_budget(budget: int) -> None:
+    context = "\n".join(f"suspect rank {n}: calc.py:{n} ochiai=0.5 " + "x" * 60 for n in range(200))
+    task = api.FixTask(
+        exam=_fixer_exam(), failure="AssertionError@tests/test_exam.py:test_add#1",
+        context=context, context_note=None, rules=("tests are read-only",), verify="verify_fix",
+    )  # fmt: skip
+    text = mcp_server._fix_task_text(task, budget)
+    assert len(text) <= budget * 4
+    assert "more characters left out" in text and f"budget of {budget} tokens" in text
+    assert "structured content" in text
+    short = api.FixTask(**{**task.model_dump(), "context": "crash site: calc.py:2"})
+    assert mcp_server._fix_task_text(short, 300).endswith("crash site: calc.py:2")
+
+
+def test_a_verification_s_text_shows_no_unknown_line_and_says_verified_once() -> None:
+    from types import SimpleNamespace
+
+    done = SimpleNamespace(
+        verdict="rejected",
+        decision="reject",
+        reasons=[
+            SimpleNamespace(
+                code="tamper.test_changed", detail="changed", file="tests/t.py", line=None
+            ),
+            SimpleNamespace(code="exam.fails", detail="still fails", file="calc.py", line=2),
+            SimpleNamespace(code="regression.none", detail="none", file=None, line=None),
+        ],
+    )
+    text = mcp_server._verification_text(done)  # type: ignore[arg-type]
+    assert "tamper.test_changed: changed (tests/t.py)\n" in text
+    assert "exam.fails: still fails (calc.py:2)\n" in text
+    assert "regression.none: none\n" in text
+    assert "None" not in text
+    assert text.count('verified" means') == 1 and text.endswith(api.VERIFIED_MEANS)

@@ -31,9 +31,9 @@ import anyio.from_thread
 import anyio.to_thread
 from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
-from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import Field
+from pydantic import Field, ValidationError
 
 from truegreen import __version__, api, canonical
 from truegreen.api import (
@@ -46,6 +46,7 @@ from truegreen.api import (
     Run,
     Verification,
 )
+from truegreen.model.requests import validation_problem
 
 log = logging.getLogger("truegreen.mcp")
 T = TypeVar("T")
@@ -78,6 +79,16 @@ TOOL_FIELDS: dict[str, dict[str, str]] = {
 }
 #: localizations kept for expand_evidence (the oldest beyond are dropped)
 KEEP_CONTEXTS = 16
+#: characters of a tool's text at most (about 2,000 tokens): the text is a summary, the
+#: whole document is the structured content
+TEXT_LIMIT = 8000
+#: failures a text shows (with their signature and crash line), and excerpt characters
+#: for the first few of them
+SHOWN_FAILURES = 10
+SHOWN_EXCERPTS = 3
+EXCERPT_CHARS = 800
+#: characters of the rerun command shown
+COMMAND_CHARS = 400
 
 
 @dataclass
@@ -194,22 +205,170 @@ def _refuse_hidden(settings: Settings, test_ids: list[str]) -> None:
                 )
 
 
+class _Server(MCPServer):
+    """The SDK's server, whose arguments' validation errors are one line naming the
+    argument (the SDK's is pydantic's whole dump)."""
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context | None = None
+    ) -> Any:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as error:
+            cause = error.__cause__
+            if isinstance(error, UnexpectedToolError) or not isinstance(cause, ValidationError):
+                raise
+            field, message = validation_problem(cause)
+            line = api.UsageError(
+                message, hint="the tool's input schema gives each argument's bounds", field=field
+            ).render(_naming(name))
+            raise ToolError(f"Error executing tool {name}: {line}") from cause
+
+
+def _cap(text: str, limit: int, whole: str) -> str:
+    """``text`` cut at a line end to ``limit`` characters, saying what was left out and
+    where ``whole`` it is."""
+    if len(text) <= limit:
+        return text
+    note = f"\n... {{n}} more characters left out: {whole}"
+    room = max(0, limit - len(note.format(n=len(text))))
+    cut = text.rfind("\n", 0, room)
+    kept = text[: cut if cut > 0 else room]
+    return kept + note.format(n=len(text) - len(kept))
+
+
+def _crash_line(test: Mapping[str, Any]) -> str | None:
+    """Where a failing test crashed, or its exception's line: one line."""
+    crash = test.get("crash")
+    if isinstance(crash, Mapping) and crash.get("path"):
+        where = f"{crash['path']}:{crash.get('line', '?')}"
+        return f"{where} {crash.get('message', '')}".strip().splitlines()[0][:300]
+    for line in reversed(str(test.get("excerpt") or "").splitlines()):
+        if line.startswith("E "):
+            return line[:300]
+    return None
+
+
 def _run_text(run: api.RunResult) -> str:
-    lines = [f"rerun: {' '.join(run.run.command)}"]
-    for t in run.to_json()["tests"]:
+    """A bounded summary of a ``truegreen.run/1``: the rerun command, counts by outcome,
+    the failures (capped) with their signature, crash line and excerpt (the first few)."""
+    doc = run.to_json()
+    command = " ".join(doc["command"])
+    if len(command) > COMMAND_CHARS:
+        command = command[:COMMAND_CHARS] + f" ... ({len(doc['command'])} arguments: `command`)"
+    counts: dict[str, int] = {}
+    for t in doc["tests"]:
+        counts[t["outcome"]] = counts.get(t["outcome"], 0) + 1
+    tally = ", ".join(f"{n} {o}" for o, n in sorted(counts.items(), key=lambda c: -c[1]))
+    lines = [
+        f"rerun: {command}",
+        f"{len(doc['tests'])} tests, {doc['runs']} run(s): {tally or 'none ran'} ({doc['meaning']})",
+    ]
+    failing = [t for t in doc["tests"] if t["outcome"] not in ("passed", "skipped", "xfailed")]
+    for n, t in enumerate(failing[:SHOWN_FAILURES]):
         lines.append(f"{t['outcome']}: {t['id']}")
-        if t["outcome"] not in ("passed", "skipped", "xfailed") and t.get("excerpt"):
-            lines.append(str(t["excerpt"])[-1500:])
+        if t.get("signature"):
+            lines.append(f"  signature: {t['signature']}")
+        crash = _crash_line(t)
+        if crash:
+            lines.append(f"  crash: {crash}")
+        if n < SHOWN_EXCERPTS and t.get("excerpt"):
+            lines.append(str(t["excerpt"])[-EXCERPT_CHARS:])
+    errors = doc["collection_errors"]
+    for c in errors[:SHOWN_FAILURES]:
+        last = str(c["excerpt"]).strip().splitlines()[-1:] or [""]
+        lines.append(f"collection error: {c['nodeid'] or 'the session'}: {last[0][:300]}")
+    left = max(0, len(failing) - SHOWN_FAILURES) + max(0, len(errors) - SHOWN_FAILURES)
+    if left:
+        lines.append(f"{left} more failures not shown")
     if run.cut_short:
         lines.append(f"the run passed its deadline ({run.timeout:g} s): outcomes incomplete")
-    return "\n".join(lines)
+    lines.append(
+        "every test's outcome, signature and excerpt is in the structured content (truegreen.run/1)"
+    )
+    return _cap("\n".join(lines), TEXT_LIMIT, "see the structured content")
+
+
+def _exam_text(exam: FixerExam) -> str:
+    """A fixer's exam in a few lines: its files by path and hash, never their content."""
+    lines = [
+        f"exam {exam.id}{' (hidden)' if exam.hidden else ''}: {exam.test} at {exam.rev[:12]}",
+        f"failure: {exam.signature}",
+    ]
+    for f in exam.files[:SHOWN_FAILURES]:
+        lines.append(f"file: {f.path} sha256 {f.sha256[:16]}")
+    if len(exam.files) > SHOWN_FAILURES:
+        lines.append(f"{len(exam.files) - SHOWN_FAILURES} more files not shown")
+    lines.append("the exam's files (their content, unless hidden) are in the structured content")
+    return _cap("\n".join(lines), TEXT_LIMIT, "see the structured content")
+
+
+def _fix_task_text(task: FixTask, budget_tokens: int) -> str:
+    """The fix task within ``budget_tokens`` (characters / 4): the exam, its failure,
+    the rules, then as much of the context as fits, saying what was left out."""
+    limit = budget_tokens * 4
+    head = [
+        f"exam {task.exam.id}{' (hidden)' if task.exam.hidden else ''}: {task.exam.test}",
+        f"failure: {task.failure}",
+        *(f"rule: {r}" for r in task.rules),
+        task.verify,
+    ]
+    if task.context_note:
+        head.append(task.context_note)
+    text = "\n".join(head)
+    if task.context:
+        text += "\n" + task.context
+    return _cap(
+        text,
+        limit,
+        f"the budget of {budget_tokens} tokens; the whole task is the "
+        "structured content (its `context`)",
+    )
+
+
+def _verification_text(done: Verification) -> str:
+    lines = [f"verdict: {done.verdict}, decision: {done.decision}"]
+    for r in done.reasons[: SHOWN_FAILURES * 2]:
+        where = f"{r.file}:{r.line}" if r.line is not None else r.file
+        lines.append(f"{r.code}: {r.detail}" + (f" ({where})" if where else ""))
+    if len(done.reasons) > SHOWN_FAILURES * 2:
+        lines.append(f"{len(done.reasons) - SHOWN_FAILURES * 2} more reasons not shown")
+    lines.append(api.VERIFIED_MEANS)
+    return _cap("\n".join(lines), TEXT_LIMIT, "see the structured content")
+
+
+def _diagnosis_text(found: Diagnosis) -> str:
+    doc = found.to_json()
+    lines = [f"class: {doc['class']} (confidence {doc['confidence']:.2f})"]
+    lines += [f"because {r}" for r in doc["reasons"][:3]]
+    sigs = {s["test"]: s["signature"] for s in doc["signatures"]}
+    for test in doc["failing_tests"][:SHOWN_FAILURES]:
+        lines.append(f"failing: {test}" + (f"  signature: {sigs[test]}" if test in sigs else ""))
+    if len(doc["failing_tests"]) > SHOWN_FAILURES:
+        lines.append(f"{len(doc['failing_tests']) - SHOWN_FAILURES} more failing tests not shown")
+    for ev in doc["evidence"][:5]:
+        lines.append(f"evidence line {ev['line']}: {str(ev['text'])[:240]}")
+    lines.append(f"next step: {doc['next_step']}")
+    lines.append("the whole diagnosis (every evidence line) is in the structured content")
+    return _cap("\n".join(lines), TEXT_LIMIT, "see the structured content")
+
+
+def _status_text(status: ExamStatus) -> str:
+    lines = [f"{len(status.exams)} exam(s), {len(status.open)} open"]
+    for e in status.exams[: SHOWN_FAILURES * 3]:
+        last = f", last: {e.last.get('verdict')}" if e.last else ""
+        lines.append(f"{e.id} {'open' if e.open else 'fixed'}: {e.test}{last}")
+    if len(status.exams) > SHOWN_FAILURES * 3:
+        lines.append(f"{len(status.exams) - SHOWN_FAILURES * 3} more exams not shown")
+    lines.append(status.verified_means)
+    return _cap("\n".join(lines), TEXT_LIMIT, "see the structured content")
 
 
 def build(settings: Settings | None = None) -> MCPServer:
     """The server, its tools bound to ``settings``' repository."""
     state = _State(settings or Settings())
     s = state.settings
-    server = MCPServer("truegreen", version=__version__, instructions=INSTRUCTIONS)
+    server = _Server("truegreen", version=__version__, instructions=INSTRUCTIONS)
     read_only = ToolAnnotations(read_only_hint=True, open_world_hint=False)
     runs_tests = ToolAnnotations(read_only_hint=True, open_world_hint=False, idempotent_hint=True)
     project: dict[str, Any] = {"repo": s.repo, "python": s.python, "sandbox": s.sandbox}
@@ -218,13 +377,14 @@ def build(settings: Settings | None = None) -> MCPServer:
     async def diagnose_log(
         log_text: Annotated[str, Field(description="a failed CI log or pytest's output")],
         ctx: Context,
-    ) -> Diagnosis:
+    ) -> Annotated[CallToolResult, Diagnosis]:
         """Classify a failed CI log or pytest output: its class (test, lint, type, build,
         dependency, network, timeout, ...), the evidence lines, the failing tests' node ids
         and their signatures, and the next step (a truegreen.diagnosis/1)."""
 
-        def work(listener: api.Listener, cancel: api.Cancellation) -> Diagnosis:
-            return api.diagnose(api.DiagnoseRequest(text=log_text))
+        def work(listener: api.Listener, cancel: api.Cancellation) -> CallToolResult:
+            found = api.diagnose(api.DiagnoseRequest(text=log_text))
+            return _text_result(found.to_json(), _diagnosis_text(found))
 
         return await _call("diagnose_log", ctx, work)
 
@@ -302,14 +462,16 @@ def build(settings: Settings | None = None) -> MCPServer:
         context_id: Annotated[
             str | None, Field(description="which failure_context (default: the latest)")
         ] = None,
-    ) -> Evidence:
+    ) -> Annotated[CallToolResult, Evidence]:
         """What a handle names, in full: a suspect line with the function around it, a
         variable's values failing and passing, where a bad value came from, a longer
         excerpt of the source or of pytest's failure text (a truegreen.evidence/1)."""
         _key, found = state.context(context_id)
 
-        def work(listener: api.Listener, cancel: api.Cancellation) -> Evidence:
-            return api.expand_evidence(found, handle)
+        def work(listener: api.Listener, cancel: api.Cancellation) -> CallToolResult:
+            evidence = api.expand_evidence(found, handle)
+            whole = "the whole of it is the structured content's `text`"
+            return _text_result(evidence.to_json(), _cap(evidence.text, TEXT_LIMIT, whole))
 
         return await _call("expand_evidence", ctx, work)
 
@@ -321,17 +483,18 @@ def build(settings: Settings | None = None) -> MCPServer:
         runs: Annotated[int, Field(ge=1, le=20, description="runs that must all fail")] = 3,
         hidden: Annotated[bool, Field(description="keep its content from fixers")] = False,
         issue: Annotated[str | None, Field(description="the issue it is for")] = None,
-    ) -> FixerExam:
+    ) -> Annotated[CallToolResult, FixerExam]:
         """Seal a failing test as an exam in the hash-chained ledger, before the fix is
         written: it must fail the same way in every run at rev. Answers with the exam as a
         fixer sees it (a truegreen.fixer-exam/1: a hidden exam without its content)."""
 
-        def work(listener: api.Listener, cancel: api.Cancellation) -> FixerExam:
+        def work(listener: api.Listener, cancel: api.Cancellation) -> CallToolResult:
             request = api.SealRequest(
                 **project, db=s.db, test_id=test_id, rev=rev, runs=runs, hidden=hidden, issue=issue
             )
             sealed = api.seal(request, listener=listener, cancel=cancel)
-            return FixerExam.of(sealed.exam)
+            exam = FixerExam.of(sealed.exam)
+            return _text_result(exam.to_json(), _exam_text(exam))
 
         return await _call("seal_exam", ctx, work)
 
@@ -362,13 +525,7 @@ def build(settings: Settings | None = None) -> MCPServer:
                 runs=runs, strength=strength,
             )  # fmt: skip
             done = api.verify(request, listener=listener, cancel=cancel)
-            lines = [f"verdict: {done.verdict}, decision: {done.decision}"]
-            lines += [
-                f"{r.code}: {r.detail}" + (f" ({r.file}:{r.line})" if r.file else "")
-                for r in done.reasons
-            ]
-            lines.append(f"'verified' means {api.VERIFIED_MEANS}")
-            return _text_result(done.to_json(), "\n".join(lines))
+            return _text_result(done.to_json(), _verification_text(done))
 
         return await _call("verify_fix", ctx, work)
 
@@ -378,13 +535,14 @@ def build(settings: Settings | None = None) -> MCPServer:
         exam: Annotated[
             str | None, Field(description="one exam id or prefix (default: all of them)")
         ] = None,
-    ) -> ExamStatus:
+    ) -> Annotated[CallToolResult, ExamStatus]:
         """The exams sealed for this repository, each as a fixer sees it, whether it is
         still open (no verification found it fixed), and its latest verification
         (a truegreen.exam-status/1)."""
 
-        def work(listener: api.Listener, cancel: api.Cancellation) -> ExamStatus:
-            return api.exam_status(api.ExamStatusRequest(repo=s.repo, db=s.db, exam=exam))
+        def work(listener: api.Listener, cancel: api.Cancellation) -> CallToolResult:
+            status = api.exam_status(api.ExamStatusRequest(repo=s.repo, db=s.db, exam=exam))
+            return _text_result(status.to_json(), _status_text(status))
 
         return await _call("exam_status", ctx, work)
 
@@ -394,17 +552,18 @@ def build(settings: Settings | None = None) -> MCPServer:
         ctx: Context,
         budget_tokens: Annotated[int, Field(ge=50, description="size of the context")] = 1500,
         budget_seconds: Annotated[float, Field(gt=0, description="seconds for the context")] = 30.0,
-    ) -> FixTask:
+    ) -> Annotated[CallToolResult, FixTask]:
         """A self-contained task for a fixer: the exam as a fixer sees it, its failure and
         its localized context (none for a hidden exam), and the rules (tests are
         read-only; the fix is graded by verify_fix) (a truegreen.fix-task/1)."""
 
-        def work(listener: api.Listener, cancel: api.Cancellation) -> FixTask:
+        def work(listener: api.Listener, cancel: api.Cancellation) -> CallToolResult:
             request = api.FixTaskRequest(
                 **project, db=s.db, exam=exam, budget_tokens=budget_tokens,
                 budget_seconds=budget_seconds,
             )  # fmt: skip
-            return api.fix_task(request, listener=listener, cancel=cancel)
+            task = api.fix_task(request, listener=listener, cancel=cancel)
+            return _text_result(task.to_json(), _fix_task_text(task, budget_tokens))
 
         return await _call("get_fix_task", ctx, work)
 

@@ -23,13 +23,16 @@ from typing import Any, Literal, Self
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from truegreen.errors import UsageError
+from truegreen.testpaths import check_test_ids
 
 #: what to read for the fields of every request
 REQUESTS_DOC = "docs/api.md"
 
 
-def invalid_request(model: type[BaseModel], exc: ValidationError) -> UsageError:
-    """The first problem pydantic found, as a :class:`UsageError` about its field."""
+def validation_problem(exc: ValidationError) -> tuple[str | None, str]:
+    """The first problem pydantic found: the field it is about and one line saying what
+    is wrong, without pydantic's wording of the whole error (an adapter that validates
+    its own arguments with pydantic, the MCP server's tools, says it the same way)."""
     error = exc.errors()[0]
     loc = [str(part) for part in error["loc"]]
     field = loc[0] if loc else None
@@ -39,10 +42,14 @@ def invalid_request(model: type[BaseModel], exc: ValidationError) -> UsageError:
     if kind == "missing":
         message = "is required"
     elif kind == "extra_forbidden":
-        message = f"is not a field of {model.__name__}"
+        message = f"is not a field of {exc.title}"
     elif kind in ("greater_than_equal", "greater_than"):
         bound = ctx.get("ge", ctx.get("gt"))
         word = "at least" if kind == "greater_than_equal" else "more than"
+        message = f"must be {word} {bound}, not {given!r}"
+    elif kind in ("less_than_equal", "less_than"):
+        bound = ctx.get("le", ctx.get("lt"))
+        word = "at most" if kind == "less_than_equal" else "less than"
         message = f"must be {word} {bound}, not {given!r}"
     elif kind == "too_short":
         message = f"needs at least {ctx.get('min_length', 1)} item(s)"
@@ -51,6 +58,12 @@ def invalid_request(model: type[BaseModel], exc: ValidationError) -> UsageError:
         message = f"{text[:1].lower()}{text[1:]} (given: {given!r})"
     if len(loc) > 1:
         message = f"[{']['.join(loc[1:])}] {message}"
+    return field, message
+
+
+def invalid_request(model: type[BaseModel], exc: ValidationError) -> UsageError:
+    """The first problem pydantic found, as a :class:`UsageError` about its field."""
+    field, message = validation_problem(exc)
     return UsageError(
         message, hint=f"see the fields of {model.__name__} in {REQUESTS_DOC}", field=field
     )
@@ -305,7 +318,7 @@ class LocalizeRequest(ProjectRequest):
     #: ochiai | dstar | tarantula
     formula: str = "ochiai"
     #: seconds for one run (default: the suite-timeout)
-    timeout: float | None = None
+    timeout: float | None = Field(default=None, gt=0)
     #: ranking entries in the document
     limit: int = Field(default=30, ge=1)
     mutants: bool = True
@@ -316,6 +329,13 @@ class LocalizeRequest(ProjectRequest):
     #: with ``check_measurement`` off and a budget: the mutants' run starts after the
     #: traced run, and only when that left half the budget (an answer in time first)
     spare_mutants: bool = False
+
+    @model_validator(mode="after")
+    def _test_ids(self) -> Self:
+        check_test_ids(self.test_ids)
+        if self.scope is not None and list(self.scope) != ["suite"]:
+            check_test_ids(self.scope, "scope")
+        return self
 
 
 class FixTaskRequest(ProjectRequest, LedgerRequest):
@@ -343,7 +363,13 @@ class RunRequest(ProjectRequest):
 
     test_ids: tuple[str, ...] = Field(min_length=1)
     repeat: int = Field(default=1, ge=1)
-    timeout: float | None = None
+    #: seconds for one run (default: the suite-timeout)
+    timeout: float | None = Field(default=None, gt=0)
+
+    @model_validator(mode="after")
+    def _test_ids(self) -> Self:
+        check_test_ids(self.test_ids)
+        return self
 
 
 class FlakyRequest(ProjectRequest):
@@ -352,7 +378,13 @@ class FlakyRequest(ProjectRequest):
 
     test_ids: tuple[str, ...] = ()
     repeat: int = Field(default=5, ge=2)
-    timeout: float | None = None
+    #: seconds for one run (default: the suite-timeout)
+    timeout: float | None = Field(default=None, gt=0)
+
+    @model_validator(mode="after")
+    def _test_ids(self) -> Self:
+        check_test_ids(self.test_ids)
+        return self
 
 
 class DiagnoseRequest(Request):
@@ -386,6 +418,13 @@ class DiagnoseRequest(Request):
                 "repository and run",
                 field="log",
             )
+        if self.log is not None and not self.log.strip():
+            # Path("") is ".": the error would say the current directory is not a log
+            raise UsageError(
+                "the path is empty", hint="give the path of a CI log, or - for stdin", field="log"
+            )
+        if self.text == "":
+            raise UsageError("is empty", hint="give the log of a failed job", field="text")
         return self
 
 
