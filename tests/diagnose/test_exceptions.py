@@ -63,7 +63,9 @@ def test_an_exception_line_is_read_as_python_prints_it(text, parsed):
         # imports: a standard module (the interpreter), a library, the project itself
         ("ModuleNotFoundError", "No module named 'distutils'", True, None, "environment"),
         ("ModuleNotFoundError", "No module named 'attr'", False, None, "dependency"),
-        ("ModuleNotFoundError", "No module named 'shop.cart'", False, None, None),
+        # (the project's own module: its code failed, in a test or a program it ran)
+        ("ModuleNotFoundError", "No module named 'shop.cart'", False, None, "test"),
+        ("ModuleNotFoundError", "No module named 'shop.cart'; 'shop' is not a package", True, None, "test"),
         ("importlib.metadata.PackageNotFoundError", "No package metadata was found for shop", True, None, "dependency"),
         # a type that says nothing in particular
         ("ValueError", "could not convert string to float: 'x'", False, None, None),

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from truegreen.diagnose import pytest_parse as pp
 from truegreen.diagnose.exceptions import (
     exception_class,
+    own_missing_module,
     parse_exception_line,
     wrapped_exception,
 )
@@ -719,22 +720,60 @@ def _parsed_blocks(scan: ScanResult) -> list[tuple[pp.FailureBlock, pp.Parsed]]:
     return [(b, b.parse(scan.root)) for b in scan.blocks]
 
 
+#: a frame's file in a pytest traceback (``src/pkg/mod.py:12: in f``, ``parse.py:90: in``)
+_TB_FILE = re.compile(r"^([\w./-]+\.py):\d+")
+#: a file a pytest line names (``ERROR collecting tests/x.py``, ``ImportError while
+#: importing test module '/root/tests/x.py'``)
+_NAMED_FILE = re.compile(r"(?:collecting |test module ')([\w./-]+\.py)\b")
+#: a version at the end of a directory's name (an sdist's ``packaging-24.2``, a
+#: ``attrs-23.1.0rc1`` or ``tool-v2``): the project's name is what comes before it
+_VERSION_SUFFIX = re.compile(
+    r"[-_]v?\d+(?:\.\d+)*(?:[-_.]?(?:a|b|rc|c|dev|post)\.?\d*)*$", re.IGNORECASE
+)
+#: a name that is no Python module (a directory of data, a file with dots or a dash)
+_MODULE_NAME = re.compile(r"^[A-Za-z_]\w*$")
+
+
 def _project_packages(scan: ScanResult) -> set[str]:
+    """The project's own top-level modules and packages, from every path the log shows
+    under its root: the rootdir's name (without a version suffix: an sdist's
+    ``packaging-24.2`` is ``packaging``), and the files of pytest's and Python's
+    tracebacks, of the collection errors and of the test ids: ``src/NAME/...`` or
+    ``NAME/...`` is the package ``NAME``, ``NAME.py`` at the root the module ``NAME``.
+    Libraries' files and paths outside the root are not the project's."""
     names: set[str] = set()
+    paths: list[str] = []
     for b in scan.blocks[:50]:
-        for _, text in b.lines:
-            m = re.match(r"^([\w./-]+)\.py:\d+", text)
+        for text in (b.header_text, *(t for _, t in b.lines)):
+            m = _TB_FILE.match(text) or _NAMED_FILE.search(text)
             if m:
-                p = pp.relative(m[1] + ".py", scan.root)
-                if is_library_path(p) or p.startswith("/"):
-                    continue
-                parts = p.split("/")
-                parts = parts[1:] if parts[0] == "src" and len(parts) > 1 else parts
-                if len(parts) > 1 and parts[0] not in _PROJECT_SKIP:
-                    names.add(parts[0])
+                paths.append(m[1])
+    paths += [f for _, f in scan.py_frames[-200:]]
+    paths += [t.split("::", 1)[0] for t in list(scan.failing)[:200]]
+    paths += [t.split("::", 1)[0] for t in list(scan.outcomes)[:200]]
+    for path in paths:
+        name = _own_module(pp.relative(path, scan.root))
+        if name:
+            names.add(name)
     if scan.root:
-        names.add(scan.root.rstrip("/").rsplit("/", 1)[-1].replace("-", "_").lower())
+        base = scan.root.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
+        base = _VERSION_SUFFIX.sub("", base).replace("-", "_")
+        for name in (base, base.lower()):
+            if _MODULE_NAME.match(name):
+                names.add(name)
     return names
+
+
+def _own_module(path: str) -> str | None:
+    """The top-level module a file under the project's root belongs to, if any."""
+    if not path.endswith(".py") or path.startswith(("/", "../")) or is_library_path(path):
+        return None
+    parts = path.removeprefix("./").split("/")
+    parts = parts[1:] if parts[0] == "src" and len(parts) > 1 else parts
+    name = parts[0] if len(parts) > 1 else parts[0][:-3]
+    if name in _PROJECT_SKIP or not _MODULE_NAME.match(name):
+        return None
+    return name
 
 
 def _signatures(
@@ -1272,6 +1311,15 @@ def _quote_ids(tests: list[str]) -> str:
     return " ".join(shlex.quote(t) for t in tests[:5])
 
 
+def _own_missing(d: Decision, evidence: list[Candidate]) -> str | None:
+    """The project's own module that the first evidence lines say an import did not find."""
+    for c in evidence[:3]:
+        name = own_missing_module(c.text, set(d.packages))
+        if name:
+            return name
+    return None
+
+
 def next_step(d: Decision, evidence: list[Candidate]) -> str:
     """One plain sentence: what to do first."""
     flaky_tests = d.flaky.get("tests") or []
@@ -1283,6 +1331,19 @@ def next_step(d: Decision, evidence: list[Candidate]) -> str:
     text = " ".join(c.text for c in evidence[:3])
     cmd = d.step.command.splitlines()[-1].strip() if d.step and d.step.command else None
     if d.cls == "test":
+        own = _own_missing(d, evidence)
+        if own:
+            rerun = "python -m pytest " + _quote_ids(d.failing_tests) if d.failing_tests else cmd
+            then = f"; then rerun: {rerun}" if rerun else ""
+            if "." not in own:
+                return (
+                    f"make the project's own package {own} importable where the tests run "
+                    f"(install it: pip install -e ., or put its directory on the path){then}"
+                )
+            return (
+                f"fix the import of {own}: {own.split('.')[0]} is the project's own module, "
+                f"so the module's name or its file is wrong, not a dependency{then}"
+            )
         if d.failing_tests:
             return "rerun locally with: python -m pytest " + _quote_ids(d.failing_tests)
         return f"rerun the failing tests locally{': ' + cmd if cmd else ''}, then read the first failure"

@@ -225,6 +225,16 @@ def exception_class(
     return "test" if in_test else _program_class(exc)
 
 
+def own_missing_module(message: str, project: set[str]) -> str | None:
+    """The module of the project's own that an import did not find (``No module named
+    'pkg.nosuch'``, ``...; 'pkg' is not a package``): its top-level package is one of
+    ``project``'s. None for any other message or module."""
+    m = _NO_MODULE.search(message)
+    if m and m[1].split(".")[0] in project:
+        return m[1]
+    return None
+
+
 def _import_class(exc: _Raised) -> str | None:
     """An import that failed: a module of the project's own is the project's failure; a
     standard module missing is the interpreter's (older or newer than the code supports);
@@ -232,10 +242,12 @@ def _import_class(exc: _Raised) -> str | None:
     msg = exc.message
     m = _NO_MODULE.search(msg)
     if m:
-        top = m[1].split(".")[0]
-        if top in exc.project:
-            return exc.own()
-        return "environment" if top in STDLIB else "dependency"
+        if own_missing_module(msg, exc.project):
+            # the project's own code imports a module of its own that is not there: a
+            # wrong import or a missing file, nothing to install; the project's code
+            # failed, whether a test or a program of its own ran it
+            return "test"
+        return "environment" if m[1].split(".")[0] in STDLIB else "dependency"
     m = _CANNOT_IMPORT.search(msg)
     if m and m[2] and m[2] != "unknown location":
         # Python names the file it imported from: a library's or the project's own

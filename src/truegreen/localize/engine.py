@@ -30,7 +30,7 @@ import shutil
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -1626,36 +1626,62 @@ def _measurement_doc(runs: _Runs, targets: Sequence[str], check: bool) -> dict[s
     return doc
 
 
+#: a shortened warning or message keeps this many characters
+_SHORT_TEXT = 100
+
+
+def _cut(text: str, limit: int = _SHORT_TEXT) -> str:
+    return text if len(text) <= limit else text[: limit - 3].rstrip() + "..."
+
+
 def _context(
     doc: Mapping[str, Any], root: Path, src: _Source, budget: int, scrub: Scrubber
 ) -> dict[str, Any]:
+    """The text for a person or an agent, packed to ``budget`` tokens (context.pack): the
+    required items with shorter forms for a small budget, the top suspect first of the
+    rest, a value difference only with the suspect of its line."""
     fail = doc["failure"]
     items: list[ctx.Item] = []
     head = f"# {fail['test']} {fail['outcome']}"
+    heads = [head]
     if fail.get("exc_type"):
-        head += f": {fail['exc_type']}: {str(fail.get('message') or '').splitlines()[0:1] and str(fail['message']).splitlines()[0][:200]}"
-    items.append(ctx.Item("header", head, required=True))
+        first = (str(fail.get("message") or "").splitlines() or [""])[0]
+        heads = [
+            f"{head}: {fail['exc_type']}: {first[:200]}",
+            f"{head}: {fail['exc_type']}: {_cut(first, 60)}",
+            f"{head}: {fail['exc_type']}",
+            head,
+        ]
+    items.append(_forms("header", heads, required=True))
     files: list[str] = []
     crash = fail.get("crash")
     if crash:
         files.append(crash["file"])
+        where = f"crash site: {crash['file']}:{crash['line']} in {crash['function']}"
+        lines = src.lines(crash["file"])
         items.append(
-            ctx.Item(
+            _forms(
                 "crash",
-                f"crash site: {crash['file']}:{crash['line']} in {crash['function']}\n"
-                + ctx.excerpt(src.lines(crash["file"]), int(crash["line"])),
+                [
+                    where + "\n" + ctx.excerpt(lines, int(crash["line"])),
+                    where + "\n" + ctx.excerpt(lines, int(crash["line"]), 0, 0),
+                    where,
+                ],
                 required=True,
             )
         )
-    items.append(ctx.Item("rerun", "rerun: " + shlex.join(doc["command"]), required=True))
+    items.append(_forms("rerun", _rerun_forms(doc), required=True))
     order = doc["order_dependence"]
     if order.get("order_dependent"):
-        items.append(ctx.Item("order", "ORDER-DEPENDENT: " + order["note"], required=True))
+        note = "ORDER-DEPENDENT: " + order["note"]
+        items.append(_forms("order", [note, _cut(note)], required=True))
     for i, warning in enumerate(doc.get("warnings") or ()):
-        items.append(ctx.Item(f"warning:{i}", "WARNING: " + warning, required=True))
+        text = "WARNING: " + warning
+        items.append(_forms(f"warning:{i}", [text, _cut(text)], required=True))
     meas = doc["measurement"]
     if meas.get("checked") and not meas.get("consistent"):
-        items.append(ctx.Item("measurement", "WARNING: " + meas["note"], required=True))
+        text = "WARNING: " + meas["note"]
+        items.append(_forms("measurement", [text, _cut(text)], required=True))
     for o in doc["values"]["origins"]:
         what = "None" if o.get("value") is None else f"of type {o.get('type')}"
         parts = [f"{o['var']} is {what} at {o['used_at']['file']}:{o['used_at']['line']}"]
@@ -1667,25 +1693,51 @@ def _context(
             parts.append(f"its .{w['attribute']} written at {w['file']}:{w['line']}")
         items.append(ctx.Item(f"origin:{o['var']}", "bad value's origin: " + ", ".join(parts)))
     suspects = doc["ranking"]
-    # differences on lines the passing test also reached say the most: those first
+    handle_of = {(r["file"], int(r["line"])): f"suspect:{r['file']}:{r['line']}" for r in suspects}
+    index_of = {(r["file"], int(r["line"])): i for i, r in enumerate(suspects)}
+    # differences on lines the passing test also reached say the most: those first; a
+    # difference on a suspect's line below the third goes right after that suspect, the
+    # others (on the first three's lines, or on no suspect's) after the third suspect
     diffs = sorted(doc["values"]["differences"], key=lambda d: not d["passing_reached"])
     passing = doc["values"]["passing"]
+    after: dict[int, list[Mapping[str, Any]]] = {}
+    early: list[Mapping[str, Any]] = []
+    for d in diffs:
+        k = index_of.get((d["file"], int(d["line"])))
+        if k is not None and k >= 3:
+            after.setdefault(k, []).append(d)
+        else:
+            early.append(d)
+
+    def diff(d: Mapping[str, Any]) -> ctx.Item:
+        return _diff_item(d, passing, handle_of.get((d["file"], int(d["line"]))))
+
     for i, r in enumerate(suspects):
         files.append(r["file"])
         tie = f", tied with {r['ties'] - 1} other(s)" if r["ties"] > 1 else ""
         ev = f" [{'; '.join(r['evidence'])}]" if r["evidence"] else ""
-        items.append(
-            ctx.Item(
-                f"suspect:{r['file']}:{r['line']}",
-                f"suspect rank {r['rank']}{tie}: {r['file']}:{r['line']} {doc['formula']}={r['score']}{ev}\n"
-                + ctx.excerpt(src.lines(r["file"]), int(r["line"]), 1, 1),
-            )
+        title = (
+            f"suspect rank {r['rank']}{tie}: {r['file']}:{r['line']} {doc['formula']}={r['score']}"
         )
-        if i == 2:
-            for d in diffs[:5]:
-                items.append(_diff_item(d, passing))
-    for d in diffs[5:]:
-        items.append(_diff_item(d, passing))
+        lines = src.lines(r["file"])
+        marked = ctx.excerpt(lines, int(r["line"]), 0, 0)
+        forms = [
+            f"{title}{ev}\n" + ctx.excerpt(lines, int(r["line"]), 1, 1),
+            f"{title}{ev}\n{marked}",
+            f"{title}\n{marked}",
+        ]
+        items.append(_forms(f"suspect:{r['file']}:{r['line']}", forms, lead=i == 0))
+        if i == min(2, len(suspects) - 1):
+            items += [diff(d) for d in early[:5]]
+        items += [diff(d) for d in after.get(i, ())]
+    if not suspects:
+        items += [diff(d) for d in early[:5]]
+    items += [diff(d) for d in early[5:]]
+    # scrubbed before packing, so that what is packed is what is measured
+    items = [
+        replace(it, text=scrub.text(it.text), shorter=tuple(scrub.text(f) for f in it.shorter))
+        for it in items
+    ]
     text, omitted, _tokens = ctx.pack(items, budget)
     text = scrub.text(text)
     return {
@@ -1698,7 +1750,34 @@ def _context(
     }
 
 
-def _diff_item(d: Mapping[str, Any], passing: str | None) -> ctx.Item:
+def _forms(
+    handle: str, forms: Sequence[str], *, required: bool = False, lead: bool = False
+) -> ctx.Item:
+    """An item with its shorter forms (longest first; a form no shorter than the one
+    before it is dropped)."""
+    kept = [forms[0]]
+    for f in forms[1:]:
+        if len(f) < len(kept[-1]):
+            kept.append(f)
+    return ctx.Item(handle, kept[0], required=required, shorter=tuple(kept[1:]), lead=lead)
+
+
+def _rerun_forms(doc: Mapping[str, Any]) -> list[str]:
+    """The exact command, then (for a small budget) the failing tests' node ids with the
+    interpreter and pytest's options elided: the document's ``command`` has them all."""
+    full = "rerun: " + shlex.join(doc["command"])
+    ids = [str(t) for t in doc.get("failing") or ()] or [str(doc["failure"]["test"])]
+    more = f" (+{len(ids) - 1} more)" if len(ids) > 1 else ""
+    return [
+        full,
+        "rerun: ... -m pytest "
+        + shlex.join(ids[:3])
+        + (f" (+{len(ids) - 3} more)" if len(ids) > 3 else ""),
+        "rerun: ... -m pytest " + shlex.quote(ids[0]) + more,
+    ]
+
+
+def _diff_item(d: Mapping[str, Any], passing: str | None, parent: str | None) -> ctx.Item:
     f = ", ".join(ctx.show(v) for v in d["failing"])
     if d["passing"] is None:
         p = "(not reached by the passing test)" if passing else "(no passing test)"
@@ -1707,4 +1786,5 @@ def _diff_item(d: Mapping[str, Any], passing: str | None) -> ctx.Item:
     return ctx.Item(
         f"values:{d['file']}:{d['line']}:{d['var']}",
         f"value {d['file']}:{d['line']} {d['var']}: failing {f} | passing {p}",
+        parent=parent,
     )
