@@ -37,6 +37,10 @@ SOURCE = {
             @property
             def label(self):
                 return "box"
+
+            @label.setter
+            def label(self, value):
+                self._label = value
         """,
     "pkg/data.txt": "1\n",
     "pkg/unread.txt": "0\n",
@@ -61,6 +65,7 @@ CODES = [
     ["pkg/calc.py", 8, 9, "sub"],
     ["pkg/calc.py", 13, 14, "Box.size"],
     ["pkg/calc.py", 16, 18, "Box.label"],
+    ["pkg/calc.py", 20, 22, "Box.label"],
 ]
 
 
@@ -149,6 +154,25 @@ def test_a_method_changed_selects_by_its_qualified_name(repo):
     assert chosen.ids == {"tests/test_other.py::test_other"}
 
 
+def test_a_property_getter_changed_selects_the_tests_of_its_name(repo):
+    """A getter and its setter share a qualified name: the setter, unchanged, used to hide
+    the getter's change (found on python-dateutil: a broken ``relativedelta.weeks`` getter
+    was approved, no test of it selected). Every test that ran a definition of the name
+    is selected (the record tells them apart by lines, which the change moves)."""
+    record = _record(other={"codes": [3]}, add={"codes": [4]}, sub={"codes": [1]})
+    chosen = _plan(repo, _calc('return "box"', 'return "crate"'), record)
+    assert not chosen.full, chosen.reason
+    assert chosen.ids == {"tests/test_other.py::test_other", "tests/test_calc.py::test_add"}
+    assert chosen.why == {"ran a changed function": 2}
+
+
+def test_two_definitions_of_a_name_under_an_if_are_both_compared(repo):
+    text = "import sys\n\nif sys.maxsize:\n    def f():\n        return 1\nelse:\n    def f():\n        return 2\n"
+    module = selection._module(text)
+    assert module is not None
+    assert [(fn.first, fn.last) for fn in module.functions["f"]] == [(4, 5), (7, 8)]
+
+
 @pytest.mark.parametrize(
     ("edits", "why"),
     [
@@ -162,6 +186,13 @@ def test_a_method_changed_selects_by_its_qualified_name(repo):
         ({"pkg/calc.py": "def add(:\n"}, "does not parse on the head"),
         (_calc("def sub(a, b):", "def add2(a, b):\n    return 0\n\n\ndef sub(a, b):"), None),
         (_calc("def sub(a, b):", "def size(a, b):\n    return 0\n\n\ndef sub(a, b):"), "already"),
+        (
+            _calc(
+                "self._label = value\n",
+                "self._label = value\n\n    @label.deleter\n    def label(self):\n        pass\n",
+            ),
+            "a definition of Box.label was added or removed",
+        ),
     ],
     ids=[
         "module-level",
@@ -174,6 +205,7 @@ def test_a_method_changed_selects_by_its_qualified_name(repo):
         "syntax-error",
         "new-function-new-name",
         "new-function-used-name",
+        "definition-added-to-a-name",
     ],
 )
 def test_what_the_record_cannot_see_runs_the_whole_suite(repo, edits, why):
@@ -199,8 +231,8 @@ def test_a_functions_lines_are_counted_as_the_parser_counts_them():
     text = "def add(a, b):\n    return 1\n\x0c\ndef sub(a, b):\n    x = 1\n    return a - b\n"
     module = selection._module(text)
     assert module is not None
-    assert module.functions["sub"].text == "def sub(a, b):\n    x = 1\n    return a - b"
-    assert module.functions["add"].text == "def add(a, b):\n    return 1"
+    assert module.functions["sub"][0].text == "def sub(a, b):\n    x = 1\n    return a - b"
+    assert module.functions["add"][0].text == "def add(a, b):\n    return 1"
 
 
 def test_a_change_after_a_form_feed_is_seen(repo):
@@ -762,7 +794,7 @@ def test_a_change_inside_a_lambda_selects_the_tests_that_ran_only_the_lambda(rep
     changes ``Box.size``'s body."""
     inner = ["pkg/calc.py", 14, 14, "Box.size.<locals>.<lambda>"]
     monkeypatch.setitem(globals(), "CODES", [*CODES, inner])
-    record = _record(add={"codes": [2]}, other={"codes": [4]})
+    record = _record(add={"codes": [2]}, other={"codes": [len(CODES) - 1]})
     chosen = _plan(repo, _calc("return 1", "return 2"), record)
     assert chosen.ids == {"tests/test_calc.py::test_add", "tests/test_other.py::test_other"}
 

@@ -362,7 +362,10 @@ class _Function:
 
 @dataclass(frozen=True)
 class _Module:
-    functions: Mapping[str, _Function]
+    #: every definition of each qualified name, in the order of the source: a property's
+    #: getter and setter, a function defined under both branches of an ``if``, an
+    #: ``@overload`` stub and its implementation share one
+    functions: Mapping[str, tuple[_Function, ...]]
     #: the module and class level without functions and docstrings (what runs at import)
     skeleton: str
     #: the source (its names are looked for only when the change adds a function)
@@ -435,8 +438,8 @@ def _skeleton(text: str) -> str:
     return ast.dump(copy)
 
 
-def _functions(tree: ast.Module, lines: Sequence[str]) -> dict[str, _Function]:
-    out: dict[str, _Function] = {}
+def _functions(tree: ast.Module, lines: Sequence[str]) -> dict[str, tuple[_Function, ...]]:
+    out: dict[str, tuple[_Function, ...]] = {}
 
     def walk(body: Sequence[ast.stmt], prefix: str) -> None:
         for node in body:
@@ -447,7 +450,7 @@ def _functions(tree: ast.Module, lines: Sequence[str]) -> dict[str, _Function]:
                 first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
                 last = node.end_lineno or node.lineno
                 text = "\n".join(lines[first - 1 : last])
-                out[qual] = _Function(qual, first, last, node, text)
+                out[qual] = (*out.get(qual, ()), _Function(qual, first, last, node, text))
                 walk(node.body, f"{qual}.<locals>.")
             elif isinstance(node, ast.If | ast.Try | ast.With | ast.For | ast.While):
                 # functions defined under a module-level if/try: same qualified names
@@ -678,27 +681,42 @@ def _functions_changed(
     """Select the tests of ``path``'s changed functions; a reason for the whole suite, or
     None (never with ``strict`` off)."""
     for qual in sorted(set(before.functions) | set(after.functions)):
-        old, new = before.functions.get(qual), after.functions.get(qual)
-        if old is not None and new is not None:
-            if old.text == new.text:
-                continue  # the same code (its lines may have moved)
-            if old.body == new.body and old.signature == new.signature:
-                continue
-            if (
-                strict
-                and (old.decorated or new.decorated)
-                and (old.decorators != new.decorators or old.doc != new.doc)
-            ):
-                return (
-                    f"{_describe(path, new)}: its decorators or docstring changed "
-                    "(decorators run at import)"
-                )
-        elif new is not None:
+        olds, news = before.functions.get(qual, ()), after.functions.get(qual, ())
+        if olds and news:
+            if len(olds) != len(news):
+                # a definition added or taken away under a name the module has (a
+                # property's setter, a branch's variant): which one runs is decided at import
+                if strict:
+                    return (
+                        f"{_describe(path, news[0])}: a definition of {qual} was added or "
+                        "removed (which one runs is decided at import)"
+                    )
+            else:
+                changed = False
+                for old, new in zip(olds, news, strict=True):
+                    if old.text == new.text:
+                        continue  # the same code (its lines may have moved)
+                    if old.body == new.body and old.signature == new.signature:
+                        continue
+                    if (
+                        strict
+                        and (old.decorated or new.decorated)
+                        and (old.decorators != new.decorators or old.doc != new.doc)
+                    ):
+                        return (
+                            f"{_describe(path, new)}: its decorators or docstring changed "
+                            "(decorators run at import)"
+                        )
+                    changed = True
+                if not changed:
+                    continue
+        elif news:
             if not strict:
                 continue
             # a new function: reached by the changed code that calls it, unless it runs at
             # import (decorators) or takes a name something else already uses
-            if new.decorated:
+            new = news[0]
+            if any(n.decorated for n in news):
                 return (
                     f"{_describe(path, new)}: a new decorated function (decorators run at import)"
                 )
@@ -709,10 +727,11 @@ def _functions_changed(
                     "used (it may override or shadow it)"
                 )
             continue
-        assert old is not None
-        codes = index.codes_of(path, old)
+        # every code object of the name: the record tells a property's getter from its
+        # setter by lines alone, and those moved with the change
+        codes = sorted({c for old in olds for c in index.codes_of(path, old)})
         if any(c in record.session.codes for c in codes):
-            return f"{_describe(path, old)} changed, and the suite ran it while collecting"
+            return f"{_describe(path, olds[0])} changed, and the suite ran it while collecting"
         tests: set[str] = set()
         for c in codes:
             tests |= index.by_code.get(c, set())
