@@ -69,3 +69,19 @@ def test_dist_info_egg_info_and_missing_metadata_read_as_importlib_reads_them(
     # importlib.metadata saw the fake site's four entries, and the probe agrees with it
     assert {"demo-pkg==1.2", "old==0.1", "single==2.0", "?==None"} <= set(dists)
     assert interp.distributions_sha256 == digest
+
+
+def test_a_path_through_dot_dot_is_kept_without_it_and_a_venvs_link_unresolved(
+    tmp_path: Path, monkeypatch
+) -> None:
+    """``--python ../venv/bin/python`` named a directory the sandbox did not show the tests
+    (it binds the interpreter's real directories): the run could not start (exit 127).
+    The directory is resolved; the interpreter's own symlink (a venv's python) is kept."""
+    (tmp_path / "proj").mkdir()
+    (tmp_path / "venv" / "bin").mkdir(parents=True)
+    link = tmp_path / "venv" / "bin" / "python"
+    link.symlink_to(sys.executable)
+    monkeypatch.chdir(tmp_path / "proj")
+    found = resolve("../venv/bin/python", tmp_path / "proj")
+    assert found.path == tmp_path.resolve() / "venv" / "bin" / "python"
+    assert ".." not in found.path.parts

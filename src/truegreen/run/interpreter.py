@@ -196,9 +196,12 @@ def resolve(
             hint="give the path of a Python interpreter",
             field="python",
         )
-    # Keep the venv's own path (do not resolve symlinks): a venv's python is a symlink to
-    # its base interpreter, and resolving it would lose the venv's site-packages.
-    path = path.absolute()
+    # Keep the venv's own path (do not resolve the interpreter's symlink): a venv's python
+    # is a symlink to its base interpreter, and resolving it would lose the venv's
+    # site-packages. Its directory is resolved: a path through `..` (`../venv/bin/python`)
+    # named a directory the sandbox did not show the tests (it shows the interpreter's
+    # real directories), and the run could not start (exit 127).
+    path = path.parent.resolve() / path.name
     key = str(path)
     if key in _cache:
         return _cache[key]
