@@ -174,6 +174,43 @@ def test_two_definitions_of_a_name_under_an_if_are_both_compared(repo):
 
 
 @pytest.mark.parametrize(
+    "text",
+    [
+        "match 1:\n    case 1:\n        def f():\n            return 1\n",
+        "try:\n    pass\nexcept* ValueError:\n    def f():\n        return 1\n",
+        "async def g():\n    async with x:\n        def f():\n            return 1\n",
+        "while True:\n    def f():\n        return 1\n    break\nelse:\n    pass\n",
+    ],
+    ids=["match", "except-star", "async-with", "while"],
+)
+def test_a_function_under_any_compound_statement_is_known(text):
+    module = selection._module(text)
+    assert module is not None
+    assert any(q.endswith("f") for q in module.functions), module.functions
+
+
+def test_a_change_the_plan_cannot_place_runs_the_whole_suite(repo, monkeypatch):
+    """A safety net: code that is neither in the skeleton nor in a function the plan
+    knows (here: the plan made blind to an ``if``'s statements) is not a change that
+    selects nothing; a change of comments alone still selects nothing."""
+    root, _ = repo
+    calc = root / "pkg" / "calc.py"
+    calc.write_text(calc.read_text() + "\nif LIMIT:\n    def late():\n        return 1\n")
+    git(root, "commit", "-q", "-am", "a function under an if")
+    monkeypatch.setattr(selection, "_blocks", lambda node: [])
+    text = calc.read_text()
+    chosen = _plan(
+        repo,
+        {"pkg/calc.py": text.replace("late():\n        return 1", "late():\n        return 2")},
+        _record(**RAN),
+    )
+    assert chosen.full
+    assert "outside the functions the plan knows" in (chosen.reason or "")
+    comment = _plan(repo, {"pkg/calc.py": text + "# a comment\n"}, _record(**RAN))
+    assert not comment.full, comment.reason
+
+
+@pytest.mark.parametrize(
     ("edits", "why"),
     [
         (_calc("LIMIT = 10", "LIMIT = 11"), "module- or class-level code changed"),
