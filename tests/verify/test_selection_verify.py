@@ -12,6 +12,7 @@ import pytest
 from tests.conftest import cli, git
 from tests.verify.conftest import PY, seal_exam
 from truegreen.model.documents import validate
+from truegreen.sandbox import bwrap
 from truegreen.verify import pipeline, selection
 
 FILES = {
@@ -123,10 +124,21 @@ def test_the_second_verification_of_a_base_runs_what_the_change_can_affect(
 @pytest.mark.slow
 @pytest.mark.bwrap
 def test_a_selected_verification_in_the_bwrap_sandbox_reads_its_selection(
-    capsys, tmp_path: Path, make_project
+    capsys, tmp_path: Path, make_project, monkeypatch
 ):
     # the selection's file lies in truegreen's temp dir, which the sandbox's run does not
-    # see unless it is given: the selected tests then reported nothing, read as flaky
+    # see unless it is given: the selected tests then reported nothing, read as flaky;
+    # and uid 65534 must be able to read it, or the run falls back to the weaker sandbox
+    unreadable: list[Path] = []
+    can_read = bwrap._sandbox_uid_can_read
+
+    def spied(path: Path) -> bool:
+        readable = can_read(path)
+        if not readable:
+            unreadable.append(path)
+        return readable
+
+    monkeypatch.setattr(bwrap, "_sandbox_uid_can_read", spied)
     root = make_project(FILES)
     _branch(root, "fix", "x * 2", "x * 2")
     _branch(root, "breaks-square", "x * x", "x * x + (x == 3)")
@@ -149,3 +161,4 @@ def test_a_selected_verification_in_the_bwrap_sandbox_reads_its_selection(
     assert (reg["selection"]["mode"], reg["selection"]["tests"]) == ("selected", 3)
     assert reg["flaky"] == []
     assert reg["new_failures"] == ["tests/test_square.py::test_square[3]"]
+    assert unreadable == []

@@ -306,7 +306,12 @@ def read_plugin_output(path: Path) -> dict[str, Any] | None:
 
 
 def scratch_dir() -> Path:
-    return tempdirs.make("truegreen-record-")
+    """A directory for the files a run reads (the selection, the gate) or writes (the
+    record): readable by all, as the sandbox's uid 65534 reads what is given it, and one
+    it cannot read makes the whole run fall back to the weaker user-namespace sandbox."""
+    where = tempdirs.make("truegreen-record-")
+    where.chmod(0o755)
+    return where
 
 
 # --- what a Python file's change does ------------------------------------------------------
