@@ -250,3 +250,17 @@ def test_root_without_privileged_bwrap_uses_the_user_namespace(tmp_path, monkeyp
         assert backend.last_mode == "userns" and "--unshare-user" in argv
     finally:
         bwrap_mod.reset_cache()
+
+
+def test_the_fallback_names_the_path_uid_65534_cannot_read(tmp_path: Path) -> None:
+    """The warning used to name the worktree whatever path was private (a selection's
+    0700 scratch directory given read-only): advice the user could not act on."""
+    work, private = tmp_path / "wt", tmp_path / "scratch"
+    work.mkdir()
+    private.mkdir()
+    work.chmod(0o755)
+    private.chmod(0o700)
+    spec = SandboxSpec(workdir=work, python=PY, readonly=(private,))
+    assert BwrapBackend._unreadable(spec) == private
+    private.chmod(0o755)
+    assert BwrapBackend._unreadable(spec) is None

@@ -345,8 +345,13 @@ class BwrapBackend:
         user-namespace mode because uid 65534 could not read what the run needs."""
         if not self.root_mode or not _privileged.get("root", True):
             return False
+        return self._unreadable(spec) is None
+
+    @staticmethod
+    def _unreadable(spec: SandboxSpec) -> Path | None:
+        """The first path the run needs that uid 65534 cannot read, or None."""
         needed = [Path(spec.workdir), *_prefixes_of(spec.python), *map(Path, spec.readonly)]
-        return all(_sandbox_uid_can_read(p) for p in needed)
+        return next((p for p in needed if not _sandbox_uid_can_read(p)), None)
 
     def wrap(self, command: Command, spec: SandboxSpec) -> Command:
         bwrap, prlimit, setpriv = self._tools()
@@ -354,12 +359,12 @@ class BwrapBackend:
         self.last_mode = "setpriv" if nobody else "userns"
         if self.root_mode and not nobody:
             _log.warning(
-                "truegreen: sandbox: uid %d cannot read %s or the interpreter; running as "
-                "uid %d in a user namespace mapped to root instead (no capabilities, no "
-                "network, but the process limit is not enforced): make them world-readable "
-                "(chmod o+rx) for the full sandbox",
+                "truegreen: sandbox: uid %d cannot read %s; running as uid %d in a user "
+                "namespace mapped to root instead (no capabilities, no network, but the "
+                "process limit is not enforced): make it world-readable (chmod o+rx) for "
+                "the full sandbox",
                 SANDBOX_UID,
-                spec.workdir,
+                self._unreadable(spec) or spec.workdir,
                 SANDBOX_UID,
             )
         argv = limits_argv(prlimit or "prlimit", spec, command.timeout)
