@@ -457,15 +457,58 @@ def _functions(tree: ast.Module, lines: Sequence[str]) -> dict[str, tuple[_Funct
                 text = "\n".join(lines[first - 1 : last])
                 out[qual] = (*out.get(qual, ()), _Function(qual, first, last, node, text))
                 walk(node.body, f"{qual}.<locals>.")
-            elif isinstance(node, ast.If | ast.Try | ast.With | ast.For | ast.While):
-                # functions defined under a module-level if/try: same qualified names
-                for part in ("body", "orelse", "finalbody"):
-                    walk(getattr(node, part, []), prefix)
-                for handler in getattr(node, "handlers", []):
-                    walk(handler.body, prefix)
+            else:
+                # functions defined under a compound statement (if, try, with, for, while,
+                # match, their async and except* forms): the same qualified names
+                for block in _blocks(node):
+                    walk(block, prefix)
 
     walk(tree.body, "")
     return out
+
+
+def _blocks(node: ast.stmt) -> list[list[ast.stmt]]:
+    """The statement lists of a compound statement (none for a simple one)."""
+    out = [
+        value
+        for name in ("body", "orelse", "finalbody")
+        if isinstance(value := getattr(node, name, None), list)
+    ]
+    out += [h.body for h in getattr(node, "handlers", ())]
+    out += [c.body for c in getattr(node, "cases", ())]
+    return out
+
+
+def _unplaced(before: _Module, after: _Module) -> bool:
+    """Whether the two versions of a module differ in code that is neither at module or
+    class level (the skeleton) nor in a function the plan knows: a change the plan cannot
+    place, which must not select nothing. (Comments, blank lines and a module's or a
+    class's docstring are not code.)"""
+    if before.skeleton != after.skeleton:
+        return False  # (seen: the whole suite)
+    for qual in set(before.functions) | set(after.functions):
+        olds, news = before.functions.get(qual, ()), after.functions.get(qual, ())
+        if [f.text for f in olds] != [f.text for f in news]:
+            return False  # (compared function by function)
+    return _code_dump(before.text) != _code_dump(after.text)
+
+
+def _code_dump(text: str) -> str:
+    """The module's syntax without positions, module and class docstrings left out."""
+
+    class Undoc(ast.NodeTransformer):
+        def visit_ClassDef(self, n: ast.ClassDef) -> ast.AST:
+            self.generic_visit(n)
+            n.body = _strip_docstring(n.body) or [ast.Pass()]
+            return n
+
+    try:
+        tree = Undoc().visit(ast.parse(text))
+    except (SyntaxError, ValueError):
+        return text
+    assert isinstance(tree, ast.Module)
+    tree.body = _strip_docstring(tree.body)
+    return ast.dump(tree)
 
 
 def _module(text: str) -> _Module | None:
@@ -654,6 +697,8 @@ def plan(
             # a test module runs whole on the head: only its helpers' other users are
             # looked for, never the whole suite
             strict = not is_test_module(path)
+            if strict and st != "D" and _unplaced(before, after):
+                return out.fall_back(f"{path}: a change outside the functions the plan knows")
             reason = _functions_changed(git, base, path, before, after, index, record, add, strict)
             if reason is not None:
                 return out.fall_back(reason)
