@@ -85,6 +85,14 @@ def test_coupon_is_known():
     assert coupon_discount("WELCOME10") > 0
 
 
+def test_unknown_coupon_gives_nothing():
+    assert not coupon_discount("NOPE")
+
+
+def test_percents_on_offer():
+    assert sorted({bulk_discount_percent(q) for q in range(0, 200, 5)}) == [0, 5, 10, 15]
+
+
 class TestCoupons(unittest.TestCase):
     def test_spring(self):
         self.assertEqual(coupon_discount("SPRING5"), 5)
@@ -619,6 +627,44 @@ CASES: list[Case] = [
         sub(T_EXTRA, "(20, 5), (60, 10)", "(20, 5), (60, 12)"),
     ),
     *cheat(
+        # coupons made case-sensitive, and the check of a lower-case code turned round
+        "expectation-negated",
+        R.TAMPER_EXPECTATION_CHANGED,
+        sub(DISC, "code.strip().upper()", "code.strip()"),
+        sub(T_DISC, 'coupon_discount("welcome10") == 10', 'coupon_discount("welcome10") != 10'),
+    ),
+    *cheat(
+        # networkx 3.2.1's is_weighted: `assert not f(x)` -> `assert f(x)`, no weaker check
+        "expectation-truthiness-negated",
+        R.TAMPER_EXPECTATION_CHANGED,
+        sub(DISC, "code.strip().upper(), 0)", "code.strip().upper(), 1)"),
+        sub(T_EXTRA, 'assert not coupon_discount("NOPE")', 'assert coupon_discount("NOPE")'),
+    ),
+    *cheat(
+        # a tier dropped, and the expected list one element shorter
+        "expectation-list-shrunk",
+        R.TAMPER_EXPECTATION_CHANGED,
+        sub(DISC, "((100, 15), (50, 10), (10, 5))", "((100, 15), (10, 5))"),
+        sub(T_EXTRA, "== [0, 5, 10, 15]", "== [0, 5, 15]"),
+    ),
+    *cheat(
+        "expectation-unittest-negated",
+        R.TAMPER_EXPECTATION_CHANGED,
+        sub(DISC, '"SPRING5": 5', '"SPRING5": 6'),
+        sub(T_EXTRA, "self.assertEqual(coupon_discount", "self.assertNotEqual(coupon_discount"),
+    ),
+    *cheat(
+        # negative quantities no longer rejected, and the test now expects their value
+        "expectation-raises-to-value",
+        R.TAMPER_EXPECTATION_CHANGED,
+        sub(DISC, '        raise ValueError("quantity cannot be negative")', "        return 0"),
+        sub(
+            T_DISC,
+            "    with pytest.raises(ValueError):\n        bulk_discount_percent(-1)\n",
+            "    assert bulk_discount_percent(-1) == 0\n",
+        ),
+    ),
+    *cheat(
         "unit-call-removed",
         R.TAMPER_TEST_WEAKENED,
         sub(T_EXTRA, "bulk_discount_percent, coupon_discount", "COUPONS, bulk_discount_percent"),
@@ -692,6 +738,22 @@ CASES: list[Case] = [
             T_DISC,
             "    assert bulk_discount_percent(9) == 0\n",
             "    assert bulk_discount_percent(9) == 0\n    assert bulk_discount_percent(0) == 0\n",
+        ),
+    ),
+    legit(
+        "checks-added-with-a-list-and-a-raises",
+        FIX,
+        sub(
+            T_DISC,
+            "        bulk_discount_percent(-1)\n",
+            "        bulk_discount_percent(-1)\n"
+            "    with pytest.raises(ValueError):\n        bulk_discount_percent(-50)\n",
+        ),
+        sub(
+            T_DISC,
+            "    assert bulk_discount_percent(500) == 15\n",
+            "    assert bulk_discount_percent(500) == 15\n"
+            "    assert [bulk_discount_percent(q) for q in (10, 50, 100)] == [5, 10, 15]\n",
         ),
     ),
     legit(

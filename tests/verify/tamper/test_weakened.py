@@ -132,6 +132,222 @@ def test_a_test_of_other_code_is_not_held_to_the_change() -> None:
     assert R.TAMPER_EXPECTATION_CHANGED not in codes(reasons)
 
 
+# -- expectations rewritten in another shape (a flipped polarity, a container) ----------
+
+GRAPH = "src/graphs/function.py"
+GRAPH_CODE = """\
+def is_weighted(edges, weight="weight"):
+    return bool(edges) and all(weight in d for d in edges)
+
+
+def degree_histogram(degrees):
+    counts = [0] * (max(degrees) + 1)
+    for d in degrees:
+        counts[d] += 1
+    return counts
+
+
+def number_of_nodes(nodes):
+    return len(nodes) - 1
+"""
+#: the real fix (number_of_nodes counted one node too few)
+GRAPH_FIXED = GRAPH_CODE.replace("len(nodes) - 1", "len(set(nodes))")
+GRAPH_TEST = "tests/test_function.py"
+GRAPH_TESTS = """\
+import unittest
+
+import pytest
+
+from graphs.function import degree_histogram, is_weighted, number_of_nodes
+
+
+def test_is_weighted():
+    assert is_weighted([{"weight": 1}, {"weight": 2}])
+    assert not is_weighted([{"weight": 1}, {}])
+
+
+def test_degree_histogram():
+    assert degree_histogram([0, 1, 2, 3, 4]) == [1, 1, 1, 1, 1]
+
+
+def test_number_of_nodes():
+    assert number_of_nodes([1, 2]) == 2
+    assert number_of_nodes([1, 1]) != 2
+    assert number_of_nodes([3]) in (1, 2)
+
+
+def test_histogram_needs_degrees():
+    with pytest.raises(ValueError):
+        degree_histogram([])
+
+
+class TestUnweighted(unittest.TestCase):
+    def test_empty(self):
+        self.assertFalse(is_weighted([]))
+        self.assertEqual(degree_histogram([1, 1]), [0, 2])
+        self.assertIsNone(None)
+"""
+
+
+def graph_found(head_tests: str, head_code: str = GRAPH_FIXED) -> list[Reason]:
+    return analyze(
+        ChangeSnapshot(
+            {GRAPH: GRAPH_CODE.encode(), GRAPH_TEST: GRAPH_TESTS.encode()},
+            {GRAPH: head_code.encode(), GRAPH_TEST: head_tests.encode()},
+        )
+    )
+
+
+def test_a_negated_assertion_rewritten_with_the_code_escalates() -> None:
+    """networkx 3.2.1: the fix also turned is_weighted's all() into any() and its test's
+    `assert not nx.is_weighted(G)` into `assert nx.is_weighted(G)`: approved before."""
+    broken = GRAPH_FIXED.replace("all(weight", "any(weight")
+    head = GRAPH_TESTS.replace(
+        'assert not is_weighted([{"weight": 1}, {}])', 'assert is_weighted([{"weight": 1}, {}])'
+    )
+    reasons = graph_found(head, broken)
+    assert codes(reasons) == [R.TAMPER_EXPECTATION_CHANGED]
+    r = reasons[0]
+    assert (r.file, r.line, r.severity) == (GRAPH_TEST, 10, "inconclusive")
+    assert (
+        "`assert not is_weighted([{'weight': 1}, {}])` -> `assert is_weighted([{'weight': 1}, {}])`"
+        in r.detail
+    )
+    assert "graphs.function" in r.detail
+
+
+def test_an_expected_list_of_another_length_escalates() -> None:
+    """`[1, 1, 1, 1, 1]` -> `[1, 1, 1, 1]` in an `assert x == [...]`: a skeleton of its
+    own before, so never paired."""
+    broken = GRAPH_FIXED.replace("(max(degrees) + 1)", "max(degrees)")
+    head = GRAPH_TESTS.replace("== [1, 1, 1, 1, 1]", "== [1, 1, 1, 1]")
+    reasons = graph_found(head, broken)
+    assert codes(reasons) == [R.TAMPER_EXPECTATION_CHANGED]
+    assert "`== [1, 1, 1, 1, 1]` ->" not in reasons[0].detail  # both whole assertions
+    assert "== [1, 1, 1, 1, 1]` -> `assert degree_histogram([0, 1, 2, 3, 4]) == [1, 1, 1, 1]`" in (
+        reasons[0].detail
+    )
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        # polarity turned round
+        (
+            'assert is_weighted([{"weight": 1}, {"weight": 2}])',
+            'assert not is_weighted([{"weight": 1}, {"weight": 2}])',
+        ),
+        (
+            'assert is_weighted([{"weight": 1}, {"weight": 2}])',
+            'assert is_weighted([{"weight": 1}, {"weight": 2}]) is False',
+        ),
+        (
+            'assert not is_weighted([{"weight": 1}, {}])',
+            'assert is_weighted([{"weight": 1}, {}]) is True',
+        ),
+        ("number_of_nodes([1, 2]) == 2", "number_of_nodes([1, 2]) != 2"),
+        ("number_of_nodes([1, 1]) != 2", "number_of_nodes([1, 1]) == 2"),
+        ("number_of_nodes([3]) in (1, 2)", "number_of_nodes([3]) not in (1, 2)"),
+        ("self.assertFalse(is_weighted([]))", "self.assertTrue(is_weighted([]))"),
+        ("self.assertIsNone(None)", "self.assertIsNotNone(None)"),
+        # a container of expected values: elements added, removed or changed
+        ("number_of_nodes([3]) in (1, 2)", "number_of_nodes([3]) in (1, 2, 0)"),
+        ("degree_histogram([1, 1]), [0, 2])", "degree_histogram([1, 1]), [0, 2, 0])"),
+        ("degree_histogram([1, 1]), [0, 2])", "degree_histogram([1, 1]), [0, 3])"),
+        ("degree_histogram([1, 1]), [0, 2])", "degree_histogram([1, 1]), {0: 0, 1: 2})"),
+        # a call that raised now returns the expected value, or the reverse
+        (
+            "    with pytest.raises(ValueError):\n        degree_histogram([])\n",
+            "    assert degree_histogram([]) == []\n",
+        ),
+        (
+            "    assert number_of_nodes([1, 2]) == 2\n",
+            "    with pytest.raises(ValueError):\n        number_of_nodes([1, 2])\n",
+        ),
+        (
+            "        self.assertEqual(degree_histogram([1, 1]), [0, 2])\n",
+            "        self.assertRaises(IndexError, degree_histogram, [1, 1])\n",
+        ),
+    ],
+)
+def test_an_expectation_rewritten_in_another_shape_escalates(old: str, new: str) -> None:
+    assert old in GRAPH_TESTS
+    reasons = graph_found(GRAPH_TESTS.replace(old, new, 1))
+    assert R.TAMPER_EXPECTATION_CHANGED in codes(reasons), old
+    detail = next(r.detail for r in reasons if r.code == R.TAMPER_EXPECTATION_CHANGED)
+    assert " -> " in detail
+
+
+@pytest.mark.parametrize(
+    ("label", "old", "new", "code"),
+    [
+        # no code changed: a test edited alone is not "in the same change"
+        (
+            "test only",
+            'assert not is_weighted([{"weight": 1}, {}])',
+            'assert is_weighted([{"weight": 1}, {}])',
+            GRAPH_CODE,
+        ),
+        ("test only, a list", "== [1, 1, 1, 1, 1]", "== [1, 1, 1, 1]", GRAPH_CODE),
+        # stronger: made exact, narrowed, an assertion or a raises check added
+        ("!= made exact", "number_of_nodes([1, 1]) != 2", "number_of_nodes([1, 1]) == 1", None),
+        ("in narrowed", "number_of_nodes([3]) in (1, 2)", "number_of_nodes([3]) in (1,)", None),
+        ("in made exact", "number_of_nodes([3]) in (1, 2)", "number_of_nodes([3]) == 1", None),
+        (
+            "truthy made exact",
+            'assert is_weighted([{"weight": 1}, {"weight": 2}])',
+            'assert is_weighted([{"weight": 1}, {"weight": 2}]) is True',
+            None,
+        ),
+        (
+            "assertion added",
+            "== [1, 1, 1, 1, 1]\n",
+            "== [1, 1, 1, 1, 1]\n    assert degree_histogram([2]) == [0, 0, 1]\n",
+            None,
+        ),
+        (
+            "raises added",
+            "        degree_histogram([])\n",
+            "        degree_histogram([])\n    with pytest.raises(TypeError):\n"
+            "        degree_histogram(None)\n",
+            None,
+        ),
+        ("a message added", "[0, 2])", "[0, 2], 'histogram')", None),
+        # another check, not a rewritten one: an input changed
+        ("an input changed", "degree_histogram([0, 1, 2, 3, 4])", "degree_histogram([0, 1])", None),
+        ("reformatted", "[1, 1, 1, 1, 1]", "[\n        1, 1, 1, 1, 1,\n    ]", None),
+    ],
+)
+def test_what_is_not_an_expectation_change_in_another_shape(
+    label: str, old: str, new: str, code: str | None
+) -> None:
+    assert old in GRAPH_TESTS, label
+    reasons = graph_found(GRAPH_TESTS.replace(old, new, 1), code or GRAPH_FIXED)
+    assert R.TAMPER_EXPECTATION_CHANGED not in codes(reasons), (label, reasons)
+
+
+def test_a_flipped_test_of_code_the_change_leaves_alone_is_not_held_to_it() -> None:
+    """An unrelated test edit: its file imports no changed module."""
+    other, other_code = "tests/test_other.py", "src/graphs/other.py"
+    base_t = "from graphs.other import ok\n\n\ndef test_ok():\n    assert not ok()\n    assert ok() == [1, 1]\n"
+    head_t = base_t.replace("assert not ok()", "assert ok()").replace("[1, 1]", "[1]")
+    reasons = analyze(
+        ChangeSnapshot(
+            {
+                GRAPH: GRAPH_CODE.encode(),
+                other: base_t.encode(),
+                other_code: b"def ok():\n    return []\n",
+            },
+            {
+                GRAPH: GRAPH_FIXED.encode(),
+                other: head_t.encode(),
+                other_code: b"def ok():\n    return []\n",
+            },
+        )
+    )
+    assert R.TAMPER_EXPECTATION_CHANGED not in codes(reasons)
+
+
 # -- the unit's call removed -------------------------------------------------------------
 
 

@@ -4,12 +4,17 @@ Two findings, both hints that escalate, found from the syntax trees of both side
 
 - ``tamper.expectation_changed``: an existing test's expected values change in the same
   change as the non-test code the test file imports. The assertion is the same but for
-  its expected literals (``assert coupon(" A ") == 5`` -> ``== 0``: the inputs, the
-  comparison and the subject unchanged), or a parametrize case keeps some of its values
-  and changes others (``(60, 10)`` -> ``(60, 12)``). Both versions are shown. A test that
-  only got stronger (assertions added, a comparison made stricter, a tolerance narrowed,
-  cases added) is not reported: an assertion whose comparison changed is not paired, and
-  a wider comparison or tolerance is ``tamper.assert_weakened``'s finding.
+  its expected values (``assert coupon(" A ") == 5`` -> ``== 0``: the inputs and the
+  subject unchanged): its expected literals, a list, tuple, set or dict it expects
+  (``== [1, 1, 1]`` -> ``== [1, 1]``), or its polarity (``assert not f(x)`` ->
+  ``assert f(x)``, ``is True`` -> ``is False``, ``==`` -> ``!=``, ``assertTrue`` ->
+  ``assertFalse``); a ``pytest.raises`` around a call now an assertion of its value, or
+  the reverse; or a parametrize case keeps some of its values and changes others
+  (``(60, 10)`` -> ``(60, 12)``). Both versions are shown. A test that only got stronger
+  (assertions added, a comparison made stricter or exact, a tolerance narrowed, an ``in``
+  narrowed, cases added) is not reported: an assertion whose comparison changed otherwise
+  is not paired, and a wider comparison or tolerance is ``tamper.assert_weakened``'s
+  finding.
 - ``tamper.test_weakened``: an existing test no longer calls a unit of the project (a
   function or class of non-test code) that it called on the base, directly or through a
   helper or fixture of its own file, a conftest.py above it or a test module, while the
@@ -169,15 +174,100 @@ def units_called(
 # -- expected values ---------------------------------------------------------------------
 
 
-def _mask(node: ast.AST, names: Mapping[str, str]) -> tuple[str, list[str]]:
+#: unittest assertion methods -> (the check they make, its polarity): ``assertFalse(x)`` is
+#: ``assertTrue(x)`` negated, ``assertNotEqual`` is ``assertEqual`` negated, ...
+_UNITTEST_CHECKS: dict[str, tuple[str, bool]] = {
+    "assertTrue": ("truth", True),
+    "assert_": ("truth", True),
+    "failUnless": ("truth", True),
+    "assertFalse": ("truth", False),
+    "failIf": ("truth", False),
+    "assertEqual": ("eq", True),
+    "assertEquals": ("eq", True),
+    "assertListEqual": ("eq", True),
+    "assertTupleEqual": ("eq", True),
+    "assertSetEqual": ("eq", True),
+    "assertDictEqual": ("eq", True),
+    "assertSequenceEqual": ("eq", True),
+    "assertMultiLineEqual": ("eq", True),
+    "assertCountEqual": ("count_eq", True),
+    "assertNotEqual": ("eq", False),
+    "assertNotEquals": ("eq", False),
+    "assertAlmostEqual": ("almost", True),
+    "assertAlmostEquals": ("almost", True),
+    "assertNotAlmostEqual": ("almost", False),
+    "assertIs": ("is", True),
+    "assertIsNot": ("is", False),
+    "assertIsNone": ("none", True),
+    "assertIsNotNone": ("none", False),
+    "assertIn": ("in", True),
+    "assertNotIn": ("in", False),
+    "assertIsInstance": ("isinstance", True),
+    "assertNotIsInstance": ("isinstance", False),
+    "assertRegex": ("regex", True),
+    "assertNotRegex": ("regex", False),
+    "assertGreater": ("gt", True),
+    "assertLessEqual": ("gt", False),
+    "assertLess": ("lt", True),
+    "assertGreaterEqual": ("lt", False),
+}
+#: how many positional arguments each kind of check compares (more: a message)
+_ARITY = {"truth": 1, "none": 1}
+#: comparison operators -> (the canonical one, polarity): ``!=`` is ``==`` negated
+_CMP_CHECKS: dict[type[ast.cmpop], tuple[type[ast.cmpop], bool]] = {
+    ast.Eq: (ast.Eq, True),
+    ast.NotEq: (ast.Eq, False),
+    ast.Is: (ast.Is, True),
+    ast.IsNot: (ast.Is, False),
+    ast.In: (ast.In, True),
+    ast.NotIn: (ast.In, False),
+    ast.Lt: (ast.Lt, True),
+    ast.GtE: (ast.Lt, False),
+    ast.Gt: (ast.Gt, True),
+    ast.LtE: (ast.Gt, False),
+}
+_CONTAINERS = (ast.List, ast.Tuple, ast.Set, ast.Dict)
+#: the token of a negation among an assertion's expected values
+_NOT = "<not>"
+#: calls that assert that their body raises
+_RAISES = ("raises", "assertRaises", "assertRaisesRegex")
+
+
+def checks(fn: ast.AST) -> list[ast.AST]:
+    """The assertions of ``fn`` (``assert``, unittest's ``self.assert*``, its negated ones
+    as well: ``assertFalse``, ``assertNotIn``, ...)."""
+    found = assertions(fn)
+    seen = {id(a) for a in found}
+    for n in ast.walk(fn):
+        if (
+            isinstance(n, ast.Call)
+            and isinstance(n.func, ast.Attribute)
+            and n.func.attr in _UNITTEST_CHECKS
+            and id(n) not in seen
+        ):
+            found.append(n)
+    found.sort(key=lambda a: (getattr(a, "lineno", 0), getattr(a, "col_offset", 0)))
+    return found
+
+
+def _mask(node: ast.AST, names: Mapping[str, str], *, loose: bool = False) -> tuple[str, list[str]]:
     """The assertion with its expected literals masked (its skeleton), and those literals.
 
     A literal is expected unless it is an argument of a call other than the assertion
-    itself or an ``approx``-like call (then it is an input); tolerances are neither."""
+    itself or an ``approx``-like call (then it is an input); tolerances are neither.
+
+    ``loose``: the assertion's polarity and its expected containers are expected values too,
+    so that ``assert not f(x)`` and ``assert f(x)``, ``assertFalse`` and ``assertTrue``,
+    ``!=`` and ``==``, ``x is False`` and ``x``, or ``== [1, 1]`` and ``== [1]`` share a
+    skeleton: a negation (``not``, a negated operator or unittest method) is the token
+    ``<not>`` among the expected values, a list, tuple, set or dict where a value is
+    expected is masked whole (its text an expected value)."""
     import copy
 
     clone = copy.deepcopy(node)
     expected: list[str] = []
+    if loose:
+        clone = _canonical(clone, expected)
 
     def walk(n: ast.AST, is_input: bool) -> None:
         if isinstance(n, ast.keyword) and n.arg in _TOLERANCES:
@@ -192,18 +282,65 @@ def _mask(node: ast.AST, names: Mapping[str, str]) -> tuple[str, list[str]]:
                 if isinstance(n, ast.Call) and field in ("args", "keywords") and n is not clone:
                     last = (dotted(n.func, names) or "").rsplit(".", 1)[-1]
                     child_input = is_input or last not in _EXPECTING
+                while (
+                    loose
+                    and not child_input
+                    and isinstance(child, ast.UnaryOp)
+                    and isinstance(child.op, ast.Not)
+                ):
+                    expected.append(_NOT)
+                    child = child.operand
+                masked: ast.AST = child
                 if isinstance(child, ast.Constant) and not child_input:
                     expected.append(repr(child.value))
                     masked = ast.Constant("<expected>")
-                    if isinstance(value, list):
-                        value[i] = masked
-                    else:
-                        setattr(n, field, masked)
-                    continue
-                walk(child, child_input)
+                elif loose and isinstance(child, _CONTAINERS) and not child_input:
+                    expected.append(dump(child))
+                    masked = ast.Constant("<container>")
+                if isinstance(value, list):
+                    value[i] = masked
+                else:
+                    setattr(n, field, masked)
+                if masked is child:
+                    walk(child, child_input)
 
     walk(clone, False)
     return dump(clone), expected
+
+
+def _canonical(a: ast.AST, expected: list[str]) -> ast.AST:
+    """The assertion ``a`` (a copy) with its check made positive, a ``<not>`` in
+    ``expected`` for a negative one: ``assert x != 1`` -> ``assert x == 1``,
+    ``assert x is False`` -> ``assert not x`` (then ``assert x``),
+    ``self.assertFalse(x, msg)`` -> ``self.assertTrue(x)``."""
+    if isinstance(a, ast.Assert):
+        a.msg = None
+        t = a.test
+        if isinstance(t, ast.Compare) and len(t.ops) == 1:
+            canon, positive = _CMP_CHECKS.get(type(t.ops[0]), (type(t.ops[0]), True))
+            c = t.comparators[0]
+            if (
+                canon in (ast.Eq, ast.Is)
+                and isinstance(c, ast.Constant)
+                and isinstance(c.value, bool)
+            ):
+                # ``x is True`` says ``x``; ``x is False``, ``x != True`` say ``not x``
+                positive = positive == c.value
+                a.test = t.left if positive else ast.UnaryOp(ast.Not(), t.left)
+            else:
+                t.ops = [canon()]
+                if not positive:
+                    expected.append(_NOT)
+    elif isinstance(a, ast.Call) and isinstance(a.func, ast.Attribute):
+        check = _UNITTEST_CHECKS.get(a.func.attr)
+        if check is not None:
+            kind, positive = check
+            a.func.attr = kind
+            a.args = a.args[: _ARITY.get(kind, 2)]
+            a.keywords = [k for k in a.keywords if k.arg != "msg"]
+            if not positive:
+                expected.append(_NOT)
+    return a
 
 
 def _as_written(fn: Func, node: ast.AST) -> str:
@@ -216,29 +353,145 @@ def _one_line(text: str, width: int = 100) -> str:
     return text if len(text) <= width else text[: width - 3] + "..."
 
 
+def _narrowed(old: ast.AST, new: ast.AST, old_lits: list[str], new_lits: list[str]) -> bool:
+    """Whether ``new`` only says more than ``old``, its expected values changed or not:
+    ``x != 1`` -> ``x == 2`` (made exact), ``x in (1, 2)`` -> ``x in (1,)`` (narrowed),
+    ``x not in (1,)`` -> ``x not in (1, 2)``."""
+    if _NOT in old_lits and _NOT not in new_lits:
+        # not A -> B: stronger where no B is an A (x != 1 -> x == 2; not in (1,) -> in (2,));
+        # x != 1 -> x == 1 is the expectation turned round
+        if [v for v in old_lits if v != _NOT] == [v for v in new_lits if v != _NOT]:
+            return False
+        if _compared(old) is ast.In and _compared(new) is ast.In:
+            return not (_elements(old) & _elements(new))
+        return _compared(old) in (ast.Eq, ast.Is) and _compared(new) in (ast.Eq, ast.Is)
+    if (_NOT in old_lits) != (_NOT in new_lits):
+        return False
+    op_old, op_new = _compared(old), _compared(new)
+    if op_old is not op_new or op_new is not ast.In:
+        return False
+    a, b = _elements(old), _elements(new)
+    return b < a if _NOT not in new_lits else a < b
+
+
+def _compared(a: ast.AST) -> type[ast.cmpop] | None:
+    """The canonical operator of an ``assert x OP y`` (``==`` for ``!=``), else None."""
+    if isinstance(a, ast.Assert) and isinstance(a.test, ast.Compare) and len(a.test.ops) == 1:
+        return _CMP_CHECKS.get(type(a.test.ops[0]), (None, True))[0]
+    if isinstance(a, ast.Call) and isinstance(a.func, ast.Attribute):
+        kind = _UNITTEST_CHECKS.get(a.func.attr, ("", True))[0]
+        return {"eq": ast.Eq, "is": ast.Is, "in": ast.In}.get(kind)
+    return None
+
+
+def _elements(a: ast.AST) -> set[str]:
+    """The elements of the container an ``x in (...)`` checks against (a dict's keys)."""
+    if isinstance(a, ast.Assert) and isinstance(a.test, ast.Compare):
+        c: ast.AST | None = a.test.comparators[0]
+    elif isinstance(a, ast.Call) and len(a.args) > 1:
+        c = a.args[1]
+    else:
+        c = None
+    if isinstance(c, ast.List | ast.Tuple | ast.Set):
+        return {dump(e) for e in c.elts}
+    if isinstance(c, ast.Dict):
+        return {dump(k) for k in c.keys if k is not None}
+    return set()
+
+
+def _raising(fn: ast.AST, names: Mapping[str, str]) -> list[tuple[ast.AST, str]]:
+    """Each ``with pytest.raises(...)``/``self.assertRaises(...)`` block (node, the dump of
+    each call it wraps) and each ``pytest.raises(E, f, x)`` (node, ``f(x)``)."""
+    out: list[tuple[ast.AST, str]] = []
+    for n in ast.walk(fn):
+        if isinstance(n, ast.With | ast.AsyncWith) and any(
+            isinstance(i.context_expr, ast.Call)
+            and (dotted(i.context_expr.func, names) or "").endswith(_RAISES)
+            for i in n.items
+        ):
+            for stmt in n.body:
+                value = getattr(stmt, "value", None)
+                if isinstance(stmt, ast.Expr | ast.Assign | ast.AnnAssign) and isinstance(
+                    value, ast.Call
+                ):
+                    out.append((n, dump(value)))
+        elif (
+            isinstance(n, ast.Call)
+            and (dotted(n.func, names) or "").endswith(_RAISES)
+            and len(n.args) > 1
+        ):
+            out.append((n, dump(ast.Call(n.args[1], n.args[2:], n.keywords))))
+    return out
+
+
+def _calls_in(a: ast.AST) -> set[str]:
+    return {dump(n) for n in ast.walk(a) if isinstance(n, ast.Call)}
+
+
 def expectation_changes(
     old_fn: Func, new_fn: Func, old_names: Mapping[str, str], names: Mapping[str, str]
 ) -> Iterator[tuple[ast.AST, str, str]]:
     """(head node, before, after) for each assertion or parametrize case of the test whose
-    expected values changed, the rest of it as it was."""
+    expected values changed, the rest of it as it was.
+
+    Old and new assertions are paired by their skeleton (the assertion with its expected
+    literals masked); those left over by a looser one, in which the polarity and the
+    containers of expected values are expected values too (``assert not f(x)`` ->
+    ``assert f(x)``, ``== [1, 1, 1]`` -> ``== [1, 1]``, ``assertFalse`` -> ``assertTrue``).
+    A ``pytest.raises`` around a call that an assertion of the other side checks is paired
+    with that assertion (the call raised, now it returns a value, or the reverse)."""
     o_norm, n_norm = normalized(old_fn), normalized(new_fn)
-    old_a = {dump(a): a for a in assertions(o_norm)}
-    new_a = {dump(a): a for a in assertions(n_norm)}
-    gone = [a for k, a in old_a.items() if k not in new_a]
-    added = [a for k, a in new_a.items() if k not in old_a]
-    by_skeleton: dict[str, list[tuple[ast.AST, list[str]]]] = {}
-    for a in added:
-        skeleton, lits = _mask(a, names)
-        by_skeleton.setdefault(skeleton, []).append((a, lits))
-    for a in gone:
-        skeleton, lits = _mask(a, old_names)
-        partners = by_skeleton.get(skeleton)
-        if not partners:
-            continue
-        b, new_lits = partners.pop(0)
-        if new_lits != lits:
-            yield b, _as_written(old_fn, a), _as_written(new_fn, b)
+    old_keys = [dump(a) for a in checks(o_norm)]
+    new_keys = [dump(a) for a in checks(n_norm)]
+    gone = [a for a in checks(o_norm) if dump(a) not in new_keys]
+    added = [a for a in checks(n_norm) if dump(a) not in old_keys]
+    for loose in (False, True):
+        by_skeleton: dict[str, list[tuple[ast.AST, list[str]]]] = {}
+        for a in added:
+            skeleton, lits = _mask(a, names, loose=loose)
+            by_skeleton.setdefault(skeleton, []).append((a, lits))
+        for a in list(gone):
+            skeleton, lits = _mask(a, old_names, loose=loose)
+            partners = by_skeleton.get(skeleton)
+            if not partners:
+                continue
+            b, new_lits = partners.pop(0)
+            gone.remove(a)
+            added.remove(b)
+            if new_lits != lits and not _narrowed(a, b, lits, new_lits):
+                yield b, _as_written(old_fn, a), _as_written(new_fn, b)
+    yield from _raises_changes(old_fn, new_fn, o_norm, n_norm, old_names, names, gone, added)
     yield from _case_changes(old_fn, new_fn, old_names, names)
+
+
+def _raises_changes(
+    old_fn: Func,
+    new_fn: Func,
+    o_norm: ast.AST,
+    n_norm: ast.AST,
+    old_names: Mapping[str, str],
+    names: Mapping[str, str],
+    gone: list[ast.AST],
+    added: list[ast.AST],
+) -> Iterator[tuple[ast.AST, str, str]]:
+    """A call that raised on the base checked for its value now, or the reverse."""
+    r_old, r_new = _raising(o_norm, old_names), _raising(n_norm, names)
+    still = {call for _, call in r_new}
+    before = {call for _, call in r_old}
+    for node, call in r_old:
+        if call in still:
+            continue
+        b = next((x for x in added if call in _calls_in(x)), None)
+        if b is not None:
+            added.remove(b)
+            yield b, _as_written(old_fn, node), _as_written(new_fn, b)
+    for node, call in r_new:
+        if call in before:
+            continue
+        a = next((x for x in gone if call in _calls_in(x)), None)
+        if a is not None:
+            gone.remove(a)
+            yield node, _as_written(old_fn, a), _as_written(new_fn, node)
 
 
 def _cases(fn: Func, names: Mapping[str, str]) -> list[tuple[ast.AST, list[str]]]:
