@@ -160,6 +160,35 @@ def modern_python(base: Path) -> str:
     pytest.skip("no Python >= 3.12 installed here to test the sys.monitoring engine with")
 
 
+#: where the virtualenvs with other pytest versions are kept between runs
+VENV_CACHE = Path(
+    os.environ.get("TRUEGREEN_TEST_CACHE", Path.home() / ".cache" / "truegreen-tests")
+)
+
+
+def venv_with(spec: str) -> Path:
+    """The python of a virtualenv with ``spec`` installed (another pytest version, for the
+    stdlib-only plugins), cached between runs (built from the registry)."""
+    name = spec.replace("<", "lt").replace("=", "").replace(",", "_").replace(">", "gt")
+    env = VENV_CACHE / f"venv-{name}-py{sys.version_info[0]}{sys.version_info[1]}"
+    python = env / "bin" / "python"
+    if not (env / ".ok").exists():
+        subprocess.run([sys.executable, "-m", "venv", "--clear", str(env)], check=True)
+        done = subprocess.run(
+            [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check", spec],
+            capture_output=True,
+            text=True,
+        )
+        if done.returncode != 0:
+            if in_ci():
+                pytest.fail(f"cannot install {spec} in CI: {done.stderr[-500:]}")
+            pytest.skip(
+                f"cannot install {spec} here (no package index?): {done.stderr.strip()[-200:]}"
+            )
+        (env / ".ok").write_text("ok")
+    return python
+
+
 def in_ci() -> bool:
     return os.environ.get("CI", "").lower() == "true"
 

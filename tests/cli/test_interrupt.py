@@ -49,3 +49,31 @@ def test_a_caller_that_handles_ctrl_c_itself_keeps_its_handler(
         assert signal.getsignal(signal.SIGINT) is mine
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+def test_sigterm_cancels_every_call_like_ctrl_c_and_exits_143(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`timeout`, a CI cancellation, a service stop: SIGTERM unwinds as Ctrl-C does (the
+    same clean-up), and a second one while it cleans up does not cut that short."""
+    tokens = []
+
+    def command(**_: object) -> None:
+        tokens.append(_app.call()["cancel"])
+        try:
+            signal.raise_signal(signal.SIGTERM)
+        finally:
+            signal.raise_signal(signal.SIGTERM)  # again, during the clean-up: ignored
+        raise AssertionError("SIGTERM did not end the command")
+
+    monkeypatch.setattr(_app.app, "main", command)
+    previous = signal.signal(signal.SIGTERM, signal.SIG_DFL)  # as a process starts
+    try:
+        with pytest.raises(SystemExit) as exc:
+            main(["run", "x"])
+        assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL  # put back
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    assert exc.value.code == 143
+    assert "terminated (SIGTERM)" in capsys.readouterr().err
+    assert len(tokens) == 1 and tokens[0].cancelled

@@ -174,6 +174,16 @@ PROJECT = {
 
         def test_passes():
             assert parse("12") == 12
+
+
+        # headers longer than the terminal (COLUMNS=80): one underscore each side
+        class TestRelativeDeltaWeeksPropertySetter:
+            def test_minus_height_days_set_minus_one_week_then_compare(self):
+                assert add(-8, 0) == -8
+
+
+        def test_a_module_level_test_whose_name_alone_is_longer_than_the_terminal_is_wide():
+            parse("eight")
     """,
 }
 
@@ -210,7 +220,7 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, s
     interp = resolve(str(TARGET_PYTHON), root)
     run = run_pytest(PytestRequest(repo=root, interpreter=interp, test_ids=("tests",)))
     sigs = {t.id: t.signature for t in run.tests if t.outcome in ("failed", "error")}
-    assert all(sigs.values()) and len(sigs) == 19, sigs
+    assert all(sigs.values()) and len(sigs) == 21, sigs
     return root, sigs
 
 

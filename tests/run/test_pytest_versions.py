@@ -2,46 +2,17 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 
-from tests.conftest import in_ci
+from tests.conftest import venv_with
 from truegreen.run.interpreter import resolve
 from truegreen.run.pytest_run import PytestRequest, run_pytest
-
-CACHE = Path(os.environ.get("TRUEGREEN_TEST_CACHE", Path.home() / ".cache" / "truegreen-tests"))
-
-
-def _venv_with(spec: str) -> Path:
-    """A virtualenv with ``spec`` installed, cached between runs (built from the registry)."""
-    name = spec.replace("<", "lt").replace("=", "").replace(",", "_").replace(">", "gt")
-    env = CACHE / f"venv-{name}-py{sys.version_info[0]}{sys.version_info[1]}"
-    python = env / "bin" / "python"
-    if not (env / ".ok").exists():
-        subprocess.run([sys.executable, "-m", "venv", "--clear", str(env)], check=True)
-        done = subprocess.run(
-            [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check", spec],
-            capture_output=True,
-            text=True,
-        )
-        if done.returncode != 0:
-            if in_ci():
-                pytest.fail(f"cannot install {spec} in CI: {done.stderr[-500:]}")
-            pytest.skip(
-                f"cannot install {spec} here (no package index?): {done.stderr.strip()[-200:]}"
-            )
-        (env / ".ok").write_text("ok")
-    return python
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("spec", ["pytest>=7.4,<8", "pytest>=8.3,<9"])
 def test_probe_under_older_pytest(spec, make_project):
-    python = _venv_with(spec)
+    python = venv_with(spec)
     root = make_project(
         {
             "tests/test_v.py": """
@@ -96,7 +67,7 @@ def test_selection_gate_under_older_pytest(spec, make_project, tmp_path):
 
     from truegreen.verify import pipeline, selection
 
-    python = _venv_with(spec)
+    python = venv_with(spec)
     root = make_project(
         {
             "tests/conftest.py": "",

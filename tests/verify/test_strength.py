@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import cli, git
+from tests.conftest import cli, git, venv_with
 from tests.verify.conftest import PY, seal_exam
 from truegreen.events import QUIET
 from truegreen.verify import strength
@@ -44,6 +44,36 @@ def test_only_the_changed_lines_the_exam_runs_are_mutated(capsys, tmp_path: Path
     # (scale, never run) none: its 3 would all survive and say nothing about the exam
     assert (doc["killed"], doc["mutants"], doc["label"]) == (2, 2, "strong")
     assert "strength: running the exam against 2 mutant(s) of the changed lines it executes" in err
+
+
+@pytest.mark.slow
+def test_the_warm_path_under_pytest_8_3(capsys, tmp_path: Path, make_project) -> None:
+    """pytest 8.3's parsefactories puts every registered plugin in a set: the baseline
+    child's plugin must be hashable, or the child crashes and strength falls back to
+    mutating every changed line (the note below), on every verify."""
+    python = str(venv_with("pytest>=8.3,<8.4"))
+    root = make_project({"calc.py": CALC, "tests/test_calc.py": "def test_nothing():\n    pass\n"})
+    git(root, "checkout", "-q", "-b", "fix")
+    (root / "calc.py").write_text(FIXED)
+    git(root, "commit", "-q", "-am", "fix add; touch scale")
+    git(root, "checkout", "-q", "main")
+    common = ["--repo", str(root), "--python", python, "--sandbox", "none"]
+    (tmp_path / "exam.py").write_text(EXAM)
+    code, out, err = cli(
+        capsys, "seal", "tests/test_issue.py::test_add", *common,
+        "--test-file", str(tmp_path / "exam.py"), "--runs", "1", "--json",
+    )  # fmt: skip
+    assert code == 0, err
+    exam_id = str(json.loads(out)["id"])
+    code, out, err = cli(
+        capsys, "strength", "--exam", exam_id, "--base", "main", "--head", "fix", *common, "--json"
+    )
+    assert code == 0, err
+    assert "were not recorded" not in err
+    doc = json.loads(out)["strength"]
+    assert doc, (out, err)
+    # scale's line, never run by the exam, gets no mutant: the recorder's lines were read
+    assert (doc["killed"], doc["mutants"], doc["label"]) == (2, 2, "strong")
 
 
 class _Git:

@@ -262,7 +262,17 @@ def test_a_tampered_ledger_fails_closed(demo_repo, capsys, tmp_path):
 
 
 @pytest.mark.slow
-def test_ctrl_c_in_the_middle_leaves_nothing_behind(demo_repo, capsys, tmp_path, process_tag):
+@pytest.mark.parametrize(
+    ("signum", "status", "word"),
+    [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated (SIGTERM)")],
+    ids=["ctrl-c", "sigterm"],
+)
+def test_a_stop_in_the_middle_leaves_nothing_behind(
+    demo_repo, capsys, tmp_path, process_tag, signum, status, word
+):
+    """Ctrl-C, and SIGTERM (what `timeout`, a CI cancellation and a service stop send):
+    the worktrees, the temporary directories and the processes are gone, nothing is
+    recorded, and the status says which signal it was."""
     url = f"sqlite:///{tmp_path / 'ledger.db'}"
     seal(capsys, demo_repo, "--db", url)
     # a head whose exam hangs, so the interrupt surely lands while tests run
@@ -286,7 +296,14 @@ def test_ctrl_c_in_the_middle_leaves_nothing_behind(demo_repo, capsys, tmp_path,
         },
     )
     subprocess.run(["git", "checkout", "-q", "main"], cwd=demo_repo, check=True)
-    env = {**os.environ, "TRUEGREEN_HOME": str(tmp_path / "home"), "PYTHONFAULTHANDLER": "1"}
+    tmp = tmp_path / "tmp"  # truegreen's temporary directories, to look for leftovers in
+    tmp.mkdir()
+    env = {
+        **os.environ,
+        "TRUEGREEN_HOME": str(tmp_path / "home"),
+        "PYTHONFAULTHANDLER": "1",
+        "TMPDIR": str(tmp),
+    }
     proc = subprocess.Popen(
         [
             sys.executable,
@@ -312,7 +329,7 @@ def test_ctrl_c_in_the_middle_leaves_nothing_behind(demo_repo, capsys, tmp_path,
         text=True,
         # a suite started in the background by a non-interactive shell inherits SIGINT
         # ignored, and Python then never raises KeyboardInterrupt: give the child Ctrl-C
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        preexec_fn=lambda: signal.signal(signum, signal.SIG_DFL),
     )
     # interrupt once the exam runs (what this test is about), not at a fixed time: a fresh
     # install without byte-code starts slowly, and 4 s could land anywhere before that
@@ -325,7 +342,8 @@ def test_ctrl_c_in_the_middle_leaves_nothing_behind(demo_repo, capsys, tmp_path,
         assert proc.poll() is None and time.monotonic() < deadline, "".join(seen)
         time.sleep(0.1)
     time.sleep(1)
-    proc.send_signal(signal.SIGINT)
+    assert list(tmp.glob(f"truegreen-*-p{proc.pid}.*")), "no temporary directory to clean up"
+    proc.send_signal(signum)
     try:
         proc.wait(timeout=120)
     except subprocess.TimeoutExpired:
@@ -335,15 +353,16 @@ def test_ctrl_c_in_the_middle_leaves_nothing_behind(demo_repo, capsys, tmp_path,
         for stream in (proc.stdout, proc.stderr):
             if stream is not None:
                 stream.close()
-        raise AssertionError("verify did not stop after Ctrl-C:\n" + "".join(seen)) from None
+        raise AssertionError(f"verify did not stop after {signum!r}:\n" + "".join(seen)) from None
     reader.join(timeout=10)
     for stream in (proc.stdout, proc.stderr):
         if stream is not None:
             stream.close()
     err = "".join(seen)
-    assert proc.returncode == 130, err
-    assert "interrupted" in err
+    assert proc.returncode == status, err
+    assert f"truegreen: {word}; its worktrees and processes were cleaned up" in err
     assert worktrees(demo_repo) == [f"worktree {demo_repo.resolve()}"]
+    assert list(tmp.glob(f"truegreen-*-p{proc.pid}.*")) == []
     time.sleep(0.2)
     assert live_processes_with(process_tag) == []
     import sqlite3

@@ -107,11 +107,35 @@ def call(listener: Callable[[Event], None] = progress) -> dict[str, Any]:
     return {"listener": listener, "cancel": token}
 
 
+#: what else cancels this invocation's calls (the MCP server's running tool calls)
+_cancellers: list[Callable[[], None]] = []
+
+
+def on_cancel(canceller: Callable[[], None]) -> None:
+    """Have :func:`cancel_calls` (Ctrl-C, SIGTERM) call ``canceller`` too: for calls whose
+    tokens a command makes itself, such as the MCP server's."""
+    _cancellers.append(canceller)
+
+
+#: end the process without waiting for its other threads once the command is over
+#: (:func:`exit_at_once`)
+_at_once: list[bool] = []
+
+
+def exit_at_once() -> None:
+    """Have :func:`truegreen.cli.main` end the process without waiting for the threads
+    still alive: for a command stopped by a signal whose threads may be blocked for ever
+    (the MCP server's reader of stdin), once its own clean-up is done."""
+    _at_once.append(True)
+
+
 def cancel_calls() -> None:
     """Cancel every engine call of this invocation: their processes are killed now, also
     those of threads the interrupt does not reach."""
     for token in _tokens:
         token.cancel()
+    for canceller in list(_cancellers):
+        canceller()
 
 
 #: how the command line names the inputs the engine's errors are about (``error.field``)

@@ -30,7 +30,10 @@ _SUMMARY = re.compile(
 #: ``FAIL: test_x (pkg.test_mod.TestCase.test_x)`` (unittest, 3.11+ and older)
 _UNITTEST = re.compile(r"^(?P<out>FAIL|ERROR): (?P<name>\w+) \((?P<where>[\w.]+)\)")
 _SECTION = re.compile(r"^=+ ?(?P<name>[A-Za-z][\w ]*?) ?=+$")
-_BLOCK = re.compile(r"^_{2,} (?P<name>.+?) _{2,}$")
+#: a failure block's header: pytest's ``write_sep("_", title)`` pads the title with
+#: ``max((width - len(title) - 2) // 2, 1)`` underscores each side (one more may end the
+#: line): a name too long for the terminal has ONE each side (``_ Case.test_long_name _``)
+_BLOCK = re.compile(r"^_+ (?P<name>.+?) _+$")
 _LOC_LONG = re.compile(r"^(?P<path>[\w./\\~:-]+\.py):(?P<line>\d+): ?(?P<exc>[\w.]+)?$")
 _LOC_SHORT = re.compile(r"^(?P<path>[\w./\\~:-]+\.py):(?P<line>\d+): in (?P<func>\S+)$")
 #: a frame of a native Python traceback (``File "x.py", line 3, in f``)
@@ -107,8 +110,12 @@ def section_of(text: str) -> str | None:
 
 
 def block_header(text: str) -> str | None:
+    """The test a failure block's header names, or None; the separator a long traceback
+    draws between its entries (``_ _ _ _``, pytest's ``sep("_ ")``) is no header."""
     m = _BLOCK.match(text)
-    return m["name"] if m else None
+    if m is None or not m["name"].strip("_ "):
+        return None
+    return m["name"]
 
 
 def relative(path: str, root: str | None) -> str:

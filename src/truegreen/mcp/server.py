@@ -20,6 +20,7 @@ Hidden exams are never revealed: exams are shown as the fixer's view
 import contextlib
 import logging
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -135,6 +136,33 @@ def _naming(tool: str) -> Callable[[str], str]:
     return lambda f: names.get(f, f)
 
 
+#: the tokens of the tool calls running now (:func:`cancel_running`)
+_running: set[api.Cancellation] = set()
+_running_lock = threading.Lock()
+
+
+def cancel_running() -> None:
+    """Cancel every tool call running now: their processes are killed at once and their
+    worker threads clean up (the server is being stopped: Ctrl-C, SIGTERM)."""
+    with _running_lock:
+        tokens = list(_running)
+    for token in tokens:
+        token.cancel()
+
+
+def wait_idle(timeout: float) -> bool:
+    """Wait until no tool call runs (their clean-up done), at most ``timeout`` seconds;
+    whether none does."""
+    deadline = time.monotonic() + timeout
+    while True:
+        with _running_lock:
+            if not _running:
+                return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.02)
+
+
 async def _call(
     tool: str,
     ctx: Context | None,
@@ -157,9 +185,13 @@ async def _call(
             anyio.from_thread.run(ctx.report_progress, count, None, message)
 
     def run() -> T:
+        with _running_lock:
+            _running.add(cancel)
         try:
             return work(listener, cancel)
         finally:
+            with _running_lock:
+                _running.discard(cancel)
             finished.set()
 
     try:

@@ -218,11 +218,18 @@ def _write(path: str, doc) -> None:
     os.replace(tmp, path)
 
 
-class _Baseline(list):
-    """The baseline child's reports' outcomes (a plugin registered in the child only)."""
+class _Baseline:
+    """The baseline child's reports' outcomes (a plugin registered in the child only).
+
+    Not a list: a plugin must be hashable (pytest 8.3's ``parsefactories`` keeps every
+    registered plugin in a set; a ``list`` subclass made the child crash there, and
+    strength fell back to its slow path on every verify)."""
+
+    def __init__(self) -> None:
+        self.passed: list[bool] = []
 
     def pytest_runtest_logreport(self, report) -> None:
-        self.append(report.passed)
+        self.passed.append(report.passed)
 
 
 def _baseline(session, items, wfd: int) -> None:
@@ -240,7 +247,7 @@ def _baseline(session, items, wfd: int) -> None:
         if lines is not None:
             lines.pytest_unconfigure(session.config)  # stops tracing, writes the record
         failed = session.testsfailed
-        word = "passed" if seen and all(seen) and not failed else "failed"
+        word = "passed" if seen.passed and all(seen.passed) and not failed else "failed"
         os.write(wfd, f"{word} {failed}\n".encode())
     except BaseException:  # the parent hears nothing: "crashed"
         status = 1
