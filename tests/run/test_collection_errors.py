@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import TARGET_PYTHON
-from tests.run.test_pytest_versions import _venv_with
+from tests.conftest import TARGET_PYTHON, venv_with
 from truegreen.run.interpreter import resolve
 from truegreen.run.pytest_run import (
     PytestRequest,
@@ -38,7 +37,7 @@ def _run(root, *ids, python=TARGET_PYTHON):
 @pytest.mark.slow
 @pytest.mark.parametrize("pytest_spec", [None, "pytest>=7.4,<8"])
 def test_an_id_in_a_module_that_cannot_be_imported_is_that_error(make_project, pytest_spec):
-    python = TARGET_PYTHON if pytest_spec is None else _venv_with(pytest_spec)
+    python = TARGET_PYTHON if pytest_spec is None else venv_with(pytest_spec)
     root = make_project(PKG)
     result = _run(root, "tests/test_core.py::test_core", python=python)
     got = result.by_id()["tests/test_core.py::test_core"]
@@ -50,7 +49,7 @@ def test_an_id_in_a_module_that_cannot_be_imported_is_that_error(make_project, p
 def test_an_unknown_id_is_still_unknown_next_to_a_module_that_cannot_be_imported(
     make_project, pytest_spec
 ):
-    python = TARGET_PYTHON if pytest_spec is None else _venv_with(pytest_spec)
+    python = TARGET_PYTHON if pytest_spec is None else venv_with(pytest_spec)
     root = make_project(PKG)
     with pytest.raises(UnknownTestError, match=r"tests/test_gone\.py"):
         _run(root, "tests/test_core.py::test_core", "tests/test_gone.py::test_x", python=python)
