@@ -546,3 +546,26 @@ def test_the_installed_hook_runs_the_tests_with_its_python(
     context = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
     assert context.startswith(f"truegreen: context for {DEP_TEST}")
     assert python in context  # the rerun command
+
+
+def test_another_parameter_of_an_explained_test_function_is_not_explained_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Found on packaging: one bug failed three parameters of a test, whose values in the
+    message made three signatures, and the hook explained it three times in one session."""
+    monkeypatch.setenv("TRUEGREEN_HOME", str(tmp_path / "home"))
+    session = hook.Session("params")
+    first = "tests/test_specifiers.py::test_contains[2.0-<=2.0.0-True]"
+    sibling = "tests/test_specifiers.py::test_contains[2.0-<=2-True]"
+    other = "tests/test_specifiers.py::test_other"
+    signatures = {first: "#4d61", sibling: "#fe03", other: "#aa00"}
+    assert hook.unexplained(session, [first, sibling, other], signatures) == [
+        first,
+        sibling,
+        other,
+    ]
+    session.remember(signatures[first])
+    session.remember(hook._function_key(first))
+    session.save()
+    again = hook.Session("params")
+    assert hook.unexplained(again, [first, sibling, other], signatures) == [other]

@@ -276,6 +276,7 @@ class Session:
         self.data: dict[str, Any] = data if isinstance(data, dict) else {}
 
     def seen(self, key: str) -> bool:
+        """Whether ``key`` (a failure's signature, a test function's key) was explained."""
         return key in (self.data.get("explained") or [])
 
     def remember(self, key: str) -> None:
@@ -417,6 +418,22 @@ def python_from_argv(argv: list[str]) -> str | None:
     return None
 
 
+def _function_key(test: str) -> str:
+    """The key of a test's function: its node id without the parameters (``[...]``)."""
+    return "function:" + test.split("[", 1)[0]
+
+
+def unexplained(session: Session, failing: list[str], signatures: Mapping[str, str]) -> list[str]:
+    """The failing tests not explained yet in this session: neither their signature nor
+    their test function (another parameter of it: its values, in the message, make
+    another signature, and the same bug was explained once per parameter)."""
+    return [
+        t
+        for t in failing
+        if not session.seen(signatures.get(t, t)) and not session.seen(_function_key(t))
+    ]
+
+
 def localize_seconds(until: float | None, now: float | None = None) -> float:
     """The localize's time budget: what is left before ``until`` (a ``time.monotonic()``
     deadline; None: none), less :data:`LOCALIZE_MARGIN`, within 1 s and
@@ -463,7 +480,7 @@ def test_context(
         return None
     session = Session(str(payload.get("session_id") or "unknown"))
     by_test = {ids.get(s.test, s.test): s.signature for s in diagnosis.signatures}
-    fresh = [t for t in failing if not session.seen(by_test.get(t, t))]
+    fresh = unexplained(session, failing, by_test)
     if not fresh:
         return None  # every failure here was already explained in this session
     target = fresh[0]
@@ -495,6 +512,7 @@ def test_context(
     failure = doc.get("failure") or {}
     session.remember(by_test.get(target, target))
     session.remember(str(failure.get("signature") or target))
+    session.remember(_function_key(target))
     session.save()
     if not doc["ranking"] and failure.get("exc_type") == "AssertionError":
         return None  # no project line ran: the cause is in the test, pytest showed it all
