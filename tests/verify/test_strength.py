@@ -26,13 +26,19 @@ FIXED = CALC.replace("a - b", "a + b").replace("x * k", "x * k + 0")
 EXAM = "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
 
 
-@pytest.mark.slow
-def test_only_the_changed_lines_the_exam_runs_are_mutated(capsys, tmp_path: Path, make_project):
+def _with_fix(make_project) -> Path:
+    """CALC on main, and a branch ``fix`` that fixes ``add`` and touches ``scale``."""
     root = make_project({"calc.py": CALC, "tests/test_calc.py": "def test_nothing():\n    pass\n"})
     git(root, "checkout", "-q", "-b", "fix")
     (root / "calc.py").write_text(FIXED)
     git(root, "commit", "-q", "-am", "fix add; touch scale")
     git(root, "checkout", "-q", "main")
+    return root
+
+
+@pytest.mark.slow
+def test_only_the_changed_lines_the_exam_runs_are_mutated(capsys, tmp_path: Path, make_project):
+    root = _with_fix(make_project)
     common = ["--repo", str(root), "--python", PY, "--sandbox", "none"]
     exam_id = seal_exam(capsys, root, tmp_path / "exam.py", EXAM)
     code, out, err = cli(
@@ -52,11 +58,7 @@ def test_the_warm_path_under_pytest_8_3(capsys, tmp_path: Path, make_project) ->
     child's plugin must be hashable, or the child crashes and strength falls back to
     mutating every changed line (the note below), on every verify."""
     python = str(venv_with("pytest>=8.3,<8.4"))
-    root = make_project({"calc.py": CALC, "tests/test_calc.py": "def test_nothing():\n    pass\n"})
-    git(root, "checkout", "-q", "-b", "fix")
-    (root / "calc.py").write_text(FIXED)
-    git(root, "commit", "-q", "-am", "fix add; touch scale")
-    git(root, "checkout", "-q", "main")
+    root = _with_fix(make_project)
     common = ["--repo", str(root), "--python", python, "--sandbox", "none"]
     (tmp_path / "exam.py").write_text(EXAM)
     code, out, err = cli(
