@@ -809,8 +809,9 @@ def test_the_markers_record_what_the_profiler_does(recorded):
         # and more only where a generator expression is made: said to run there (it may
         # never be resumed)
         assert all(c[2].endswith("<genexpr>") for c in seen - named(prof, bucket)), test
+        # (the statement lists entered: the markers' alone)
         assert {k: v for k, v in bucket.items() if k != "codes"} == {
-            k: v for k, v in marks["tests"][test].items() if k != "codes"
+            k: v for k, v in marks["tests"][test].items() if k not in ("codes", "blocks")
         }
         compared += 1
     # all but the two the profiler lost (cProfile in a test)
@@ -862,3 +863,261 @@ def test_a_modules_own_code_is_not_a_functions(repo, monkeypatch):
     chosen = _plan(repo, _calc("return a + b", "return b + a"), record)
     assert not chosen.full, chosen.reason
     assert chosen.ids == {"tests/test_calc.py::test_add"}
+
+
+# --- statement lists: a change inside a branch selects the tests that entered it -----------
+
+BRANCHY = """
+def classify(x, items):
+    label = "none"
+    if x < 0:
+        label = "negative"
+        for item in items:
+            if item:
+                label += "!"
+    elif x == 0:
+        label = "zero"
+    else:
+        label = "positive"
+    try:
+        ratio = 1 / x
+    except ZeroDivisionError:
+        ratio = 0
+    return label, ratio
+"""
+
+
+def _blocks_of(new: str) -> set[tuple[int, int]] | None:
+    from textwrap import dedent
+
+    before = selection._module(dedent(BRANCHY).lstrip("\n"))
+    after = selection._module(dedent(new).lstrip("\n"))
+    assert before is not None and after is not None
+    (old,), (fn,) = before.functions["classify"], after.functions["classify"]
+    return selection._changed_blocks(old, fn)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "blocks"),
+    [
+        # a statement inside a branch: that branch's list (line, column of its first statement)
+        ('label = "zero"', 'label = "nil"', {(9, 8)}),
+        # nested: the innermost list only
+        ('label += "!"', 'label += "?"', {(7, 16)}),
+        # a statement added to a list, and one taken out of it
+        ('label = "positive"', 'label = "positive"\n        label += ""', {(11, 8)}),
+        ("        ratio = 0\n", "        pass\n", {(15, 8)}),
+        # a loop's header: the list that holds the loop
+        ("for item in items:", "for item in reversed(items):", {(4, 8)}),
+        # two branches at once
+        ('label = "zero"', 'label = "nil"', {(9, 8)}),
+        # an ``except`` clause's type: the list holding the ``try``, the function's own
+        ("except ZeroDivisionError:", "except ArithmeticError:", None),
+        # the condition of the ``if``: its statement is at the function's top level
+        ("if x < 0:", "if x <= 0:", None),
+        # a statement at the top level, and the signature
+        ('label = "none"', 'label = "?"', None),
+        ("def classify(x, items):", "def classify(x, items=()):", None),
+        # a lambda or a generator expression in the changed statement may run later, elsewhere
+        ('label = "zero"', 'label = (lambda: "zero")()', None),
+        ('label = "zero"', 'label = "".join(c for c in "zero")', None),
+        # a list comprehension runs where it is written
+        ('label = "zero"', 'label = "".join([c for c in "zero"])', {(9, 8)}),
+    ],
+)
+def test_a_change_is_placed_in_the_innermost_statement_list_that_holds_it(old, new, blocks):
+    from textwrap import dedent
+
+    text = dedent(BRANCHY).lstrip("\n")
+    assert old in text
+    assert _blocks_of(text.replace(old, new, 1)) == blocks
+
+
+def test_an_else_added_where_the_base_had_none_is_the_holding_lists():
+    """The tests that took the new ``else`` entered the list holding the ``if``: the base
+    had no list there to mark."""
+    base = "def f(x):\n    y = 0\n    if x:\n        if x > 1:\n            y = 2\n        y += 1\n    return y\n"
+    head = base.replace("y = 2\n", "y = 2\n        else:\n            y = 5\n")
+    before, after = selection._module(base), selection._module(head)
+    assert before is not None and after is not None
+    (old,), (new,) = before.functions["f"], after.functions["f"]
+    assert selection._changed_blocks(old, new) == {(4, 8)}
+
+
+def test_a_function_that_can_suspend_is_never_placed_in_a_list():
+    from textwrap import dedent
+
+    gen = dedent(
+        """
+        def classify(x, items):
+            if x:
+                yield 1
+                x = 2
+            return x
+        """
+    ).lstrip("\n")
+    before, after = selection._module(gen), selection._module(gen.replace("x = 2", "x = 3"))
+    assert before is not None and after is not None
+    (old,), (new,) = before.functions["classify"], after.functions["classify"]
+    assert selection._changed_blocks(old, new) is None
+
+
+BRANCHY_CODES = [["pkg/branchy.py", 1, 16, "classify", 1]]
+#: the lists the tests entered: the ``if x < 0`` branch, the ``elif`` and ``else`` branches
+BRANCHY_BLOCKS = [["pkg/branchy.py", 4, 8], ["pkg/branchy.py", 9, 8], ["pkg/branchy.py", 11, 8]]
+
+
+def _branchy_record(blocky: bool = True) -> Record:
+    codes = [c[:4] + ([1] if blocky else []) for c in BRANCHY_CODES]
+    doc: dict[str, Any] = {
+        "codes": codes,
+        "blocks": BRANCHY_BLOCKS if blocky else [],
+        "tests": {
+            "tests/test_b.py::test_negative": {"codes": [0], "blocks": [0] if blocky else []},
+            "tests/test_b.py::test_zero": {"codes": [0], "blocks": [1] if blocky else []},
+            "tests/test_b.py::test_positive": {"codes": [0], "blocks": [2] if blocky else []},
+            "tests/test_b.py::test_nothing": {},
+        },
+    }
+    outcomes = dict.fromkeys(doc["tests"], "passed")
+    return Record.from_plugin(doc, outcomes, outcomes, ())
+
+
+def _branchy_plan(tmp_path: Path, old: str, new: str, record: Record) -> Plan:
+    from textwrap import dedent
+
+    root = tmp_path / "branchy"
+    text = dedent(BRANCHY).lstrip("\n")
+    write_files(root, {"pkg/__init__.py": "", "pkg/branchy.py": text})
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "base")
+    base = git(root, "rev-parse", "HEAD")
+    assert old in text
+    (root / "pkg/branchy.py").write_text(text.replace(old, new, 1))
+    git(root, "commit", "-q", "-am", "change")
+    return plan(GitRepo(root), base, git(root, "rev-parse", "HEAD"), record)
+
+
+def test_a_change_inside_a_branch_selects_the_tests_that_entered_it(tmp_path):
+    chosen = _branchy_plan(tmp_path, 'label = "zero"', 'label = "nil"', _branchy_record())
+    assert not chosen.full, chosen.reason
+    assert chosen.ids == {"tests/test_b.py::test_zero"}
+    assert chosen.why == {"entered a changed block": 1}
+
+
+def test_a_change_of_the_functions_own_lines_selects_every_test_that_ran_it(tmp_path):
+    chosen = _branchy_plan(tmp_path, "if x < 0:", "if x <= 0:", _branchy_record())
+    assert chosen.ids == {
+        "tests/test_b.py::test_negative",
+        "tests/test_b.py::test_zero",
+        "tests/test_b.py::test_positive",
+    }
+    assert chosen.why == {"ran a changed function": 3}
+
+
+def test_without_the_lists_in_the_record_a_branch_selects_by_function(tmp_path):
+    """A record whose tracer does not mark lists (3.12's monitoring, the profiler): the
+    function's own flag is off, and every test that ran it is selected."""
+    record = _branchy_record(blocky=False)
+    chosen = _branchy_plan(tmp_path, 'label = "zero"', 'label = "nil"', record)
+    assert len(chosen.ids) == 3 and chosen.why == {"ran a changed function": 3}
+
+
+def test_the_recorder_marks_the_lists_each_test_entered(tmp_path):
+    """The markers tracer, end to end: the lists each test entered, by the line and column
+    of their first statement; a generator's lists are not marked (its own flag is off)."""
+    from textwrap import dedent
+
+    root = tmp_path / "rec"
+    write_files(
+        root,
+        {
+            "pkg/__init__.py": "",
+            "pkg/branchy.py": dedent(BRANCHY).lstrip("\n")
+            + "\n\ndef gen(x):\n    if x:\n        yield x\n",
+            "tests/test_b.py": """
+                from pkg.branchy import classify, gen
+
+
+                def test_negative():
+                    assert classify(-1, [1]) == ("negative!", -1.0)
+
+
+                def test_zero():
+                    assert classify(0, []) == ("zero", 0)
+
+
+                def test_gen():
+                    assert list(gen(1)) == [1]
+                """,
+        },
+    )
+    out = tmp_path / "record.json"
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "PYTHONPATH": str(selection.RECORD_DIR),
+        "TRUEGREEN_RECORD_OUT": str(out),
+        "TRUEGREEN_RECORD_ROOT": str(root),
+        "TRUEGREEN_RECORD_TRACER": "markers",
+        "PYTHONDONTWRITEBYTECODE": "1",
+    }
+    argv = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "truegreen_record",
+        "-p",
+        "no:cacheprovider",
+    ]
+    done = subprocess.run(argv, cwd=root, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    doc = json.loads(out.read_text())
+    record = Record.from_plugin(doc, {}, (), ())
+
+    def entered(test: str) -> set[tuple[int, int]]:
+        bucket = record.tests[f"tests/test_b.py::{test}"]
+        return {record.blocks[k][1:] for k in bucket.blocks}
+
+    # the ``if x < 0`` branch, its loop's body and the ``if item`` in it, the ``try`` body
+    assert entered("test_negative") == {(4, 8), (6, 12), (7, 16), (13, 8)}
+    # the ``elif`` statement's list, its body, the ``try`` body and the handler
+    assert entered("test_zero") == {(8, 4), (9, 8), (13, 8), (15, 8)}
+    assert entered("test_gen") == set()
+    flags = {c.name: c.blocks for c in record.codes if c.file == "pkg/branchy.py"}
+    assert flags["classify"] is True and flags["gen"] is False
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        # an assignment in a branch makes the name local in the whole function: a read of it
+        # above the branch fails in every test
+        ('label = "zero"', 'label = "zero"\n        print = None'),
+        # a name read as a global in a function written inside, bound in a branch
+        ('label = "zero"', 'label = "zero"\n        LIMIT = 3'),
+        # ``global`` in a branch, for a name that was local
+        ('label = "zero"', 'global ratio\n        label = "zero"'),
+    ],
+)
+def test_a_branch_that_changes_what_a_name_means_selects_by_function(tmp_path, old, new):
+    text = BRANCHY.replace(
+        "    return label, ratio\n",
+        "    print(label)\n    check = lambda: LIMIT\n    return label, ratio\n",
+    )
+    from textwrap import dedent
+
+    before = selection._module(dedent(text).lstrip("\n"))
+    after = selection._module(dedent(text).lstrip("\n").replace(old, new, 1))
+    assert before is not None and after is not None
+    (a,), (b,) = before.functions["classify"], after.functions["classify"]
+    assert selection._changed_blocks(a, b) == {(9, 8)}  # by its syntax alone
+    assert not selection._scopes_agree(before, after, a, b)
+    # a new name of the branch's own, and a changed value, leave every other name as it was
+    for own in ('label = "zero"\n        extra = 1', 'label = "nil"'):
+        changed = selection._module(dedent(text).lstrip("\n").replace('label = "zero"', own, 1))
+        assert changed is not None
+        (c,) = changed.functions["classify"]
+        assert selection._scopes_agree(before, changed, a, c)

@@ -5,6 +5,7 @@ catches a regression there; ``--regression full`` runs everything."""
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -27,6 +28,23 @@ FILES = {
 
         def square(x):
             return x * x
+
+
+        def sign(x):
+            if x < 0:
+                return -1
+            return 1
+        """,
+    "tests/test_sign.py": """
+        from calc import sign
+
+
+        def test_negative():
+            assert sign(-2) == -1
+
+
+        def test_positive():
+            assert sign(5) == 1
         """,
     "tests/test_double.py": """
         from calc import double
@@ -80,7 +98,7 @@ def test_the_second_verification_of_a_base_runs_what_the_change_can_affect(
     assert first["decision"] == "approve", first["reasons"]
     assert first["regression"]["selection"]["mode"] == "full"
     assert first["regression"]["selection"]["base_record"] == "recorded"
-    assert first["regression"]["compared"] == 4
+    assert first["regression"]["compared"] == 6
 
     clean = verify("fix")
     sel = clean["regression"]["selection"]
@@ -88,7 +106,7 @@ def test_the_second_verification_of_a_base_runs_what_the_change_can_affect(
         "selected",
         "reused",
         0,
-        4,
+        6,
     ), sel
     assert clean["decision"] == "approve"
 
@@ -118,7 +136,20 @@ def test_the_second_verification_of_a_base_runs_what_the_change_can_affect(
     full = verify("breaks-square", "--regression", "full")
     assert full["regression"]["selection"]["mode"] == "full"
     assert full["regression"]["new_failures"] == broken["regression"]["new_failures"]
-    assert full["regression"]["compared"] == 4
+    assert full["regression"]["compared"] == 6
+
+    # a change inside a branch: the tests that entered it (the markers tracer records the
+    # statement lists each test entered; 3.12's monitoring tracer records functions)
+    order.clear()
+    _branch(root, "breaks-negative", "return -1", "return -2")
+    branch = verify("breaks-negative")
+    sel = branch["regression"]["selection"]
+    if sys.version_info < (3, 12):
+        assert (sel["tests"], sel["why"]) == (1, {"entered a changed block": 1}), sel
+    else:
+        assert (sel["tests"], sel["why"]) == (2, {"ran a changed function": 2}), sel
+    assert branch["regression"]["new_failures"] == ["tests/test_sign.py::test_negative"]
+    assert branch["decision"] == "reject"
 
 
 @pytest.mark.slow

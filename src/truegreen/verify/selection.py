@@ -27,6 +27,7 @@ collecting, and a file that does not parse.
 from __future__ import annotations
 
 import ast
+import copy
 import functools
 import hashlib
 import json
@@ -35,6 +36,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import CodeType
 from typing import Any
 
 from truegreen import __version__, tempdirs
@@ -46,7 +48,7 @@ RECORD_PLUGIN = "truegreen_record"
 SELECT_PLUGIN = "truegreen_select"
 REPEAT_PLUGIN = "truegreen_repeat"
 #: bump when the record's meaning changes (old records are then not reused)
-RECORD_VERSION = 1
+RECORD_VERSION = 2
 
 #: files whose change sends the whole suite: configuration, dependencies, build
 WHOLE_SUITE_FILES = frozenset(
@@ -87,6 +89,8 @@ class Bucket:
     fixtures: tuple[str, ...] = ()
     #: the recorder's tracer was off for part of it (it is always run)
     unrecorded: bool = False
+    #: the statement lists it entered, by index in :attr:`Record.blocks`
+    blocks: frozenset[int] = frozenset()
 
     @classmethod
     def from_json(cls, doc: Mapping[str, Any]) -> Bucket:
@@ -97,6 +101,7 @@ class Bucket:
             bool(doc.get("spawned", False)),
             tuple(str(f) for f in doc.get("fixtures", ())),
             bool(doc.get("unrecorded", False)),
+            frozenset(int(b) for b in doc.get("blocks", ())),
         )
 
 
@@ -108,6 +113,14 @@ class Code:
     first: int
     last: int
     name: str
+    #: the recorder marked the statement lists of its body: a test that ran it and is not
+    #: among a list's entrants never ran a line of that list
+    blocks: bool = False
+
+
+#: a statement list inside a function's body: its file, and the line and column of its
+#: first statement
+Block = tuple[str, int, int]
 
 
 @dataclass(frozen=True)
@@ -122,6 +135,8 @@ class Record:
     collected: frozenset[str]
     collection_errors: frozenset[str]
     tracer: str = ""
+    #: the statement lists the recorder marked and some test entered (:class:`Block`)
+    blocks: tuple[Block, ...] = ()
 
     @classmethod
     def from_plugin(
@@ -132,7 +147,11 @@ class Record:
         collection_errors: Iterable[str],
     ) -> Record:
         return cls(
-            codes=tuple(Code(str(f), int(a), int(b), str(n)) for f, a, b, n in doc["codes"]),
+            codes=tuple(
+                Code(str(c[0]), int(c[1]), int(c[2]), str(c[3]), len(c) > 4 and bool(c[4]))
+                for c in doc["codes"]
+            ),
+            blocks=tuple((str(f), int(line), int(col)) for f, line, col in doc.get("blocks", ())),
             tests={k: Bucket.from_json(v) for k, v in doc["tests"].items()},
             fixtures={k: Bucket.from_json(v) for k, v in doc.get("fixtures", {}).items()},
             session=Bucket.from_json(doc.get("session", {})),
@@ -155,12 +174,17 @@ class Record:
                 doc["fixtures"] = list(b.fixtures)
             if b.unrecorded:
                 doc["unrecorded"] = True
+            if b.blocks:
+                doc["blocks"] = sorted(b.blocks)
             return doc
 
         return {
             "version": RECORD_VERSION,
             "tracer": self.tracer,
-            "codes": [[c.file, c.first, c.last, c.name] for c in self.codes],
+            "codes": [
+                [c.file, c.first, c.last, c.name, *([1] if c.blocks else [])] for c in self.codes
+            ],
+            "blocks": [list(b) for b in self.blocks],
             "tests": {k: bucket(v) for k, v in sorted(self.tests.items())},
             "fixtures": {k: bucket(v) for k, v in sorted(self.fixtures.items())},
             "session": bucket(self.session),
@@ -330,6 +354,10 @@ class _Function:
         self.text = text
         self._node = node
 
+    @property
+    def node(self) -> _Def:
+        return self._node
+
     @functools.cached_property
     def _dumps(self) -> tuple[str, str, tuple[str, ...]]:
         node = self._node
@@ -375,6 +403,22 @@ class _Module:
     skeleton: str
     #: the source (its names are looked for only when the change adds a function)
     text: str = ""
+
+    @functools.cached_property
+    def compiled(self) -> dict[tuple[str, int], list[CodeType]]:
+        """The module's code objects by qualified name and first line (none when it does
+        not compile)."""
+        try:
+            top = compile(self.text, "<module>", "exec", dont_inherit=True)
+        except (SyntaxError, ValueError):
+            return {}
+        out: dict[tuple[str, int], list[CodeType]] = {}
+        stack = [top]
+        while stack:
+            code = stack.pop()
+            out.setdefault((code.co_qualname, code.co_firstlineno), []).append(code)
+            stack.extend(c for c in code.co_consts if isinstance(c, CodeType))
+        return out
 
     @functools.cached_property
     def names(self) -> frozenset[str]:
@@ -557,10 +601,13 @@ class _Index:
         self.by_code: dict[int, set[str]] = {}
         self.by_file: dict[str, set[str]] = {}
         self.by_dir: dict[str, set[str]] = {}
+        self.by_block: dict[Block, set[str]] = {}
         users: dict[str, set[str]] = {}
         for test, b in record.tests.items():
             for c in b.codes:
                 self.by_code.setdefault(c, set()).add(test)
+            for k in b.blocks:
+                self.by_block.setdefault(record.blocks[k], set()).add(test)
             for f in b.files:
                 self.by_file.setdefault(f, set()).add(test)
             for d in b.dirs:
@@ -571,6 +618,8 @@ class _Index:
             tests = users.get(name, set())
             for c in fb.codes:
                 self.by_code.setdefault(c, set()).update(tests)
+            for k in fb.blocks:
+                self.by_block.setdefault(record.blocks[k], set()).update(tests)
             for f in fb.files:
                 self.by_file.setdefault(f, set()).update(tests)
             for d in fb.dirs:
@@ -578,6 +627,16 @@ class _Index:
         self.codes_in: dict[str, list[int]] = {}
         for i, code in enumerate(record.codes):
             self.codes_in.setdefault(code.file, []).append(i)
+
+    def blocks_marked(self, path: str, fn: _Function) -> bool:
+        """Whether the recorder marked the statement lists of ``fn``'s body (its own code
+        object, known by name and first line, says so)."""
+        short = fn.qualname.rsplit(".", 1)[-1]
+        for i in self.codes_in.get(path, ()):
+            code = self.record.codes[i]
+            if code.first == fn.first and code.name in (fn.qualname, short):
+                return code.blocks
+        return False
 
     def codes_of(self, path: str, fn: _Function) -> list[int]:
         """The record's code objects of function ``fn`` of ``path`` (by qualified name; by
@@ -742,7 +801,7 @@ def _functions_changed(
                         "removed (which one runs is decided at import)"
                     )
             else:
-                changed = False
+                pairs = []
                 for old, new in zip(olds, news, strict=True):
                     if old.text == new.text:
                         continue  # the same code (its lines may have moved)
@@ -757,8 +816,8 @@ def _functions_changed(
                             f"{_describe(path, new)}: its decorators or docstring changed "
                             "(decorators run at import)"
                         )
-                    changed = True
-                if not changed:
+                    pairs.append((old, new))
+                if not pairs:
                     continue
         elif news:
             if not strict:
@@ -782,11 +841,166 @@ def _functions_changed(
         codes = sorted({c for old in olds for c in index.codes_of(path, old)})
         if any(c in record.session.codes for c in codes):
             return f"{_describe(path, olds[0])} changed, and the suite ran it while collecting"
+        whole = olds
+        if olds and news and len(olds) == len(news):
+            # by the statement lists the change is in, where the record has them
+            whole = ()
+            for old, new in pairs:
+                blocks = None
+                if index.blocks_marked(path, old) and _scopes_agree(before, after, old, new):
+                    blocks = _changed_blocks(old, new)
+                if blocks is None:
+                    whole = (*whole, old)
+                    continue
+                entered: set[str] = set()
+                for line, col in blocks:
+                    entered |= index.by_block.get((path, line, col), set())
+                add(entered, "entered a changed block")
         tests: set[str] = set()
-        for c in codes:
+        for c in sorted({c for old in whole for c in index.codes_of(path, old)}):
             tests |= index.by_code.get(c, set())
         add(tests, "ran a changed function")
     return None
+
+
+#: statements whose statement lists the recorder marks (as ``_COMPOUND`` there)
+_COMPOUND: tuple[type[ast.stmt], ...] = (
+    ast.If,
+    ast.For,
+    ast.While,
+    ast.With,
+    ast.Try,
+    ast.TryStar,
+    ast.Match,
+)
+
+
+def _changed_blocks(old: _Function, new: _Function) -> set[tuple[int, int]] | None:
+    """The statement lists of ``old`` (by the line and column of their first statement)
+    that hold every difference between ``old`` and ``new``, innermost first; None when the
+    difference is the function's own: its signature, a statement of its body's top level,
+    a function that can suspend (a generator resumed in a later test goes on inside a list
+    it entered in an earlier one), or a changed statement holding a lambda or a generator
+    expression (code that may run later, outside the list)."""
+    if old.signature != new.signature:
+        return None
+    a, b = old.node, new.node
+    if not isinstance(a, ast.FunctionDef) or not isinstance(b, ast.FunctionDef):
+        return None
+    if _suspends(a) or _suspends(b):
+        return None
+    found = _diff_lists(a.body, b.body, None)
+    if None in found:
+        return None
+    return {k for k in found if k is not None}
+
+
+def _scopes_agree(before: _Module, after: _Module, old: _Function, new: _Function) -> bool:
+    """Whether every name the two versions of a function share is bound alike (local,
+    a closure's cell, free, or global), and they share their closure cells and free names:
+    a name assigned, deleted or declared ``global`` inside one list changes what it means
+    in the whole function (``x = 1`` added in a branch makes a read of ``x`` above it fail
+    in every test), and a new cell changes what a function written in it reads."""
+    a = before.compiled.get((old.qualname, old.first), [])
+    b = after.compiled.get((new.qualname, new.first), [])
+    if len(a) != 1 or len(b) != 1:
+        return False
+    x, y = a[0], b[0]
+    if set(x.co_cellvars) != set(y.co_cellvars) or set(x.co_freevars) != set(y.co_freevars):
+        return False
+
+    def kinds(code: CodeType) -> dict[str, tuple[bool, bool]]:
+        local, free = set(code.co_varnames), set(code.co_freevars) | set(code.co_cellvars)
+        names = local | free | set(code.co_names)
+        return {n: (n in local, n in free) for n in names}
+
+    kx, ky = kinds(x), kinds(y)
+    return all(kx[n] == ky[n] for n in kx.keys() & ky.keys())
+
+
+def _diff_lists(
+    olds: Sequence[ast.stmt], news: Sequence[ast.stmt], key: tuple[int, int] | None
+) -> set[tuple[int, int] | None]:
+    """The lists (``key``: this one's) where ``olds`` and ``news`` differ; None for the
+    function's top level, or for a change that cannot be placed in a list."""
+    if len(olds) != len(news):
+        return {None} if _defers(olds) or _defers(news) else {key}
+    found: set[tuple[int, int] | None] = set()
+    for o, n in zip(olds, news, strict=True):
+        if _stmt_dump(o) == _stmt_dump(n):
+            continue
+        if type(o) is type(n) and isinstance(o, _COMPOUND) and _header(o) == _header(n):
+            for lo, ln in zip(_statement_lists(o), _statement_lists(n), strict=True):
+                if not lo:
+                    # a list added where the base had none (an ``else``): the tests that
+                    # ran the statement that holds it
+                    if ln:
+                        found.add(None if _defers(ln) else key)
+                    continue
+                found |= _diff_lists(lo, ln, (lo[0].lineno, lo[0].col_offset))
+            continue
+        found.add(None if _defers([o, n]) else key)
+    return found
+
+
+def _statement_lists(st: ast.stmt) -> list[list[ast.stmt]]:
+    """A compound statement's lists, in the recorder's order."""
+    out = [
+        value
+        for name in ("body", "orelse", "finalbody")
+        if isinstance(value := getattr(st, name, None), list)
+    ]
+    out += [h.body for h in getattr(st, "handlers", ())]
+    out += [c.body for c in getattr(st, "cases", ())]
+    return out
+
+
+def _stmt_dump(st: ast.stmt) -> str:
+    """A statement's syntax without positions, the bodies of functions in it left out (a
+    function of its own in the plan)."""
+    return ast.dump(_hollow(copy.deepcopy(st)))
+
+
+def _header(st: ast.stmt) -> str:
+    """A compound statement without its statement lists' contents."""
+    bare = copy.deepcopy(st)
+    for name in ("body", "orelse", "finalbody"):
+        if isinstance(getattr(bare, name, None), list):
+            setattr(bare, name, [])
+    for part in (*getattr(bare, "handlers", ()), *getattr(bare, "cases", ())):
+        part.body = []
+    return ast.dump(bare)
+
+
+def _defers(stmts: Sequence[ast.stmt]) -> bool:
+    """Whether the statements hold code that can run after them, elsewhere: a lambda or a
+    generator expression (a function written there is a function of its own)."""
+    for st in stmts:
+        stack: list[ast.AST] = [st]
+        while stack:
+            n = stack.pop()
+            if isinstance(n, ast.Lambda | ast.GeneratorExp):
+                return True
+            if isinstance(n, _Def) and n is not st:
+                stack.extend(n.decorator_list)
+                stack.append(n.args)
+                continue
+            stack.extend(ast.iter_child_nodes(n))
+    return False
+
+
+def _suspends(node: _Def) -> bool:
+    """Whether a function's own code can suspend (``yield``, ``yield from``, ``await``
+    outside the functions, classes and lambdas written in it), as the recorder decides."""
+    stack: list[ast.AST] = list(node.body)
+    while stack:
+        n = stack.pop()
+        if isinstance(n, ast.Yield | ast.YieldFrom | ast.Await):
+            return True
+        if isinstance(n, _Def | ast.ClassDef | ast.Lambda):
+            continue
+        stack.extend(ast.iter_child_nodes(n))
+    return False
 
 
 def _used_elsewhere(git: GitRepo, base: str, path: str, name: str) -> bool:

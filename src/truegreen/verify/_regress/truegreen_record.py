@@ -78,12 +78,14 @@ _LIST_EVENTS = frozenset(("os.listdir", "os.scandir", "glob.glob", "os.walk"))
 
 
 class _Bucket:
-    __slots__ = ("codes", "dirs", "files", "lost", "spawned")
+    __slots__ = ("blocks", "codes", "dirs", "files", "lost", "spawned")
 
     def __init__(self):
         #: id -> code object: by identity, as code objects compare equal by content
         #: whatever their file (two empty modules, two alike functions at the same line)
         self.codes = {}
+        #: (file, line, column) of the statement lists entered (the markers tracer)
+        self.blocks = set()
         self.files = set()
         self.dirs = set()
         self.spawned = False
@@ -387,10 +389,19 @@ _MARK = "__truegreen_mark__"
 _TAG = "\x00truegreen\x00"
 #: the alias of a comprehension's marker, in the code that makes it
 _ALIAS = "\x00truegreen\x00="
+#: a block's marker: ``_BLOCK`` + the file's digest + ``:line:column`` of the block's first
+#: statement (see ``_Marker._mark_blocks``)
+_BLOCK = "\x00truegreen\x00#"
+#: the end of a function's own marker when its blocks are marked too
+_BLOCKY = "+"
 #: the markers hit since the last switch (cleared, never replaced)
 _hits = set()
 #: marker -> the code object it is compiled into
 _BY_MARK = {}
+#: a block's marker -> (its file, the line and column of its first statement)
+_BLOCK_OF = {}
+#: ids of the code objects whose blocks are marked
+_BLOCKY_CODES = set()
 #: id -> code of the project's module code executed (kept alive: ids stay unique)
 _EXECUTED = {}
 #: pytest's assertion rewriting functions this tracer wrapped: (module, name, original)
@@ -496,12 +507,34 @@ class _Marker(ast.NodeTransformer):
 
     def _function(self, node):
         self._outer(node, ("decorator_list", "args", "returns"))
-        self.keys.append(self._new())
+        blocky = isinstance(node, ast.FunctionDef) and not _suspends(node)
+        self.keys.append(self._new() + (_BLOCKY if blocky else ""))
         node.body = [self.visit(st) for st in node.body]
         node.body = _flatten(node.body)
+        if blocky:
+            self._mark_blocks(node.body)
         self._open(node.body)
         self.keys.pop()
         return node
+
+    def _mark_blocks(self, body):
+        """A marker at the start of each statement list inside a function's body (the
+        branches of an ``if``, a loop's body and ``else``, a ``try``'s parts, a ``with``'s
+        body, a ``match``'s cases), named by the line and column of the list's first
+        statement: a test that never entered a list never ran a line of it. Only in
+        functions that never suspend (no ``yield``, no ``await``): a generator resumed in a
+        later test goes on inside a list it entered in an earlier one."""
+        for st in body:
+            if not isinstance(st, _COMPOUND):
+                continue
+            for block in _statement_lists(st):
+                if not block:
+                    continue
+                self._mark_blocks(block)
+                first = block[0]
+                key = f"{self.prefix[len(_TAG) :]}{first.lineno}:{first.col_offset}"
+                call = ast.Call(ast.Name(_MARK, ast.Load()), [ast.Constant(_BLOCK + key)], [])
+                block.insert(0, _at(ast.Expr(call), first))
 
     visit_FunctionDef = visit_AsyncFunctionDef = _function
 
@@ -581,6 +614,37 @@ class _Marker(ast.NodeTransformer):
     visit_TryStar = _try
 
 
+#: the statements whose statement lists get a block's marker
+_COMPOUND = (
+    (ast.If, ast.For, ast.While, ast.With, ast.Try)
+    + ((ast.TryStar,) if hasattr(ast, "TryStar") else ())
+    + ((ast.Match,) if hasattr(ast, "Match") else ())
+)
+
+
+def _statement_lists(st):
+    """The statement lists of a compound statement, in a fixed order."""
+    out = [getattr(st, name, None) for name in ("body", "orelse", "finalbody")]
+    out = [value for value in out if isinstance(value, list)]
+    out += [h.body for h in getattr(st, "handlers", ())]
+    out += [c.body for c in getattr(st, "cases", ())]
+    return out
+
+
+def _suspends(node):
+    """Whether a function's own code can suspend: a ``yield``, ``yield from`` or ``await``
+    outside the functions, classes and lambdas written inside it."""
+    stack = list(node.body)
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (ast.Yield, ast.YieldFrom, ast.Await)):
+            return True
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        stack.extend(ast.iter_child_nodes(n))
+    return False
+
+
 def _is_docstring(st):
     return (
         isinstance(st, ast.Expr)
@@ -612,12 +676,19 @@ def _register(code):
     while stack:
         c = stack.pop()
         for k in c.co_consts:
-            if type(k) is str and k.startswith(_TAG) and not k.startswith(_ALIAS):
+            if type(k) is _CodeType:
+                stack.append(k)
+            elif type(k) is not str or not k.startswith(_TAG) or k.startswith(_ALIAS):
+                continue
+            elif k.startswith(_BLOCK):
+                line, col = k.rsplit(":", 2)[1:]
+                _BLOCK_OF[k] = (c.co_filename, int(line), int(col))
+            else:
                 _BY_MARK[k] = c
                 _BY_MARK[_ALIAS + k[len(_TAG) :]] = c
+                if k.endswith(_BLOCKY):
+                    _BLOCKY_CODES.add(id(c))
                 marked = True
-            elif type(k) is _CodeType:
-                stack.append(k)
     return marked
 
 
@@ -656,12 +727,17 @@ def _markers_flush():
         return
     keys = _hits.copy()
     _hits.difference_update(keys)
-    codes = _CUR[0].codes
+    bucket = _CUR[0]
+    codes = bucket.codes
     get = _BY_MARK.get
     for k in keys:
         code = get(k)
         if code is not None:
             codes[id(code)] = code
+        else:
+            block = _BLOCK_OF.get(k)
+            if block is not None:
+                bucket.blocks.add(block)
 
 
 def _marked_code(path, source):
@@ -934,13 +1010,36 @@ def _code_key(code, index, table):
                 last = line
     name = getattr(code, "co_qualname", code.co_name)
     key = index[id(code)] = len(table)
-    table.append([rel, code.co_firstlineno, last, name])
+    entry = [rel, code.co_firstlineno, last, name]
+    if id(code) in _BLOCKY_CODES:
+        entry.append(1)  # its blocks are marked: what it entered is recorded too
+    table.append(entry)
     return key
 
 
-def _dump(bucket, index, table):
+def _block_key(block, index, table):
+    """The index of ``block`` (file, line, column) in ``table``: [file, line, column]."""
+    key = index.get(block)
+    if key is None:
+        rel = _path(block[0]) if os.path.isabs(block[0]) else None
+        if rel is None:
+            key = -1
+        else:
+            key = len(table)
+            table.append([rel, block[1], block[2]])
+        index[block] = key
+    return key
+
+
+def _dump(bucket, index, table, blocks=None):
     codes = sorted(k for k in (_code_key(c, index, table) for c in bucket.codes.values()) if k >= 0)
     doc = {"codes": codes, "files": sorted(bucket.files), "dirs": sorted(bucket.dirs)}
+    if bucket.blocks and blocks is not None:
+        doc["blocks"] = sorted(
+            k
+            for k in (_block_key(b, blocks[0], blocks[1]) for b in sorted(bucket.blocks))
+            if k >= 0
+        )
     if bucket.spawned:
         doc["spawned"] = True
     if bucket.lost:
@@ -955,17 +1054,18 @@ def pytest_unconfigure(config):
     _end()
     index = {}
     table = []
+    blocks = ({}, [])
     tests = {}
     for nodeid, bucket in _TESTS.items():
-        doc = _dump(bucket, index, table)
+        doc = _dump(bucket, index, table, blocks)
         uses = sorted(_USES.get(nodeid, ()))
         if uses:
             doc["fixtures"] = uses
         tests[nodeid] = doc
-    fixtures = {name: _dump(b, index, table) for name, b in sorted(_FIXTURES.items())}
-    session = _dump(_SESSION, index, table)
+    fixtures = {name: _dump(b, index, table, blocks) for name, b in sorted(_FIXTURES.items())}
+    session = _dump(_SESSION, index, table, blocks)
     doc = {
-        "version": 1,
+        "version": 2,
         "python": list(sys.version_info[:2]),
         "tracer": "markers"
         if _MARKS[0]
@@ -975,6 +1075,7 @@ def pytest_unconfigure(config):
             else ("profile" if _PROF[0] is not None else "settrace")
         ),
         "codes": table,
+        "blocks": blocks[1],
         "session": session,
         "fixtures": fixtures,
         "tests": tests,
