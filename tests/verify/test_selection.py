@@ -904,6 +904,8 @@ def _blocks_of(new: str) -> set[tuple[int, int]] | None:
         ('label = "zero"', 'label = "nil"', {(9, 8)}),
         # nested: the innermost list only
         ('label += "!"', 'label += "?"', {(7, 16)}),
+        # a loop's body has no marker (it would run at every turn): the loop's list
+        ("if item:", "if not item:", {(4, 8)}),
         # a statement added to a list, and one taken out of it
         ('label = "positive"', 'label = "positive"\n        label += ""', {(11, 8)}),
         ("        ratio = 0\n", "        pass\n", {(15, 8)}),
@@ -1081,8 +1083,9 @@ def test_the_recorder_marks_the_lists_each_test_entered(tmp_path):
         bucket = record.tests[f"tests/test_b.py::{test}"]
         return {record.blocks[k][1:] for k in bucket.blocks}
 
-    # the ``if x < 0`` branch, its loop's body and the ``if item`` in it, the ``try`` body
-    assert entered("test_negative") == {(4, 8), (6, 12), (7, 16), (13, 8)}
+    # the ``if x < 0`` branch, the ``if item`` in its loop (the loop's body itself has no
+    # marker), the ``try`` body
+    assert entered("test_negative") == {(4, 8), (7, 16), (13, 8)}
     # the ``elif`` statement's list, its body, the ``try`` body and the handler
     assert entered("test_zero") == {(8, 4), (9, 8), (13, 8), (15, 8)}
     assert entered("test_gen") == set()

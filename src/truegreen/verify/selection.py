@@ -9,7 +9,9 @@ does (:func:`record_key`), so the next verification of the same base runs only t
 :func:`plan` reads the change base -> head and picks:
 
 * the tests that ran a function whose body or signature the change edits or removes (or
-  used a fixture of a broader scope that ran it);
+  used a fixture of a broader scope that ran it); where the record has the statement lists
+  each test entered and the change lies inside such lists (:func:`_changed_blocks`,
+  :func:`_scopes_agree`), the tests that entered them;
 * every test of a test module the change touches (its own tests, whatever they are now);
 * the doctests and tests collected from a changed file;
 * the tests that opened a non-Python file the change edits, adds or removes, or listed the
@@ -937,7 +939,12 @@ def _diff_lists(
                     if ln:
                         found.add(None if _defers(ln) else key)
                     continue
-                found |= _diff_lists(lo, ln, (lo[0].lineno, lo[0].col_offset))
+                if lo is getattr(o, "body", None) and isinstance(o, ast.For | ast.While):
+                    # a loop's body has no marker of its own (it would run at every turn):
+                    # the loop's list stands for it
+                    found |= _diff_lists(lo, ln, key)
+                else:
+                    found |= _diff_lists(lo, ln, (lo[0].lineno, lo[0].col_offset))
             continue
         found.add(None if _defers([o, n]) else key)
     return found

@@ -5,7 +5,9 @@ interpreter from a directory truegreen puts on ``PYTHONPATH`` while the suite ru
 base. For each test it records:
 
 * the functions (code objects) of files under ``TRUEGREEN_RECORD_ROOT`` that ran during
-  its setup, call and teardown;
+  its setup, call and teardown; with the markers tracer, also the statement lists inside
+  those functions it entered (a branch of an ``if``, a loop's body, the parts of a
+  ``try``, a ``with`` body, a ``case``), in functions that never suspend;
 * the files under the root it opened, and the directories it listed (an added or removed
   file there may change what it does);
 * whether it started a process (what runs there is not seen: such a test is always run);
@@ -25,7 +27,9 @@ How functions are seen depends on the Python version (the record's ``tracer`` na
 * before 3.12, ``markers``: the project's modules (files under the root, not an
   environment inside it) are compiled as they are imported with a marker, a call of a C
   method with a constant of its own, wherever one of their code objects starts or resumes
-  (see the markers tracer below); test modules and conftest files too, through pytest's
+  (see the markers tracer below), and at the start of each statement list inside a
+  function that has no ``yield`` or ``await`` (a block's marker, named by the line and column
+  of the list's first statement); test modules and conftest files too, through pytest's
   assertion rewriting (whose cache of rewritten code is then neither read nor written).
   Nothing else of the run is slowed: on five real suites on 3.11 (median of 3
   interleaved runs each) a recording run took 1.1-1.5x a bare run's CPU time where neither kept
@@ -519,9 +523,10 @@ class _Marker(ast.NodeTransformer):
 
     def _mark_blocks(self, body):
         """A marker at the start of each statement list inside a function's body (the
-        branches of an ``if``, a loop's body and ``else``, a ``try``'s parts, a ``with``'s
-        body, a ``match``'s cases), named by the line and column of the list's first
-        statement: a test that never entered a list never ran a line of it. Only in
+        branches of an ``if``, a loop's ``else``, a ``try``'s parts, a ``with``'s body, a
+        ``match``'s cases; not a loop's body, where it would run at every turn), named by
+        the line and column of the list's first statement: a test that never entered a list
+        never ran a line of it. Only in
         functions that never suspend (no ``yield``, no ``await``): a generator resumed in a
         later test goes on inside a list it entered in an earlier one."""
         for st in body:
@@ -531,6 +536,10 @@ class _Marker(ast.NodeTransformer):
                 if not block:
                     continue
                 self._mark_blocks(block)
+                if block is getattr(st, "body", None) and isinstance(st, _LOOPS):
+                    # a loop's body is not marked (its marker would run at every turn):
+                    # a change there is placed in the list that holds the loop
+                    continue
                 first = block[0]
                 key = f"{self.prefix[len(_TAG) :]}{first.lineno}:{first.col_offset}"
                 call = ast.Call(ast.Name(_MARK, ast.Load()), [ast.Constant(_BLOCK + key)], [])
@@ -620,6 +629,9 @@ _COMPOUND = (
     + ((ast.TryStar,) if hasattr(ast, "TryStar") else ())
     + ((ast.Match,) if hasattr(ast, "Match") else ())
 )
+
+
+_LOOPS = (ast.For, ast.While)
 
 
 def _statement_lists(st):
