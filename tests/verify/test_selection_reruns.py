@@ -221,6 +221,25 @@ def test_the_held_process_reruns_the_ids_it_is_given(make_project):
     assert held.reruns(["tests/test_x.py::test_a"]) is None
 
 
+def test_the_held_process_runs_nice(make_project, tmp_path):
+    """It collects while the head's tests run, which are waited for: it takes the CPU they
+    leave (its reruns, forked from it, too)."""
+    import os
+
+    from truegreen.verify.pipeline import HELD_NICE
+
+    seen = tmp_path / "nice.txt"
+    test = f"import os\n\n\ndef test_nice():\n    open({str(seen)!r}, 'w').write(str(os.nice(0)))\n"
+    root = make_project({"tests/test_x.py": test})
+    held = _HeldBase(_runner(root), root, ["tests/test_x.py"], 1)
+    try:
+        runs = held.reruns(["tests/test_x.py::test_nice"])
+    finally:
+        held.close()
+    assert runs is not None and runs[0].complete
+    assert seen.read_text() == str(min(os.nice(0) + HELD_NICE, 19))
+
+
 def test_an_id_the_held_process_did_not_collect_runs_the_slow_way(make_project):
     root = make_project({"tests/test_x.py": CHOSEN})
     held = _HeldBase(_runner(root), root, ["tests/test_x.py"], FLAKY_RERUNS)

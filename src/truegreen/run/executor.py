@@ -34,8 +34,10 @@ What the real executor guarantees, whatever the child does:
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import selectors
+import shutil
 import subprocess
 import threading
 import time
@@ -72,6 +74,9 @@ class Command:
     #: False for the clean-up a cancelled call still owes (``git worktree remove``): it
     #: runs whatever the call's :class:`Cancellation` says, and cancel() does not kill it
     cancellable: bool = True
+    #: niceness added to the process and what it starts (``nice -n``): work started early
+    #: that may wait, so that it takes no CPU from the work that is waited for
+    nice: int = 0
 
 
 #: seconds between two looks at a command's ``settled``
@@ -520,9 +525,14 @@ class SubprocessExecutor:
 
 
 def _start(argv: tuple[str, ...], command: Command, env: dict[str, str]) -> subprocess.Popen[bytes]:
+    spawned = argv
+    if command.nice and (nice := _nice_program()) is not None:
+        # (``nice`` sets its niceness and execs the program: everything it starts inherits
+        # it, a sandbox's children included, and the pid is the program's)
+        spawned = (nice, "-n", str(command.nice), *argv)
     try:
         return subprocess.Popen(
-            argv,
+            spawned,
             cwd=command.cwd,
             env=env,
             stdin=subprocess.PIPE if command.stdin is not None else subprocess.DEVNULL,
@@ -539,6 +549,11 @@ def _start(argv: tuple[str, ...], command: Command, env: dict[str, str]) -> subp
         raise ExecutionError(f"cannot run {argv[0]!r}: permission denied") from exc
     except OSError as exc:
         raise ExecutionError(f"cannot run {argv[0]!r}: {exc.strerror or exc}") from exc
+
+
+@functools.cache
+def _nice_program() -> str | None:
+    return shutil.which("nice")
 
 
 class FakeExecutor:

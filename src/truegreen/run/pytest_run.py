@@ -128,6 +128,8 @@ class PytestRequest:
     origin: Path | None = None
     #: bytes of stdout/stderr kept (head and tail)
     capture_limit: int = 4 * 1024 * 1024
+    #: niceness added to the run (:attr:`Command.nice`)
+    nice: int = 0
     #: where the probe writes its records (JSON lines, flushed per record), for a caller
     #: that reads them while the process still runs (:func:`read_held`); default: a
     #: temporary file removed with the run
@@ -219,6 +221,7 @@ def run_pytest(
             capture_limit=request.capture_limit,
             settled=_PytestDone(out),
             grace=EXIT_GRACE,
+            nice=request.nice,
         )
         backend = get_backend(request.sandbox)
         prefixes = {Path(request.interpreter.prefix), Path(request.interpreter.base_prefix)}

@@ -308,12 +308,14 @@ class _Runner:
         outcomes_only: bool | None = None,
         keep_notes: bool = True,
         cancel: Cancellation | None = None,
+        nice: int = 0,
     ) -> PytestRun:
         """One pytest run in ``tree``. ``outcomes_only`` (by default: a ``suite`` run): the
         regression layer reads its tests' outcomes and nothing of their failures' text, so
         no traceback is formatted for them (pytest reads and parses the source of every
         frame of each: seconds on a change that fails a hundred tests). ``cancel``: a child
-        of the call's token (:meth:`Cancellation.child`) that can end this run early."""
+        of the call's token (:meth:`Cancellation.child`) that can end this run early.
+        ``nice``: niceness added to the run (work started early that may wait)."""
         if args is None:
             args = (
                 _suite_args(self.settings, self.exclusions) if suite else self.settings.pytest_args
@@ -334,6 +336,7 @@ class _Runner:
             sandbox=self.project.sandbox,
             grant_workdir=True,  # our disposable worktrees
             origin=self.project.root,
+            nice=nice,
         )
         executor = self.project.executor
         run = run_pytest(request, executor if cancel is None else bound(executor, cancel))
@@ -1050,6 +1053,10 @@ class _GatedRun:
         self._thread.join()
 
 
+#: niceness of the base's held process (:class:`_HeldBase`)
+HELD_NICE = 10
+
+
 class _HeldBase:
     """A pytest process on the base that collects the selected files while the head's
     selected tests run, then holds until it is told which of its tests to rerun (or to
@@ -1105,6 +1112,9 @@ class _HeldBase:
                 writable=(self.where,),
                 keep_notes=False,
                 cancel=self._token,
+                # it collects while the head's tests run, which are waited for: on a
+                # machine with few cores it takes what CPU they leave
+                nice=HELD_NICE,
             )
         except Exception:  # nothing to read: the reruns run the slow way
             self._run = None
