@@ -29,7 +29,6 @@ collecting, and a file that does not parse.
 from __future__ import annotations
 
 import ast
-import copy
 import functools
 import hashlib
 import json
@@ -468,8 +467,10 @@ def _hollow(node: ast.AST) -> ast.AST:
     return hollowed
 
 
-def _skeleton(text: str) -> str:
-    """The module without its functions and docstrings: the statements that run at import."""
+def _skeleton(tree: ast.Module) -> str:
+    """The module without its functions and docstrings: the statements that run at import.
+    ``tree`` is changed in place: its function nodes are taken out of it, not changed (the
+    plan's :class:`_Function` objects keep theirs)."""
 
     class Drop(ast.NodeTransformer):
         def visit_FunctionDef(self, n: ast.FunctionDef) -> None:
@@ -483,10 +484,10 @@ def _skeleton(text: str) -> str:
             n.body = _strip_docstring(n.body) or [ast.Pass()]
             return n
 
-    copy = Drop().visit(ast.parse(text))  # a tree of its own (it is changed in place)
-    assert isinstance(copy, ast.Module)
-    copy.body = _strip_docstring(copy.body)
-    return ast.dump(copy)
+    bare = Drop().visit(tree)
+    assert isinstance(bare, ast.Module)
+    bare.body = _strip_docstring(bare.body)
+    return ast.dump(bare)
 
 
 def _functions(tree: ast.Module, lines: Sequence[str]) -> dict[str, tuple[_Function, ...]]:
@@ -564,7 +565,8 @@ def _module(text: str) -> _Module | None:
         return None
     # lines as the parser numbers them (str.splitlines would also split at a form feed)
     lines = re.split(r"\r\n|\r|\n", text)
-    return _Module(_functions(tree, lines), _skeleton(text), text)
+    functions = _functions(tree, lines)  # (before the skeleton takes them out of the tree)
+    return _Module(functions, _skeleton(tree), text)
 
 
 # --- the plan -----------------------------------------------------------------------------
@@ -596,39 +598,46 @@ _INNER_CODE = frozenset(("<lambda>", "<listcomp>", "<setcomp>", "<dictcomp>", "<
 
 
 class _Index:
-    """Which tests ran what, from the record."""
+    """Which tests ran what, from the record: looked up for the few things a change
+    touches, never built whole (a record holds a hundred thousand test-function pairs)."""
 
     def __init__(self, record: Record) -> None:
         self.record = record
-        self.by_code: dict[int, set[str]] = {}
-        self.by_file: dict[str, set[str]] = {}
-        self.by_dir: dict[str, set[str]] = {}
-        self.by_block: dict[Block, set[str]] = {}
-        users: dict[str, set[str]] = {}
-        for test, b in record.tests.items():
-            for c in b.codes:
-                self.by_code.setdefault(c, set()).add(test)
-            for k in b.blocks:
-                self.by_block.setdefault(record.blocks[k], set()).add(test)
-            for f in b.files:
-                self.by_file.setdefault(f, set()).add(test)
-            for d in b.dirs:
-                self.by_dir.setdefault(d, set()).add(test)
-            for name in b.fixtures:
-                users.setdefault(name, set()).add(test)
-        for name, fb in record.fixtures.items():
-            tests = users.get(name, set())
-            for c in fb.codes:
-                self.by_code.setdefault(c, set()).update(tests)
-            for k in fb.blocks:
-                self.by_block.setdefault(record.blocks[k], set()).update(tests)
-            for f in fb.files:
-                self.by_file.setdefault(f, set()).update(tests)
-            for d in fb.dirs:
-                self.by_dir.setdefault(d, set()).update(tests)
         self.codes_in: dict[str, list[int]] = {}
         for i, code in enumerate(record.codes):
             self.codes_in.setdefault(code.file, []).append(i)
+        self._users: dict[str, set[str]] | None = None
+
+    def _fixture_users(self) -> dict[str, set[str]]:
+        if self._users is None:
+            self._users = {}
+            for test, b in self.record.tests.items():
+                for name in b.fixtures:
+                    self._users.setdefault(name, set()).add(test)
+        return self._users
+
+    def _tests(self, hit: Callable[[Bucket], bool]) -> set[str]:
+        """The tests whose own bucket, or a broader fixture's they used, ``hit``."""
+        out = {t for t, b in self.record.tests.items() if hit(b)}
+        for name, fb in self.record.fixtures.items():
+            if hit(fb):
+                out |= self._fixture_users().get(name, set())
+        return out
+
+    def ran(self, codes: Iterable[int]) -> set[str]:
+        wanted = frozenset(codes)
+        return self._tests(lambda b: not wanted.isdisjoint(b.codes)) if wanted else set()
+
+    def entered(self, blocks: Iterable[Block]) -> set[str]:
+        where = {b: i for i, b in enumerate(self.record.blocks)}
+        wanted = frozenset(where[b] for b in blocks if b in where)
+        return self._tests(lambda b: not wanted.isdisjoint(b.blocks)) if wanted else set()
+
+    def read(self, path: str) -> set[str]:
+        return self._tests(lambda b: path in b.files)
+
+    def listed(self, path: str) -> set[str]:
+        return self._tests(lambda b: path in b.dirs)
 
     def blocks_marked(self, path: str, fn: _Function) -> bool:
         """Whether the recorder marked the statement lists of ``fn``'s body (its own code
@@ -718,9 +727,9 @@ def plan(
                     f"{path} was {'added' if st == 'A' else 'removed'}, and the suite listed "
                     f"{parent or 'the root'} while collecting"
                 )
-            add(index.by_file.get(path, ()), "read a changed file")
+            add(index.read(path), "read a changed file")
             if st in "AD":
-                add(index.by_dir.get(parent, ()), "listed a directory where a file came or went")
+                add(index.listed(parent), "listed a directory where a file came or went")
             if not path.endswith(".py"):
                 continue
             if is_test_module(path):
@@ -854,14 +863,14 @@ def _functions_changed(
                 if blocks is None:
                     whole = (*whole, old)
                     continue
-                entered: set[str] = set()
-                for line, col in blocks:
-                    entered |= index.by_block.get((path, line, col), set())
-                add(entered, "entered a changed block")
-        tests: set[str] = set()
-        for c in sorted({c for old in whole for c in index.codes_of(path, old)}):
-            tests |= index.by_code.get(c, set())
-        add(tests, "ran a changed function")
+                add(
+                    index.entered((path, line, col) for line, col in blocks),
+                    "entered a changed block",
+                )
+        add(
+            index.ran(c for old in whole for c in index.codes_of(path, old)),
+            "ran a changed function",
+        )
     return None
 
 
@@ -962,21 +971,39 @@ def _statement_lists(st: ast.stmt) -> list[list[ast.stmt]]:
     return out
 
 
-def _stmt_dump(st: ast.stmt) -> str:
+def _stmt_dump(st: ast.stmt) -> object:
     """A statement's syntax without positions, the bodies of functions in it left out (a
     function of its own in the plan)."""
-    return ast.dump(_hollow(copy.deepcopy(st)))
+    return _shape(st)
 
 
-def _header(st: ast.stmt) -> str:
+def _header(st: ast.stmt) -> object:
     """A compound statement without its statement lists' contents."""
-    bare = copy.deepcopy(st)
-    for name in ("body", "orelse", "finalbody"):
-        if isinstance(getattr(bare, name, None), list):
-            setattr(bare, name, [])
-    for part in (*getattr(bare, "handlers", ()), *getattr(bare, "cases", ())):
-        part.body = []
-    return ast.dump(bare)
+    return _shape(st, bare=True)
+
+
+_LISTS = frozenset(("body", "orelse", "finalbody"))
+
+
+def _shape(node: object, bare: bool = False) -> object:
+    """``node``'s syntax as nested tuples, without positions (as ``ast.dump`` without
+    attributes, made without copying the tree): a function's body is left out; with
+    ``bare``, so are the contents of the node's own statement lists (and those of its
+    ``except`` clauses and ``case`` blocks)."""
+    if isinstance(node, ast.AST):
+        out: list[object] = [type(node).__name__]
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if (name == "body" and isinstance(node, _Def)) or (bare and name in _LISTS):
+                out.append(None)
+            elif bare and name in ("handlers", "cases"):
+                out.append(tuple(_shape(part, bare=True) for part in value or ()))
+            else:
+                out.append(_shape(value))
+        return tuple(out)
+    if isinstance(node, list):
+        return tuple(_shape(v) for v in node)
+    return repr(node)  # (1, 1.0 and True are equal, their reprs are not)
 
 
 def _defers(stmts: Sequence[ast.stmt]) -> bool:
