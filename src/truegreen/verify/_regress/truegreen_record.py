@@ -432,11 +432,19 @@ def _project_file(path):
 
 
 def _at(node, anchor):
+    """``node`` (a marker's statement or call) placed where ``anchor`` is."""
     line = getattr(anchor, "lineno", 1)
     col = getattr(anchor, "col_offset", 0)
-    for n in ast.walk(node):
+    stack = [node]
+    while stack:
+        n = stack.pop()
         n.lineno = n.end_lineno = line
         n.col_offset = n.end_col_offset = col
+        if type(n) is ast.Expr:
+            stack.append(n.value)
+        elif type(n) is ast.Call:
+            stack.append(n.func)
+            stack.extend(n.args)
     return node
 
 
@@ -446,9 +454,18 @@ import ast  # noqa: E402 (only the markers tracer needs it)
 class _Marker(ast.NodeTransformer):
     """Puts the markers in a module's tree (see above)."""
 
-    def __init__(self, path):
+    def __init__(self, path, blocks=True):
+        #: statement lists are marked (not in test modules and conftest files, which
+        #: pytest rewrites: a change there runs the module whole)
+        self.blocks = blocks
         self.keys = []
         self.count = 0
+        #: per function being visited: whether a ``yield`` or ``await`` was seen in it
+        #: (a lambda's, a class's or a comprehension's count for the function around them)
+        self.suspends = []
+        #: key -> the marker constants made with it (a function's key gets its end once
+        #: its body is seen)
+        self.made = {}
         # the same markers for the same file, whichever run compiles it (a cached code
         # object's markers never collide with another module's)
         digest = hashlib.blake2b(path.encode("utf-8", "surrogateescape"), digest_size=6)
@@ -459,8 +476,9 @@ class _Marker(ast.NodeTransformer):
         return self.prefix + str(self.count)
 
     def _call(self, anchor):
-        call = ast.Call(ast.Name(_MARK, ast.Load()), [ast.Constant(self.keys[-1])], [])
-        return _at(call, anchor)
+        const = ast.Constant(self.keys[-1])
+        self.made.setdefault(const.value, []).append(const)
+        return _at(ast.Call(ast.Name(_MARK, ast.Load()), [const], []), anchor)
 
     def _stmt(self, anchor):
         return _at(ast.Expr(self._call(anchor)), anchor)
@@ -511,13 +529,21 @@ class _Marker(ast.NodeTransformer):
 
     def _function(self, node):
         self._outer(node, ("decorator_list", "args", "returns"))
-        blocky = isinstance(node, ast.FunctionDef) and not _suspends(node)
-        self.keys.append(self._new() + (_BLOCKY if blocky else ""))
+        key = self._new()
+        self.keys.append(key)
+        self.suspends.append(False)
         node.body = [self.visit(st) for st in node.body]
         node.body = _flatten(node.body)
-        if blocky:
+        suspends = self.suspends.pop()
+        made = self.made.pop(key, ())
+        if self.blocks and isinstance(node, ast.FunctionDef) and not suspends:
+            # its blocks are marked, and its own key says so
+            self.keys[-1] = key = key + _BLOCKY
+            for const in made:
+                const.value = key
             self._mark_blocks(node.body)
         self._open(node.body)
+        self.made.pop(key, None)
         self.keys.pop()
         return node
 
@@ -594,6 +620,8 @@ class _Marker(ast.NodeTransformer):
     visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _comprehension
 
     def _resume(self, node):
+        if self.suspends:
+            self.suspends[-1] = True
         self.generic_visit(node)
         return self._then(node, node)
 
@@ -643,20 +671,6 @@ def _statement_lists(st):
     return out
 
 
-def _suspends(node):
-    """Whether a function's own code can suspend: a ``yield``, ``yield from`` or ``await``
-    outside the functions, classes and lambdas written inside it."""
-    stack = list(node.body)
-    while stack:
-        n = stack.pop()
-        if isinstance(n, (ast.Yield, ast.YieldFrom, ast.Await)):
-            return True
-        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            continue
-        stack.extend(ast.iter_child_nodes(n))
-    return False
-
-
 def _is_docstring(st):
     return (
         isinstance(st, ast.Expr)
@@ -675,9 +689,10 @@ def _flatten(stmts):
     return out
 
 
-def _mark_tree(tree, path):
-    """``tree`` (a module's, parsed or rewritten by pytest) with its markers."""
-    return _Marker(path).module(tree)
+def _mark_tree(tree, path, blocks=True):
+    """``tree`` (a module's, parsed or rewritten by pytest) with its markers; with
+    ``blocks``, its functions' statement lists' too."""
+    return _Marker(path, blocks).module(tree)
 
 
 def _register(code):
@@ -878,7 +893,9 @@ def _patch_rewrite():
     def rewrite_asserts(mod, source, module_path=None, config=None):
         original(mod, source, module_path, config)
         if _MARKS[0] and _project_file(module_path):
-            _mark_tree(mod, module_path)
+            # (a test module or conftest file: a change there runs it whole, and the
+            # rewritten assertions are branches by the thousand)
+            _mark_tree(mod, module_path, blocks=False)
 
     def _read_pyc(*args, **kwargs):
         return None
