@@ -595,6 +595,17 @@ RECORDED = {
 TRACERS = ("settrace", "profile", "markers", "monitoring")
 
 
+def _recorder_env(root: Path, out: Path) -> dict[str, str]:
+    """The environment of a pytest run of ``root`` under the recorder, writing to ``out``."""
+    return {
+        "PATH": "/usr/bin:/bin",
+        "PYTHONPATH": str(selection.RECORD_DIR),
+        "TRUEGREEN_RECORD_OUT": str(out),
+        "TRUEGREEN_RECORD_ROOT": str(root),
+        "PYTHONDONTWRITEBYTECODE": "1",
+    }
+
+
 @pytest.fixture(scope="module")
 def recorded(tmp_path_factory: pytest.TempPathFactory) -> Any:
     """The recorder's document of ``RECORDED``'s suite under each tracer (run once)."""
@@ -610,11 +621,7 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> Any:
         write_files(root, RECORDED)
         out = base / "record.json"
         env = {
-            "PATH": "/usr/bin:/bin",
-            "PYTHONPATH": str(selection.RECORD_DIR),
-            "TRUEGREEN_RECORD_OUT": str(out),
-            "TRUEGREEN_RECORD_ROOT": str(root),
-            "PYTHONDONTWRITEBYTECODE": "1",
+            **_recorder_env(root, out),
             # the 3.12 interpreter borrows this one's site-packages: no compiled plugins
             "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
         }
@@ -912,7 +919,11 @@ def _blocks_of(new: str) -> set[tuple[int, int]] | None:
         # a loop's header: the list that holds the loop
         ("for item in items:", "for item in reversed(items):", {(4, 8)}),
         # two branches at once
-        ('label = "zero"', 'label = "nil"', {(9, 8)}),
+        (
+            'label = "zero"\n    else:\n        label = "positive"',
+            'label = "nil"\n    else:\n        label = "pos"',
+            {(9, 8), (11, 8)},
+        ),
         # an ``except`` clause's type: the list holding the ``try``, the function's own
         ("except ZeroDivisionError:", "except ArithmeticError:", None),
         # the condition of the ``if``: its statement is at the function's top level
@@ -1056,14 +1067,7 @@ def test_the_recorder_marks_the_lists_each_test_entered(tmp_path):
         },
     )
     out = tmp_path / "record.json"
-    env = {
-        "PATH": "/usr/bin:/bin",
-        "PYTHONPATH": str(selection.RECORD_DIR),
-        "TRUEGREEN_RECORD_OUT": str(out),
-        "TRUEGREEN_RECORD_ROOT": str(root),
-        "TRUEGREEN_RECORD_TRACER": "markers",
-        "PYTHONDONTWRITEBYTECODE": "1",
-    }
+    env = {**_recorder_env(root, out), "TRUEGREEN_RECORD_TRACER": "markers"}
     argv = [
         sys.executable,
         "-m",

@@ -515,7 +515,8 @@ def _functions(tree: ast.Module, lines: Sequence[str]) -> dict[str, tuple[_Funct
 
 
 def _blocks(node: ast.stmt) -> list[list[ast.stmt]]:
-    """The statement lists of a compound statement (none for a simple one)."""
+    """The statement lists of a compound statement (none for a simple one), in the
+    recorder's order (its ``_statement_lists``)."""
     out = [
         value
         for name in ("body", "orelse", "finalbody")
@@ -941,7 +942,7 @@ def _diff_lists(
         if _stmt_dump(o) == _stmt_dump(n):
             continue
         if type(o) is type(n) and isinstance(o, _COMPOUND) and _header(o) == _header(n):
-            for lo, ln in zip(_statement_lists(o), _statement_lists(n), strict=True):
+            for lo, ln in zip(_blocks(o), _blocks(n), strict=True):
                 if not lo:
                     # a list added where the base had none (an ``else``): the tests that
                     # ran the statement that holds it
@@ -957,18 +958,6 @@ def _diff_lists(
             continue
         found.add(None if _defers([o, n]) else key)
     return found
-
-
-def _statement_lists(st: ast.stmt) -> list[list[ast.stmt]]:
-    """A compound statement's lists, in the recorder's order."""
-    out = [
-        value
-        for name in ("body", "orelse", "finalbody")
-        if isinstance(value := getattr(st, name, None), list)
-    ]
-    out += [h.body for h in getattr(st, "handlers", ())]
-    out += [c.body for c in getattr(st, "cases", ())]
-    return out
 
 
 def _stmt_dump(st: ast.stmt) -> object:
