@@ -6,8 +6,9 @@ base. For each test it records:
 
 * the functions (code objects) of files under ``TRUEGREEN_RECORD_ROOT`` that ran during
   its setup, call and teardown; with the markers tracer, also the statement lists inside
-  those functions it entered (a branch of an ``if``, a loop's body, the parts of a
-  ``try``, a ``with`` body, a ``case``), in functions that never suspend;
+  those functions it entered (a branch of an ``if``, a loop's ``else``, the parts of a
+  ``try``, a ``with`` body, a ``case``; not a loop's body), in the project's functions
+  that never suspend (not in test modules and conftest files);
 * the files under the root it opened, and the directories it listed (an added or removed
   file there may change what it does);
 * whether it started a process (what runs there is not seen: such a test is always run);
@@ -27,9 +28,10 @@ How functions are seen depends on the Python version (the record's ``tracer`` na
 * before 3.12, ``markers``: the project's modules (files under the root, not an
   environment inside it) are compiled as they are imported with a marker, a call of a C
   method with a constant of its own, wherever one of their code objects starts or resumes
-  (see the markers tracer below), and at the start of each statement list inside a
-  function that has no ``yield`` or ``await`` (a block's marker, named by the line and column
-  of the list's first statement); test modules and conftest files too, through pytest's
+  (see the markers tracer below), and at the start of each statement list but a loop's
+  body inside a function that has no ``yield`` or ``await`` (a block's marker, named by the
+  line and column of the list's first statement); test modules and conftest files too
+  (function markers only), through pytest's
   assertion rewriting (whose cache of rewritten code is then neither read nor written).
   Nothing else of the run is slowed: on five real suites on 3.11 (median of 3
   interleaved runs each) a recording run took 1.1-1.5x a bare run's CPU time where neither kept
@@ -552,9 +554,9 @@ class _Marker(ast.NodeTransformer):
         branches of an ``if``, a loop's ``else``, a ``try``'s parts, a ``with``'s body, a
         ``match``'s cases; not a loop's body, where it would run at every turn), named by
         the line and column of the list's first statement: a test that never entered a list
-        never ran a line of it. Only in
-        functions that never suspend (no ``yield``, no ``await``): a generator resumed in a
-        later test goes on inside a list it entered in an earlier one."""
+        never ran a line of it. Only in functions that never suspend (no ``yield``, no
+        ``await``): a generator resumed in a later test goes on inside a list it entered in
+        an earlier one."""
         for st in body:
             if not isinstance(st, _COMPOUND):
                 continue
@@ -1060,10 +1062,10 @@ def _block_key(block, index, table):
     return key
 
 
-def _dump(bucket, index, table, blocks=None):
+def _dump(bucket, index, table, blocks):
     codes = sorted(k for k in (_code_key(c, index, table) for c in bucket.codes.values()) if k >= 0)
     doc = {"codes": codes, "files": sorted(bucket.files), "dirs": sorted(bucket.dirs)}
-    if bucket.blocks and blocks is not None:
+    if bucket.blocks:
         doc["blocks"] = sorted(
             k
             for k in (_block_key(b, blocks[0], blocks[1]) for b in sorted(bucket.blocks))
